@@ -1,0 +1,88 @@
+// W: the weighting mechanism of seed 003 as an adaptor over any chunk policy.
+#pragma once
+
+#include <loopsched/concepts.hpp>
+#include <loopsched/policy/request.hpp>
+
+#include <algorithm>
+#include <concepts>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace loopsched {
+
+namespace detail {
+/// A policy's minimum chunk, if it has one (GSS(k)); weighting never goes below it.
+template <class P>
+constexpr index_t min_chunk_of(P const& p) {
+    if constexpr (requires { { p.min_chunk() } -> std::convertible_to<index_t>; })
+        return p.min_chunk();
+    else
+        return 1;
+}
+} // namespace detail
+
+/// W-A: the chunk C of scheme A for worker k becomes floor(C V_k / (V_max Q_k)),
+/// and A's remaining count drops by what was really handed out.
+///
+/// Seed 003 writes C x VP_k / q_k with the fastest machine at VP = 1; dividing by
+/// V_max gives that reading whatever scale the powers are given in, so the
+/// fastest unloaded worker receives the scheme's own chunk. The result is never
+/// below the scheme's minimum chunk (GSS(k)): with gss:min=80,round=floor this
+/// reproduces the W-GSS column of seed 003's Table 4.2.
+template <ChunkPolicy P>
+class weighted {
+public:
+    constexpr weighted() = default;
+    // Exactly a P: a converting parameter would let weighted<any_policy> convert
+    // into any_policy while checking its own copyability.
+    template <class Q>
+        requires std::same_as<std::remove_cvref_t<Q>, P>
+    constexpr explicit weighted(Q&& inner) : inner_(std::forward<Q>(inner)) {}
+
+    [[nodiscard]] constexpr P const& inner() const noexcept { return inner_; }
+
+    class state {
+    public:
+        state(state_of<P> inner, double max_power, index_t min_chunk)
+            : inner_(std::move(inner)), max_power_(max_power), min_(min_chunk) {}
+
+        index_t propose(request const& r) {
+            index_t const c = inner_.propose(r);
+            if (c == 0) return 0; // the scheme leaves this worker out
+            max_power_ = std::max(max_power_, r.status.power);
+            double const weight = r.status.power / (max_power_ * r.status.run_queue);
+            return std::max(min_, detail::floor_real(static_cast<double>(c) * weight));
+        }
+        void commit(request const& r, index_t granted) { inner_.commit(r, granted); }
+        [[nodiscard]] state_of<P> const& inner() const noexcept { return inner_; }
+
+    private:
+        state_of<P> inner_;
+        double max_power_;
+        index_t min_;
+    };
+
+    [[nodiscard]] state start(loop_info const& info) const {
+        double max_power = 0.0;
+        for (std::size_t k = 0; k < info.workers; ++k) max_power = std::max(max_power, info.of(k).power);
+        return state(inner_.start(info), max_power, detail::min_chunk_of(inner_));
+    }
+
+    [[nodiscard]] std::string spec() const
+        requires requires(P const& p) { { p.spec() } -> std::convertible_to<std::string>; }
+    {
+        return "w-" + inner_.spec();
+    }
+
+    friend bool operator==(weighted const&, weighted const&) = default;
+
+private:
+    P inner_{};
+};
+
+template <ChunkPolicy P>
+weighted(P) -> weighted<P>;
+
+} // namespace loopsched

@@ -1,0 +1,56 @@
+// Exceptions thrown by loopsched: every run-time error derives from loopsched::error.
+#pragma once
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace loopsched {
+
+/// Base of every exception loopsched throws.
+class error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// A parameter had a value outside its domain. Names the parameter and the value.
+class invalid_parameter : public error {
+public:
+    invalid_parameter(std::string parameter, std::string value, std::string_view requirement)
+        : error("loopsched: invalid " + parameter + " = " + value + " (" + std::string(requirement) + ")"),
+          parameter_(std::move(parameter)), value_(std::move(value)) {}
+
+    [[nodiscard]] std::string const& parameter() const noexcept { return parameter_; }
+    [[nodiscard]] std::string const& value() const noexcept { return value_; }
+
+private:
+    std::string parameter_;
+    std::string value_;
+};
+
+/// A policy spec string ("gss:min=80") could not be understood.
+class spec_error : public error {
+public:
+    using error::error;
+};
+
+namespace detail {
+
+template <class T>
+std::string to_text(T const& value) {
+    std::ostringstream out;
+    out << value;
+    return out.str();
+}
+
+/// Throws invalid_parameter unless `ok`; constexpr so that a policy built in a
+/// constant expression with a bad value fails to compile.
+template <class T>
+constexpr void require(bool ok, std::string_view parameter, T const& value, std::string_view requirement) {
+    if (!ok) throw invalid_parameter(std::string(parameter), to_text(value), requirement);
+}
+
+} // namespace detail
+} // namespace loopsched

@@ -1,0 +1,13 @@
+// loopsched: the umbrella header. Include this, link loopsched::loopsched.
+#pragma once
+
+#include <loopsched/adaptor/weighted.hpp>
+#include <loopsched/any_policy.hpp>
+#include <loopsched/concepts.hpp>
+#include <loopsched/dependence/uniform.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/mapping/mapping.hpp>
+#include <loopsched/policies.hpp>
+#include <loopsched/schedule.hpp>
+#include <loopsched/space/box.hpp>
+#include <loopsched/spec.hpp>

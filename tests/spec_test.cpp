@@ -1,0 +1,98 @@
+// Spec strings: every name parses, specs round-trip, and every bad spec names its mistake.
+#include <loopsched/loopsched.hpp>
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using namespace loopsched;
+
+TEST_CASE("every catalogue name parses, with and without the w- prefix") {
+    auto names = policy_names();
+    CHECK(names.size() == 22);
+    for (auto name : names) {
+        CAPTURE(name);
+        CHECK(parse_policy(name).spec() == name);
+        CHECK(parse_policy("w-" + std::string(name)).spec() == "w-" + std::string(name));
+    }
+}
+
+TEST_CASE("specs with parameters round-trip to their canonical text") {
+    for (std::string spec : {"gss:min=80", "gss:min=80,round=floor", "tss:first=125,last=2", "fss:alpha=1.5",
+                             "fiss:stages=4,x=7", "css:chunk=64", "dtss:a_min=6", "dfss:alpha=3,scale=100",
+                             "dfiss:stages=5", "dtfss:last=2", "wf:weights=1/0.5/2", "af:probe=10",
+                             "rnd:min=2,max=50,seed=9", "w-gss:min=80", "w-css:chunk=1250"}) {
+        CAPTURE(spec);
+        CHECK(parse_policy(spec).spec() == spec);
+    }
+    CHECK(parse_policy("fss:alpha=2").spec() == "fss"); // defaults are left out
+}
+
+TEST_CASE("parse_policy builds the right type and parameters") {
+    auto p = parse_policy("gss:min=80,round=floor");
+    REQUIRE(p.target<gss>() != nullptr);
+    CHECK(p.target<gss>()->min_chunk() == 80);
+    CHECK(p.target<gss>()->round() == rounding::floor);
+    CHECK(p == any_policy(gss(80, rounding::floor)));
+    CHECK_FALSE(p == any_policy(gss(81, rounding::floor)));
+    CHECK(parse_policy("w-fss").target<weighted<any_policy>>() != nullptr);
+    CHECK(parse_policy("tss:first=125,last=1").target<tss>()->first() == 125);
+}
+
+TEST_CASE("bad spec strings raise spec_error naming the mistake and the valid choices") {
+    auto message = [](std::string const& spec) {
+        try {
+            (void)parse_policy(spec);
+        } catch (spec_error const& e) {
+            return std::string(e.what());
+        }
+        return std::string("no spec_error");
+    };
+    CHECK(message("gs").find("unknown policy 'gs'") != std::string::npos);
+    CHECK(message("gs").find("gss, tss, fss") != std::string::npos);
+    CHECK(message("").find("unknown policy ''") != std::string::npos);
+    CHECK(message("gss:minimum=3").find("no parameter 'minimum'; valid: min, round") != std::string::npos);
+    CHECK(message("fac2:alpha=2").find("valid: none") != std::string::npos);
+    CHECK(message("gss:min=eight").find("'min' expects an integer, got 'eight'") != std::string::npos);
+    CHECK(message("fss:alpha=").find("'alpha' expects a number, got ''") != std::string::npos);
+    CHECK(message("gss:round=up").find("one of: ceil, floor") != std::string::npos);
+    CHECK(message("gss:min").find("expected key=value but got 'min'") != std::string::npos);
+    CHECK(message("gss:").find("has ':' but no key=value") != std::string::npos);
+    CHECK(message("gss:min=2,").find("ends with ','") != std::string::npos);
+    CHECK(message("gss:min=2,min=3").find("given twice") != std::string::npos);
+    CHECK(message("w-nope").find("unknown policy 'nope'") != std::string::npos);
+    CHECK(message("wf:weights=1/x").find("'weights' expects a number, got 'x'") != std::string::npos);
+}
+
+TEST_CASE("bad parameter values in a spec raise invalid_parameter naming parameter and value") {
+    auto check = [](std::string const& spec, std::string const& parameter, std::string const& value) {
+        CAPTURE(spec);
+        try {
+            (void)parse_policy(spec);
+            FAIL("no invalid_parameter");
+        } catch (invalid_parameter const& e) {
+            CHECK(e.parameter() == parameter);
+            CHECK(e.value() == value);
+            CHECK(std::string(e.what()).find(parameter + " = " + value) != std::string::npos);
+        }
+    };
+    check("css:chunk=0", "css chunk k", "0");
+    check("gss:min=0", "gss min chunk k", "0");
+    check("tss:first=3,last=5", "tss first chunk F", "3");
+    check("tss:last=0", "tss last chunk L", "0");
+    check("tfss:last=0", "tfss last chunk L", "0");
+    check("fss:alpha=0", "fss alpha", "0");
+    check("fss:alpha=-1", "fss alpha", "-1");
+    check("dfss:alpha=-2", "dfss alpha", "-2");
+    check("fiss:stages=1", "fiss stages sigma", "1");
+    check("fiss:stages=4,x=3", "fiss X", "3");
+    check("dfiss:stages=1", "fiss stages sigma", "1");
+    check("dtss:last=0", "dtss last chunk L", "0");
+    check("dtss:a_min=-1", "dtss a_min", "-1");
+    check("dtss:scale=0", "dtss scale", "0");
+    check("dtfss:scale=-3", "dtfss scale", "-3");
+    check("wf:weights=1/0", "wf weight[1]", "0");
+    check("af:probe=0", "af probe chunk", "0");
+    check("rnd:min=5,max=3", "rnd max", "3");
+    check("rnd:min=-1", "rnd min", "-1");
+}
