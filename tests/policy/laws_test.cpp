@@ -151,3 +151,15 @@ TEST_CASE("awf learns weights across time steps") {
     CHECK(first_batch[0] == 3750);
     CHECK(first_batch[1] == 1250);
 }
+
+TEST_CASE("the weighting adaptor scales chunk counts by at most 1 / smallest weight") {
+    // Weights V/(V_max Q) here are 1, 1/2, 1/3, 1/6: a weighted scheme may need up to
+    // six times the chunks, not more (step-based schemes must not collapse to L).
+    loop_info cluster{1000, 4, {{3.0, 1.0}, {3.0, 2.0}, {1.0, 1.0}, {1.0, 2.0}}};
+    for (auto name : policy_names()) {
+        CAPTURE(name);
+        auto plain = round_robin_schedule(parse_policy(name), loop_info{1000, 4, {}}).size();
+        auto weighted_count = round_robin_schedule(parse_policy("w-" + std::string(name)), cluster).size();
+        CHECK(weighted_count <= 6 * plain + 2 * cluster.workers);
+    }
+}

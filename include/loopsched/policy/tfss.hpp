@@ -3,9 +3,9 @@
 
 #include <loopsched/policy/request.hpp>
 #include <loopsched/policy/spec_args.hpp>
-#include <loopsched/policy/stage.hpp>
 #include <loopsched/policy/trapezoid.hpp>
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <string_view>
@@ -27,19 +27,26 @@ public:
 
     class state {
     public:
-        state(detail::trapezoid t, index_t workers) : t_(t), workers_(workers), stage_(workers) { chunk_ = stage_chunk(); }
+        state(detail::trapezoid t, index_t workers) : t_(t), workers_(workers) { chunk_ = stage_chunk(); }
         [[nodiscard]] index_t propose(request const&) const noexcept { return chunk_; }
-        void commit(request const&, index_t) {
-            if (stage_.record_grant()) chunk_ = stage_chunk();
+        /// A stage closes when p whole chunks' worth was handed out; a partial grant
+        /// (the W adaptor's) counts for its fraction, as in tss.
+        void commit(request const&, index_t granted) {
+            progress_ += std::min(1.0, static_cast<double>(granted) / static_cast<double>(chunk_));
+            if (progress_ + detail::rounding_slack >= static_cast<double>(workers_)) {
+                progress_ = 0.0;
+                ++stage_;
+                chunk_ = stage_chunk();
+            }
         }
 
     private:
-        index_t stage_chunk() const {
-            return std::max<index_t>(1, t_.sum(stage_.stage() * workers_, workers_) / workers_);
-        }
+        index_t stage_chunk() const { return std::max<index_t>(1, t_.sum(stage_ * workers_, workers_) / workers_); }
+
         detail::trapezoid t_;
         index_t workers_;
-        detail::stage_counter stage_;
+        index_t stage_ = 0;
+        double progress_ = 0.0;
         index_t chunk_ = 1;
     };
 

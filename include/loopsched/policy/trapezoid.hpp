@@ -30,6 +30,11 @@ struct trapezoid {
     /// The i-th chunk of the formula sequence (0-based), never below L.
     [[nodiscard]] index_t chunk(index_t i) const noexcept { return std::max(last, first - i * decrement); }
 
+    /// The chunk at a fractional step (see tss::state::commit); equals chunk(i) at whole steps.
+    [[nodiscard]] index_t chunk_at(double step) const noexcept {
+        return std::max(last, first - floor_real(step * static_cast<double>(decrement)));
+    }
+
     /// Sum of chunks i .. i+count-1.
     [[nodiscard]] index_t sum(index_t i, index_t count) const noexcept {
         index_t total = 0;

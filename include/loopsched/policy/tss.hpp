@@ -5,6 +5,7 @@
 #include <loopsched/policy/spec_args.hpp>
 #include <loopsched/policy/trapezoid.hpp>
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <string_view>
@@ -31,13 +32,18 @@ public:
     class state {
     public:
         explicit state(detail::trapezoid t) : t_(t) {}
-        [[nodiscard]] index_t propose(request const&) const noexcept { return t_.chunk(step_); }
-        void commit(request const&, index_t) noexcept { ++step_; }
+        [[nodiscard]] index_t propose(request const&) const noexcept { return t_.chunk_at(position_); }
+        /// A grant of part of the proposed chunk (the W adaptor's) uses that part of
+        /// a step, so the trapezoid follows what was really handed out; whole grants
+        /// advance exactly one step.
+        void commit(request const&, index_t granted) noexcept {
+            position_ += std::min(1.0, static_cast<double>(granted) / static_cast<double>(t_.chunk_at(position_)));
+        }
         [[nodiscard]] detail::trapezoid const& shape() const noexcept { return t_; }
 
     private:
         detail::trapezoid t_;
-        index_t step_ = 0;
+        double position_ = 0.0; // steps taken, fractional under weighting
     };
 
     [[nodiscard]] state start(loop_info const& info) const {
