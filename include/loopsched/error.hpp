@@ -36,6 +36,23 @@ public:
     using error::error;
 };
 
+/// A loop failed on some rank; every rank of the loop throws this.
+class remote_error : public error {
+public:
+    remote_error(int origin_rank, std::string const& what)
+        : error("loopsched: rank " + std::to_string(origin_rank) + " failed: " + what), origin_(origin_rank),
+          original_(what) {}
+
+    /// The rank whose body (or scheduler) threw.
+    [[nodiscard]] int origin_rank() const noexcept { return origin_; }
+    /// The original exception's message.
+    [[nodiscard]] std::string const& original_message() const noexcept { return original_; }
+
+private:
+    int origin_;
+    std::string original_;
+};
+
 namespace detail {
 
 template <class T>

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <loopsched/adaptor/weighted.hpp>
+#include <loopsched/algorithm/parallel_for.hpp>
 #include <loopsched/any_policy.hpp>
 #include <loopsched/concepts.hpp>
 #include <loopsched/dependence/uniform.hpp>
@@ -11,3 +12,4 @@
 #include <loopsched/schedule.hpp>
 #include <loopsched/space/box.hpp>
 #include <loopsched/spec.hpp>
+#include <loopsched/transport/in_process.hpp>

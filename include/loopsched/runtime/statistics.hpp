@@ -1,0 +1,50 @@
+// What a loop run reports: per-worker computation, waiting and communication
+// time, iterations and chunks (seed 001's Tables 2 and 3), and the parallel time.
+#pragma once
+
+#include <loopsched/detail/arithmetic.hpp>
+
+#include <iomanip>
+#include <ostream>
+#include <vector>
+
+namespace loopsched {
+
+struct worker_statistics {
+    int rank = 0;
+    double compute_seconds = 0.0; ///< in the loop body
+    double wait_seconds = 0.0;    ///< blocked, waiting for the master's reply
+    double comm_seconds = 0.0;    ///< sending requests
+    index_t iterations = 0;
+    index_t chunks = 0;
+};
+
+struct loop_statistics {
+    double parallel_seconds = 0.0; ///< T_p, measured on the master
+    std::vector<worker_statistics> workers;
+
+    [[nodiscard]] index_t iterations() const {
+        index_t n = 0;
+        for (auto const& w : workers) n += w.iterations;
+        return n;
+    }
+    [[nodiscard]] index_t chunks() const {
+        index_t n = 0;
+        for (auto const& w : workers) n += w.chunks;
+        return n;
+    }
+};
+
+/// Prints the table: one row per worker, then T_p.
+inline std::ostream& operator<<(std::ostream& out, loop_statistics const& s) {
+    out << std::setw(6) << "rank" << std::setw(12) << "T_comp(s)" << std::setw(12) << "T_wait(s)" << std::setw(12)
+        << "T_comm(s)" << std::setw(12) << "iterations" << std::setw(8) << "chunks" << '\n';
+    out << std::fixed << std::setprecision(4);
+    for (auto const& w : s.workers)
+        out << std::setw(6) << w.rank << std::setw(12) << w.compute_seconds << std::setw(12) << w.wait_seconds
+            << std::setw(12) << w.comm_seconds << std::setw(12) << w.iterations << std::setw(8) << w.chunks << '\n';
+    out << "T_p = " << s.parallel_seconds << " s, " << s.iterations() << " iterations in " << s.chunks() << " chunks\n";
+    return out.unsetf(std::ios::floatfield), out;
+}
+
+} // namespace loopsched

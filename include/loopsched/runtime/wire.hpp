@@ -1,0 +1,71 @@
+// A minimal binary encoding for the runtime's messages (same machine
+// architecture on every rank, as MPI_BYTE transfers assume).
+#pragma once
+
+#include <loopsched/error.hpp>
+
+#include <cstddef>
+#include <cstring>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace loopsched::detail {
+
+class wire_writer {
+public:
+    template <class T>
+        requires std::is_trivially_copyable_v<T>
+    wire_writer& put(T const& value) {
+        auto const* p = reinterpret_cast<std::byte const*>(&value);
+        bytes_.insert(bytes_.end(), p, p + sizeof(T));
+        return *this;
+    }
+    wire_writer& put(std::string const& text) {
+        put(text.size());
+        auto const* p = reinterpret_cast<std::byte const*>(text.data());
+        bytes_.insert(bytes_.end(), p, p + text.size());
+        return *this;
+    }
+    wire_writer& put_bytes(std::span<std::byte const> data) {
+        put(data.size());
+        bytes_.insert(bytes_.end(), data.begin(), data.end());
+        return *this;
+    }
+    std::vector<std::byte> take() && { return std::move(bytes_); }
+
+private:
+    std::vector<std::byte> bytes_;
+};
+
+class wire_reader {
+public:
+    explicit wire_reader(std::span<std::byte const> bytes) : bytes_(bytes) {}
+
+    template <class T>
+        requires std::is_trivially_copyable_v<T>
+    T get() {
+        T value;
+        std::memcpy(&value, advance(sizeof(T)).data(), sizeof(T));
+        return value;
+    }
+    std::string get_string() {
+        auto n = get<std::size_t>();
+        auto s = advance(n);
+        return std::string(reinterpret_cast<char const*>(s.data()), n);
+    }
+    std::span<std::byte const> get_bytes() { return advance(get<std::size_t>()); }
+
+private:
+    std::span<std::byte const> advance(std::size_t n) {
+        if (n > bytes_.size() - offset_) throw error("loopsched: truncated runtime message");
+        auto s = bytes_.subspan(offset_, n);
+        offset_ += n;
+        return s;
+    }
+    std::span<std::byte const> bytes_;
+    std::size_t offset_ = 0;
+};
+
+} // namespace loopsched::detail

@@ -1,0 +1,104 @@
+// An in-process transport: ranks are threads of one process exchanging messages
+// through mailboxes. Used to test the runtime's protocol without mpiexec.
+#pragma once
+
+#include <loopsched/error.hpp>
+#include <loopsched/transport/transport.hpp>
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace loopsched::in_process {
+
+/// The mailboxes shared by all ranks of one in-process run.
+class network {
+public:
+    explicit network(int ranks) : boxes_(static_cast<std::size_t>(ranks)) {}
+
+    void post(int dest, message m) {
+        auto& box = boxes_.at(static_cast<std::size_t>(dest));
+        {
+            std::lock_guard lock(box.mutex);
+            box.queue.push_back(std::move(m));
+        }
+        box.ready.notify_all();
+    }
+
+    std::optional<message> take(int self, int source, int tag, bool wait) {
+        auto& box = boxes_.at(static_cast<std::size_t>(self));
+        std::unique_lock lock(box.mutex);
+        while (true) {
+            // FIFO per sender, like MPI's non-overtaking rule.
+            for (auto it = box.queue.begin(); it != box.queue.end(); ++it)
+                if ((source == any_source || it->source == source) && (tag == any_tag || it->tag == tag)) {
+                    message m = std::move(*it);
+                    box.queue.erase(it);
+                    return m;
+                }
+            if (!wait) return std::nullopt;
+            box.ready.wait(lock);
+        }
+    }
+
+    [[nodiscard]] int size() const noexcept { return static_cast<int>(boxes_.size()); }
+
+private:
+    struct mailbox {
+        std::mutex mutex;
+        std::condition_variable ready;
+        std::deque<message> queue;
+    };
+    std::vector<mailbox> boxes_;
+};
+
+/// One rank's view of the network; models Transport.
+class endpoint {
+public:
+    endpoint(network& net, int rank) : net_(&net), rank_(rank) {}
+
+    [[nodiscard]] int rank() const noexcept { return rank_; }
+    [[nodiscard]] int size() const noexcept { return net_->size(); }
+    void send(int dest, int tag, std::vector<std::byte> data) {
+        detail::require(dest >= 0 && dest < size(), "destination rank", dest, "must be a rank of the network");
+        net_->post(dest, message{rank_, tag, std::move(data)});
+    }
+    message receive(int source, int tag) { return *net_->take(rank_, source, tag, true); }
+    std::optional<message> try_receive(int source, int tag) { return net_->take(rank_, source, tag, false); }
+    [[nodiscard]] double now() const noexcept {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    }
+
+private:
+    network* net_;
+    int rank_;
+};
+
+/// Runs `program(endpoint&)` on `ranks` threads and joins them. If any rank
+/// throws, the first exception (by rank) is rethrown after all have finished.
+inline void run(int ranks, std::function<void(endpoint&)> const& program) {
+    detail::require(ranks >= 1, "in_process ranks", ranks, "must be >= 1");
+    network net(ranks);
+    std::vector<std::exception_ptr> failures(static_cast<std::size_t>(ranks));
+    std::vector<std::thread> threads;
+    for (int r = 0; r < ranks; ++r)
+        threads.emplace_back([&, r] {
+            endpoint self(net, r);
+            try {
+                program(self);
+            } catch (...) {
+                failures[static_cast<std::size_t>(r)] = std::current_exception();
+            }
+        });
+    for (auto& t : threads) t.join();
+    for (auto& f : failures)
+        if (f) std::rethrow_exception(f);
+}
+
+} // namespace loopsched::in_process

@@ -1,0 +1,41 @@
+// The Transport concept: what the master and worker engines need from a
+// message layer (Boost.MPI, in-process threads, or a simulator).
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+namespace loopsched {
+
+/// Wildcards for receive(): any sender, any tag.
+inline constexpr int any_source = -1;
+inline constexpr int any_tag = -1;
+
+/// One received message.
+struct message {
+    int source = 0;
+    int tag = 0;
+    std::vector<std::byte> payload;
+};
+
+/// A message layer between ranks 0 .. size()-1.
+/// Requirements:
+///  1. `rank()` and `size()`;
+///  2. `send(dest, tag, bytes)`, which returns without waiting for the receiver
+///     to act on the message (eager or buffered, as MPI does for small messages);
+///  3. `receive(source, tag)`, blocking, and `try_receive(source, tag)`, not
+///     blocking, each accepting the wildcards any_source / any_tag;
+///  4. `now()`, a clock in seconds.
+template <class T>
+concept Transport = requires(T& t, T const& ct, int peer, int tag, std::vector<std::byte> data) {
+    { ct.rank() } -> std::same_as<int>;
+    { ct.size() } -> std::same_as<int>;
+    t.send(peer, tag, std::move(data));
+    { t.receive(peer, tag) } -> std::same_as<message>;
+    { t.try_receive(peer, tag) } -> std::same_as<std::optional<message>>;
+    { ct.now() } -> std::same_as<double>;
+};
+
+} // namespace loopsched

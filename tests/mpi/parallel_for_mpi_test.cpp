@@ -1,0 +1,117 @@
+// parallel_for over real MPI (run by ctest under mpiexec with 2, 3 and 4 ranks):
+// every iteration exactly once, results equal to sequential, every policy, the
+// error path, size-1 communicators and a sub-communicator.
+#include <loopsched/loopsched.hpp>
+
+#include <boost/mpi/collectives.hpp>
+#include <boost/mpi/environment.hpp>
+#include <boost/serialization/vector.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <thread>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace loopsched;
+
+namespace {
+
+int failures = 0, passes = 0;
+
+void check(bool ok, std::string const& what, boost::mpi::communicator const& world) {
+    // Every rank must agree, so that all ranks report the same verdict.
+    bool const all = boost::mpi::all_reduce(world, ok, std::logical_and<bool>());
+    if (all) ++passes;
+    else {
+        ++failures;
+        if (world.rank() == 0) std::cerr << "FAILED: " << what << '\n';
+    }
+}
+
+double work(index_t i) { return std::cos(0.01 * static_cast<double>(i)) * static_cast<double>(i % 31); }
+
+/// Runs the loop on `comm`; gathers (index, value) pairs on rank 0 of `comm` and
+/// checks exactly-once and bit-identical results.
+bool run_and_verify(boost::mpi::communicator const& comm, index_t n, any_policy const& policy,
+                    parallel_for_options const& options) {
+    std::vector<index_t> mine_index;
+    std::vector<double> mine_value;
+    auto stats = parallel_for(comm, make_range(n), policy, [&](index_range const& part) {
+        for (index_t i : part.indices()) {
+            mine_index.push_back(i);
+            mine_value.push_back(work(i));
+        }
+    }, options);
+    std::vector<std::vector<index_t>> all_index;
+    std::vector<std::vector<double>> all_value;
+    boost::mpi::gather(comm, mine_index, all_index, 0);
+    boost::mpi::gather(comm, mine_value, all_value, 0);
+    bool ok = stats.iterations() == n;
+    if (comm.rank() == 0) {
+        std::vector<int> seen(static_cast<std::size_t>(n), 0);
+        for (std::size_t r = 0; r < all_index.size(); ++r)
+            for (std::size_t j = 0; j < all_index[r].size(); ++j) {
+                auto i = all_index[r][j];
+                ok = ok && i >= 0 && i < n && all_value[r][j] == work(i);
+                if (i >= 0 && i < n) seen[static_cast<std::size_t>(i)]++;
+            }
+        for (int s : seen) ok = ok && s == 1;
+    }
+    return boost::mpi::all_reduce(comm, ok, std::logical_and<bool>());
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    boost::mpi::environment env(argc, argv);
+    boost::mpi::communicator world;
+
+    for (auto name : policy_names())
+        for (std::string spec : {std::string(name), "w-" + std::string(name)})
+            for (bool computes : {true, false}) {
+                parallel_for_options o;
+                o.master_computes = computes;
+                o.powers.assign(static_cast<std::size_t>(world.size()), 1.0);
+                o.powers.back() = 0.5;
+                check(run_and_verify(world, 2003, parse_policy(spec), o),
+                      spec + (computes ? " computing master" : " dedicated master"), world);
+            }
+
+    parallel_for_options last_root;
+    last_root.root = world.size() - 1;
+    check(run_and_verify(world, 777, parse_policy("gss"), last_root), "root = last rank", world);
+    check(run_and_verify(world, 1, parse_policy("fss"), {}), "one iteration", world);
+    check(run_and_verify(world, 0, parse_policy("tss"), {}), "no iteration", world);
+
+    // Size-1 communicators: each rank alone runs its loop locally.
+    boost::mpi::communicator alone = world.split(world.rank());
+    check(run_and_verify(alone, 500, parse_policy("dtss"), {}), "size-1 communicator", world);
+
+    // A sub-communicator: even and odd ranks run separate loops at the same time.
+    boost::mpi::communicator half = world.split(world.rank() % 2);
+    check(run_and_verify(half, 3000, parse_policy("w-fss"), {}), "sub-communicator", world);
+
+    // A body that throws on the last rank: every rank throws remote_error naming it.
+    int origin = -1;
+    std::string what;
+    try {
+        parallel_for(world, make_range(1000), css(5), [&](index_range const&) {
+            // Slow enough that every rank gets a chunk before the loop ends.
+            std::this_thread::sleep_for(std::chrono::microseconds(500));
+            if (world.rank() == world.size() - 1) throw std::runtime_error("boom");
+        });
+    } catch (remote_error const& e) {
+        origin = e.origin_rank();
+        what = e.original_message();
+    }
+    check(origin == world.size() - 1 && what == "boom", "remote_error on every rank", world);
+
+    // The communicator is still usable after the failure.
+    check(run_and_verify(world, 100, parse_policy("ss"), {}), "loop after a failure", world);
+
+    if (world.rank() == 0) std::cout << passes << " passed, " << failures << " failed\n";
+    return failures == 0 ? 0 : 1;
+}
