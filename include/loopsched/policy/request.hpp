@@ -46,7 +46,10 @@ struct loop_info {
 
 namespace detail {
 
-inline void validate(worker_status const& s, std::string const& who) {
+inline void validate(worker_status const& s, std::size_t worker) {
+    if (s.power > 0.0 && s.run_queue >= 1.0) [[likely]]
+        return; // checked on every request: no string is built unless it fails
+    std::string const who = "worker[" + std::to_string(worker) + "]";
     require(s.power > 0.0, who + ".power", s.power, "virtual power must be > 0");
     require(s.run_queue >= 1.0, who + ".run_queue", s.run_queue, "run-queue length must be >= 1");
 }
@@ -57,12 +60,12 @@ inline void validate(loop_info const& info) {
     require(info.status.empty() || info.status.size() == info.workers, "status.size()", info.status.size(),
             "must be 0 or equal to workers");
     for (std::size_t k = 0; k < info.status.size(); ++k)
-        validate(info.status[k], "worker[" + std::to_string(k) + "]");
+        validate(info.status[k], k);
 }
 
 inline void validate(request const& r, loop_info const& info) {
     require(r.worker < info.workers, "request.worker", r.worker, "must be < workers");
-    validate(r.status, "worker[" + std::to_string(r.worker) + "]");
+    validate(r.status, r.worker);
     require(r.last.size >= 0, "request.last.size", r.last.size, "must be >= 0");
 }
 
