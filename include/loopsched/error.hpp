@@ -1,6 +1,7 @@
 // Exceptions thrown by loopsched: every run-time error derives from loopsched::error.
 #pragma once
 
+#include <exception>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -54,6 +55,17 @@ private:
 };
 
 namespace detail {
+
+/// The message of the exception being handled; call only inside a catch block.
+inline std::string current_exception_message() {
+    try {
+        throw;
+    } catch (std::exception const& e) {
+        return e.what();
+    } catch (...) {
+        return "unknown exception";
+    }
+}
 
 template <class T>
 std::string to_text(T const& value) {

@@ -24,7 +24,6 @@ public:
         stage_ = 0;
     }
     [[nodiscard]] index_t stage() const noexcept { return stage_; }
-    [[nodiscard]] index_t per_stage() const noexcept { return per_stage_; }
 
 private:
     index_t per_stage_;

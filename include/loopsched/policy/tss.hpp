@@ -39,7 +39,6 @@ public:
         void commit(request const&, index_t granted) noexcept {
             position_ += std::min(1.0, static_cast<double>(granted) / static_cast<double>(t_.chunk_at(position_)));
         }
-        [[nodiscard]] detail::trapezoid const& shape() const noexcept { return t_; }
 
     private:
         detail::trapezoid t_;

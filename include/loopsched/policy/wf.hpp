@@ -39,8 +39,6 @@ public:
         remaining_ -= granted;
         if (stage_.record_grant()) open_batch();
     }
-    /// Replaces the weights; they apply from the next batch on.
-    void reweight(std::vector<double> weights) { weights_ = normalized_weights(std::move(weights)); }
     [[nodiscard]] std::vector<double> const& weights() const noexcept { return weights_; }
 
 private:

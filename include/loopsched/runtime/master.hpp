@@ -74,8 +74,8 @@ private:
             std::optional<chunk> c;
             try {
                 c = seq_.next(request{k, status, timing});
-            } catch (std::exception const& e) {
-                fail(t_.rank(), e.what());
+            } catch (...) {
+                fail(t_.rank(), current_exception_message());
                 return retire_with_abort(m.source);
             }
             if (c) {
@@ -130,8 +130,8 @@ private:
             std::optional<chunk> c;
             try {
                 c = seq_.next(request{static_cast<std::size_t>(settings_.own_index), settings_.own_status, last});
-            } catch (std::exception const& e) {
-                fail(t_.rank(), e.what());
+            } catch (...) {
+                fail(t_.rank(), current_exception_message());
                 release_parked();
                 return false;
             }
@@ -149,12 +149,8 @@ private:
         double const begin = t_.now();
         try {
             execute_(chunk{own_next_, slice});
-        } catch (std::exception const& e) {
-            fail(t_.rank(), e.what());
-            release_parked();
-            return false;
         } catch (...) {
-            fail(t_.rank(), "unknown exception");
+            fail(t_.rank(), current_exception_message());
             release_parked();
             return false;
         }

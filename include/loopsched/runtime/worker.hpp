@@ -29,12 +29,8 @@ loop_statistics run_worker(T& t, int master, worker_status status, Execute&& exe
             chunk const c = decode_work(reply);
             try {
                 execute(c);
-            } catch (std::exception const& e) {
-                t.send(master, failed_tag, encode_failure(t.rank(), e.what()));
-                auto [origin, what] = decode_failure(t.receive(master, abort_tag));
-                throw remote_error(origin, what);
             } catch (...) {
-                t.send(master, failed_tag, encode_failure(t.rank(), "unknown exception"));
+                t.send(master, failed_tag, encode_failure(t.rank(), current_exception_message()));
                 auto [origin, what] = decode_failure(t.receive(master, abort_tag));
                 throw remote_error(origin, what);
             }
