@@ -9,6 +9,7 @@
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/mapping.hpp>
 #include <loopsched/policies.hpp>
+#include <loopsched/runtime/trace.hpp>
 #include <loopsched/schedule.hpp>
 #include <loopsched/space/box.hpp>
 #include <loopsched/spec.hpp>

@@ -1,6 +1,7 @@
 // parallel_for over real MPI (run by ctest under mpiexec with 2, 3 and 4 ranks):
 // every iteration exactly once, results equal to sequential, every policy, the
-// error path, size-1 communicators and a sub-communicator.
+// error path, size-1 communicators, a sub-communicator, gathered results,
+// request-ahead and deterministic mode.
 #include <loopsched/loopsched.hpp>
 
 #include <boost/mpi/collectives.hpp>
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <thread>
 #include <iostream>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -63,6 +65,27 @@ bool run_and_verify(boost::mpi::communicator const& comm, index_t n, any_policy 
     return boost::mpi::all_reduce(comm, ok, std::logical_and<bool>());
 }
 
+/// Runs a gathering loop on `comm` and checks the root's values against a sequential run.
+bool run_gathered(boost::mpi::communicator const& comm, index_t n, any_policy const& policy,
+                  parallel_for_options const& options) {
+    auto out = parallel_for(comm, make_range(n), policy, [](index_range const& part, std::span<double> values) {
+        std::size_t j = 0;
+        for (index_t i : part.indices()) {
+            values[j++] = work(i);
+            values[j++] = -work(i);
+        }
+    }, gather<double>{2}, options);
+    bool ok = out.statistics.iterations() == n;
+    if (comm.rank() == options.root) {
+        ok = ok && out.values.size() == static_cast<std::size_t>(2 * n);
+        for (index_t i = 0; ok && i < n; ++i)
+            ok = out.values[static_cast<std::size_t>(2 * i)] == work(i) && out.values[static_cast<std::size_t>(2 * i + 1)] == -work(i);
+    } else {
+        ok = ok && out.values.empty();
+    }
+    return boost::mpi::all_reduce(comm, ok, std::logical_and<bool>());
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -79,6 +102,19 @@ int main(int argc, char** argv) {
                 check(run_and_verify(world, 2003, parse_policy(spec), o),
                       spec + (computes ? " computing master" : " dedicated master"), world);
             }
+
+    // Results gathered on the root, with request-ahead and in deterministic mode.
+    for (auto name : policy_names()) {
+        parallel_for_options ahead;
+        ahead.request_ahead = 0.5;
+        check(run_gathered(world, 1999, parse_policy(name), ahead), std::string(name) + " gathered, request-ahead", world);
+        parallel_for_options fixed;
+        fixed.deterministic = true;
+        fixed.master_computes = false;
+        fixed.root = world.size() - 1;
+        check(run_gathered(world, 1999, parse_policy("w-" + std::string(name)), fixed),
+              "w-" + std::string(name) + " gathered, deterministic", world);
+    }
 
     parallel_for_options last_root;
     last_root.root = world.size() - 1;
@@ -108,6 +144,20 @@ int main(int argc, char** argv) {
         what = e.original_message();
     }
     check(origin == world.size() - 1 && what == "boom", "remote_error on every rank", world);
+
+    // The same with request-ahead: the failed rank drains the reply to its early request.
+    origin = -1;
+    parallel_for_options ahead;
+    ahead.request_ahead = 0.5;
+    try {
+        parallel_for(world, make_range(1000), css(5), [&](index_range const&) {
+            std::this_thread::sleep_for(std::chrono::microseconds(500));
+            if (world.rank() == 1) throw std::runtime_error("late boom");
+        }, ahead);
+    } catch (remote_error const& e) {
+        origin = e.origin_rank();
+    }
+    check(origin == 1, "remote_error with request-ahead", world);
 
     // The communicator is still usable after the failure.
     check(run_and_verify(world, 100, parse_policy("ss"), {}), "loop after a failure", world);

@@ -9,6 +9,10 @@
 #include <thread>
 #include <cmath>
 #include <mutex>
+#include <span>
+#include <sstream>
+#include <tuple>
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -111,14 +115,18 @@ TEST_CASE("parallel_for: a 2-D box is cut along the chosen dimension") {
 
 TEST_CASE("parallel_for: a body that throws on one rank makes every rank throw remote_error") {
     for (int failing_rank : {0, 1, 2})
-        for (bool computes : {true, false}) {
+        for (bool computes : {true, false})
+        for (int variant : {0, 1, 2}) { // plain, request-ahead, deterministic
             if (failing_rank == 0 && !computes) continue; // a dedicated master runs no body
             CAPTURE(failing_rank);
             CAPTURE(computes);
+            CAPTURE(variant);
             std::vector<std::string> caught(3);
             std::vector<int> origins(3, -1);
             parallel_for_options o;
             o.master_computes = computes;
+            o.request_ahead = variant == 1 ? 0.5 : 0.0;
+            o.deterministic = variant == 2;
             in_process::run(3, [&](in_process::endpoint& t) {
                 try {
                     parallel_for(
@@ -163,4 +171,171 @@ TEST_CASE("parallel_for: invalid arguments fail on every rank before any message
     bad_dim.dimension = 1;
     expect_all_fail(bad_dim, gss{}, "options.dimension");
     expect_all_fail({}, wf({1.0, 2.0}), "wf weights count"); // 3 workers, 2 weights
+    parallel_for_options bad_ahead;
+    bad_ahead.request_ahead = 1.0;
+    expect_all_fail(bad_ahead, gss{}, "options.request_ahead");
+    parallel_for_options bad_queue;
+    bad_queue.run_queues = {1.0, 0.5, 1.0};
+    expect_all_fail(bad_queue, gss{}, "options.run_queues[1]");
+}
+
+namespace {
+
+/// Runs a gathering loop of n iterations (3 values each) on `ranks` threads;
+/// checks the root's values against a sequential run and returns its result.
+gathered<double> check_gathered(int ranks, index_t n, any_policy const& policy, parallel_for_options options = {}) {
+    std::vector<gathered<double>> out(static_cast<std::size_t>(ranks));
+    in_process::run(ranks, [&](in_process::endpoint& t) {
+        out[static_cast<std::size_t>(t.rank())] = parallel_for(
+            t, make_range(n), policy,
+            [](index_range const& part, std::span<double> values) {
+                REQUIRE(values.size() == static_cast<std::size_t>(part.size()) * 3);
+                std::size_t j = 0;
+                for (index_t i : part.indices())
+                    for (int v = 0; v < 3; ++v) values[j++] = work(i) + v;
+            },
+            gather<double>{3}, options);
+    });
+    auto const& root = out[static_cast<std::size_t>(options.root)];
+    REQUIRE(root.values.size() == static_cast<std::size_t>(n) * 3);
+    for (index_t i = 0; i < n; ++i)
+        for (int v = 0; v < 3; ++v) REQUIRE(root.values[static_cast<std::size_t>(i * 3 + v)] == work(i) + v);
+    for (int r = 0; r < ranks; ++r)
+        if (r != options.root) CHECK(out[static_cast<std::size_t>(r)].values.empty());
+    CHECK(root.statistics.iterations() == n);
+    return root;
+}
+
+} // namespace
+
+TEST_CASE("parallel_for with gather: root holds every iteration's values, for every policy and mode") {
+    for (auto name : policy_names())
+        for (double ahead : {0.0, 0.5})
+            for (bool computes : {true, false}) {
+                CAPTURE(name);
+                CAPTURE(ahead);
+                CAPTURE(computes);
+                parallel_for_options o;
+                o.request_ahead = ahead;
+                o.master_computes = computes;
+                check_gathered(3, 1501, parse_policy(name), o);
+            }
+    parallel_for_options o;
+    o.root = 1;
+    check_gathered(4, 999, parse_policy("w-fss"), o);
+    check_gathered(1, 100, parse_policy("gss"), {});
+    check_gathered(4, 2, parse_policy("ss"), {});
+    check_gathered(3, 0, parse_policy("tss"), {});
+}
+
+TEST_CASE("parallel_for: request-ahead keeps exactly-once on every policy") {
+    for (auto name : policy_names()) {
+        CAPTURE(name);
+        parallel_for_options o;
+        o.request_ahead = 0.25;
+        check_loop(4, 1000, parse_policy(name), o);
+        o.request_ahead = 0.9; // the request leaves before the chunk starts for small chunks
+        check_loop(3, 1000, parse_policy("w-" + std::string(name)), o);
+    }
+}
+
+TEST_CASE("parallel_for: deterministic mode gives the same assignment on every run") {
+    for (std::string spec : {"gss", "dtss", "af", "awf-b", "w-fss", "rnd"})
+        for (bool computes : {true, false}) {
+            CAPTURE(spec);
+            CAPTURE(computes);
+            parallel_for_options o;
+            o.deterministic = true;
+            o.master_computes = computes;
+            o.trace = true;
+            o.powers = {1.0, 2.0, 0.5, 1.5};
+            auto assignment = [&] {
+                auto s = check_loop(4, 2000, parse_policy(spec), o);
+                std::vector<std::tuple<int, index_t, index_t>> a;
+                for (auto const& e : s.trace) a.emplace_back(e.rank, e.first, e.size);
+                std::ranges::sort(a, {}, [](auto const& x) { return std::get<1>(x); });
+                return a;
+            };
+            auto const first = assignment();
+            CHECK(!first.empty());
+            for (int run = 0; run < 3; ++run) CHECK(assignment() == first);
+        }
+}
+
+TEST_CASE("parallel_for: the trace holds every chunk once, within the loop's time") {
+    for (bool computes : {true, false}) {
+        parallel_for_options o;
+        o.trace = true;
+        o.master_computes = computes;
+        o.request_ahead = 0.5;
+        auto s = check_loop(3, 3000, parse_policy("fss"), o);
+        CHECK(static_cast<index_t>(s.trace.size()) == s.chunks());
+        std::vector<int> covered(3000, 0);
+        for (auto const& e : s.trace) {
+            CHECK(e.size > 0);
+            CHECK(e.end >= e.start);
+            CHECK(e.start >= -0.01); // clocks of one machine: offsets of microseconds at most
+            CHECK(e.end <= s.parallel_seconds + 0.01);
+            for (index_t i = e.first; i < e.first + e.size; ++i) covered[static_cast<std::size_t>(i)]++;
+        }
+        for (int c : covered) CHECK(c == 1);
+        std::ostringstream json, svg;
+        write_chrome_trace(json, s);
+        write_svg_gantt(svg, s);
+        CHECK(json.str().find("\"ph\":\"X\"") != std::string::npos);
+        CHECK(svg.str().find("<rect") != std::string::npos);
+        CHECK(svg.str().find("</svg>") != std::string::npos);
+    }
+}
+
+TEST_CASE("parallel_for: emulated powers slow a rank down by sleeping") {
+    parallel_for_options o;
+    o.powers = {1.0, 1.0, 0.25};
+    o.emulate_powers = true;
+    o.master_computes = false;
+    o.run_queues = {1.0, 1.0, 1.0};
+    std::vector<std::atomic<int>> runs(400);
+    loop_statistics s;
+    in_process::run(3, [&](in_process::endpoint& t) {
+        auto r = parallel_for(
+            t, make_range(400), css(4),
+            [&](index_range const& part) {
+                for (index_t i : part.indices()) runs[static_cast<std::size_t>(i)]++;
+                auto const until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+                while (std::chrono::steady_clock::now() < until) {} // compute, not sleep
+            },
+            o);
+        if (t.rank() == 0) s = r;
+    });
+    for (auto& r : runs) CHECK(r == 1);
+    // The emulated quarter-speed rank gets far fewer chunks of a self-scheduled loop.
+    CHECK(s.workers[1].chunks < s.workers[0].chunks);
+}
+
+TEST_CASE("parallel_for: run-queue lengths reach load-aware policies") {
+    // With Q = 4 on rank 2, DTSS gives it A = floor(10 / 4) = 2 against 10: its
+    // first chunk is a fifth of rank 1's.
+    parallel_for_options o;
+    o.master_computes = false;
+    o.run_queues = {1.0, 1.0, 4.0};
+    o.deterministic = true;
+    o.trace = true;
+    auto s = check_loop(3, 10000, parse_policy("dtss"), o);
+    index_t first1 = 0, first2 = 0;
+    for (auto const& e : s.trace) {
+        if (e.rank == 1 && first1 == 0) first1 = e.size;
+        if (e.rank == 2 && first2 == 0) first2 = e.size;
+    }
+    CHECK(first1 > 0);
+    CHECK(first2 * 4 < first1);
+    CHECK(read_run_queue() >= 1.0);
+}
+
+TEST_CASE("measure_powers: every rank gets the same powers, the slowest at 1") {
+    std::vector<std::vector<double>> got(3);
+    in_process::run(3, [&](in_process::endpoint& t) { got[static_cast<std::size_t>(t.rank())] = measure_powers(t); });
+    CHECK(got[0] == got[1]);
+    CHECK(got[1] == got[2]);
+    CHECK(*std::ranges::min_element(got[0]) == 1.0);
+    for (double v : got[0]) CHECK(v >= 1.0);
 }

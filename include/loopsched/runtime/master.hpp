@@ -1,5 +1,6 @@
-// The master engine: serves requests with chunks from a policy and, when it
-// computes too, runs its own chunks in slices between requests.
+// The master engine: serves requests with chunks from a policy, collects the
+// results that ride on them and, when it computes too, runs its own chunks in
+// short slices between requests.
 #pragma once
 
 #include <loopsched/error.hpp>
@@ -10,56 +11,71 @@
 #include <algorithm>
 #include <exception>
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace loopsched::detail {
 
-struct master_settings {
-    std::vector<int> worker_ranks; ///< rank of worker index k
-    int own_index = -1;            ///< the master's worker index if it computes, else -1
-    worker_status own_status{};
-    double poll_interval = 1e-4;   ///< longest the computing master runs before serving requests
-};
-
 template <Transport T, ChunkPolicy P, class Execute>
 class master_engine {
 public:
-    master_engine(T& t, P const& policy, loop_info info, master_settings settings, Execute& execute)
-        : t_(t), seq_(policy, std::move(info)), settings_(std::move(settings)), execute_(execute),
-          stats_(settings_.worker_ranks.size()) {
+    /// `results`: the root's buffer for the whole loop (result_bytes per iteration).
+    master_engine(T& t, P const& policy, loop_info info, runtime_settings const& settings, rank_profile& profile,
+                  Execute& execute, std::span<std::byte> results)
+        : t_(t), seq_(policy, std::move(info)), settings_(settings), profile_(profile), execute_(execute),
+          results_(results), stats_(settings.worker_ranks.size()), state_(stats_.size(), peer::active),
+          waiting_(stats_.size()), parked_(stats_.size()) {
         for (std::size_t k = 0; k < stats_.size(); ++k) stats_[k].rank = settings_.worker_ranks[k];
-        remote_active_ = static_cast<int>(stats_.size()) - (settings_.own_index >= 0 ? 1 : 0);
+        if (settings_.own_index >= 0) state_[static_cast<std::size_t>(settings_.own_index)] = peer::own;
     }
 
     loop_statistics run() {
-        double const start = t_.now();
+        start_ = t_.now();
         bool computing = settings_.own_index >= 0;
-        while (remote_active_ > 0 || computing) {
-            if (computing && !failure_) {
+        while (true) {
+            if (failure_) { // the own chunk is abandoned; the workers still need answers
+                computing = false;
+                for (std::size_t k = 0; k < waiting_.size(); ++k)
+                    if (std::exchange(waiting_[k], std::nullopt) && state_[k] == peer::active) abort(k);
+            }
+            if (settings_.deterministic && !failure_) computing = serve_in_turn(computing);
+            if (!computing && !unsettled()) break;
+            if (computing && !settings_.deterministic) {
                 computing = compute_a_slice();
                 while (auto m = t_.try_receive(any_source, any_tag)) handle(*m);
-                continue;
+            } else {
+                handle(t_.receive(any_source, any_tag));
             }
-            computing = false;
-            if (remote_active_ > 0) handle(t_.receive(any_source, any_tag));
         }
-        // Every stopped worker reports its times, then learns the verdict.
-        while (reports_ < stopped_.size()) handle(t_.receive(any_source, report_tag));
-        loop_statistics table{t_.now() - start, stats_};
-        for (int rank : stopped_) {
-            if (failure_) t_.send(rank, abort_tag, encode_failure(failure_->first, failure_->second));
-            else t_.send(rank, table_tag, encode_table(table));
+        loop_statistics table{t_.now() - start_, stats_, {}};
+        for (std::size_t k = 0; k < state_.size(); ++k) {
+            if (state_[k] != peer::reported) continue;
+            if (failure_) t_.send(settings_.worker_ranks[k], abort_tag, encode_failure(failure_->first, failure_->second));
+            else t_.send(settings_.worker_ranks[k], table_tag, encode_table(table));
         }
         if (failure_) throw remote_error(failure_->first, failure_->second);
+        table.trace = std::move(trace_);
+        std::ranges::sort(table.trace, {}, &chunk_event::start);
         return table;
     }
 
 private:
+    /// A remote worker's place in the protocol; `own` is the computing master.
+    enum class peer { own, active, parked, stopped, reported, aborted };
+
+    /// Some remote worker still owes a message.
+    [[nodiscard]] bool unsettled() const {
+        return std::ranges::any_of(state_, [](peer p) { return p == peer::active || p == peer::parked || p == peer::stopped; });
+    }
+
     std::size_t index_of(int rank) const {
-        auto it = std::ranges::find(settings_.worker_ranks, rank);
-        if (it == settings_.worker_ranks.end()) throw error("loopsched: message from rank " + std::to_string(rank) + ", which is not a worker of this loop");
-        return static_cast<std::size_t>(it - settings_.worker_ranks.begin());
+        int const k = rank >= 0 && static_cast<std::size_t>(rank) < settings_.index_of_rank.size()
+            ? settings_.index_of_rank[static_cast<std::size_t>(rank)] : -1;
+        if (k < 0 || state_[static_cast<std::size_t>(k)] == peer::own)
+            throw error("loopsched: message from rank " + std::to_string(rank) + ", which is not a worker of this loop");
+        return static_cast<std::size_t>(k);
     }
 
     void fail(int origin, std::string what) {
@@ -67,116 +83,207 @@ private:
     }
 
     void handle(message const& m) {
+        std::size_t const k = index_of(m.source);
         if (m.tag == request_tag) {
-            std::size_t const k = index_of(m.source);
-            auto [status, timing] = decode_request(m);
-            if (failure_) return retire_with_abort(m.source);
-            std::optional<chunk> c;
-            try {
-                c = seq_.next(request{k, status, timing});
-            } catch (...) {
-                fail(t_.rank(), current_exception_message());
-                return retire_with_abort(m.source);
-            }
-            if (c) {
-                stats_[k].iterations += c->size;
-                ++stats_[k].chunks;
-                t_.send(m.source, work_tag, encode_work(*c));
-            } else if (seq_.done()) {
-                retire_with_stop(m.source);
-            } else {
-                parked_.push_back(m.source); // left out for now (A_k < A_min)
-            }
+            wire_reader r(m.payload);
+            auto const status = r.get<worker_status>();
+            auto const timing = r.get<chunk_timing>();
+            read_result_blocks(r, results_, settings_.result_bytes);
+            if (settings_.deterministic && !failure_) waiting_[k] = request{k, status, timing};
+            else serve(k, request{k, status, timing});
         } else if (m.tag == failed_tag) {
             auto [origin, what] = decode_failure(m);
             fail(origin, what);
-            retire_with_abort(m.source);
+            if (state_[k] == peer::active) abort(k);
+            else if (state_[k] == peer::stopped) state_[k] = peer::reported; // gets the verdict with the others
         } else if (m.tag == report_tag) {
-            auto r = decode_report(m);
-            auto& s = stats_[index_of(m.source)];
-            s.compute_seconds = r.compute_seconds;
-            s.wait_seconds = r.wait_seconds;
-            s.comm_seconds = r.comm_seconds;
-            ++reports_;
+            double const received = t_.now();
+            wire_reader r(m.payload);
+            auto const w = r.get<worker_statistics>();
+            double const offset = received - r.get<double>() - start_; // worker clock -> loop time
+            read_result_blocks(r, results_, settings_.result_bytes);
+            for (auto n = r.get<std::size_t>(); n > 0; --n) {
+                auto e = r.get<chunk_event>();
+                e.start += offset;
+                e.end += offset;
+                trace_.push_back(e);
+            }
+            auto& s = stats_[k];
+            s.compute_seconds = w.compute_seconds;
+            s.wait_seconds = w.wait_seconds;
+            s.comm_seconds = w.comm_seconds;
+            state_[k] = peer::reported;
         } else {
             throw error("loopsched: unexpected message tag " + std::to_string(m.tag) + " at the master");
         }
-        release_parked();
+        settle_parked();
     }
 
-    void retire_with_stop(int rank) {
-        t_.send(rank, stop_tag, {});
-        stopped_.push_back(rank);
-        --remote_active_;
+    /// Answers worker k's request with a chunk, a stop, or nothing for now.
+    void serve(std::size_t k, request const& r) {
+        if (failure_) return abort(k);
+        std::optional<chunk> c;
+        try {
+            c = seq_.next(r);
+        } catch (...) {
+            fail(t_.rank(), current_exception_message());
+            return abort(k);
+        }
+        if (c) {
+            stats_[k].iterations += c->size;
+            ++stats_[k].chunks;
+            state_[k] = peer::active;
+            t_.send(settings_.worker_ranks[k], work_tag, encode_work(*c));
+        } else if (seq_.done()) {
+            stop(k);
+        } else {
+            if (state_[k] != peer::parked) ++parked_count_;
+            state_[k] = peer::parked; // left out for now (A_k < A_min)
+            parked_[k] = r;
+        }
     }
-    void retire_with_abort(int rank) {
-        t_.send(rank, abort_tag, encode_failure(failure_->first, failure_->second));
-        --remote_active_;
+
+    void stop(std::size_t k) {
+        t_.send(settings_.worker_ranks[k], stop_tag, {});
+        state_[k] = peer::stopped;
     }
-    void release_parked() {
-        if (!seq_.done() && !failure_) return;
-        for (int rank : parked_) failure_ ? retire_with_abort(rank) : retire_with_stop(rank);
-        parked_.clear();
+    void abort(std::size_t k) {
+        t_.send(settings_.worker_ranks[k], abort_tag, encode_failure(failure_->first, failure_->second));
+        state_[k] = peer::aborted;
+    }
+
+    /// Parked workers: stopped or aborted once the loop is over; otherwise asked
+    /// again, since a newer status from anyone may have changed who qualifies.
+    void settle_parked() {
+        if (parked_count_ == 0) return;
+        for (std::size_t k = 0; k < state_.size(); ++k) {
+            if (state_[k] != peer::parked || (settings_.deterministic && !failure_ && !seq_.done())) continue;
+            --parked_count_;
+            state_[k] = peer::active;
+            if (failure_) abort(k);
+            else if (seq_.done()) stop(k);
+            else serve(k, *parked_[k]); // may park it again
+        }
+    }
+
+    /// Deterministic mode: serves the waiting requests strictly in worker order,
+    /// running the master's own chunks whole at its turn. False: no own work left.
+    bool serve_in_turn(bool computing) {
+        std::size_t idle = 0;
+        while (idle < state_.size()) {
+            std::size_t const k = turn_;
+            if (state_[k] == peer::own && computing) {
+                computing = compute_own_chunk_whole();
+                idle = 0;
+            } else if (state_[k] == peer::active && waiting_[k]) {
+                serve(k, *std::exchange(waiting_[k], std::nullopt));
+                settle_parked();
+                idle = 0;
+            } else if (state_[k] == peer::active) {
+                return computing; // its request decides what comes next: wait for it
+            } else {
+                ++idle;
+            }
+            turn_ = (turn_ + 1) % state_.size();
+        }
+        return computing;
+    }
+
+    /// The master's next own chunk, or nullopt when it has none (loop done, failed).
+    std::optional<chunk> next_own_chunk(chunk_timing last) {
+        auto const own = static_cast<std::size_t>(settings_.own_index);
+        std::optional<chunk> c;
+        if (!failure_) {
+            try {
+                c = seq_.next(request{own, profile_.status(t_.now()), last});
+            } catch (...) {
+                fail(t_.rank(), current_exception_message());
+            }
+        }
+        if (c) {
+            stats_[own].iterations += c->size;
+            ++stats_[own].chunks;
+        }
+        settle_parked();
+        return c;
+    }
+
+    /// Runs iterations [first, first + size) of the master's own work; false if the body threw.
+    bool run_own(chunk part) {
+        auto const at = static_cast<std::size_t>(part.first) * settings_.result_bytes;
+        try {
+            run_part(execute_, part, results_.subspan(at, static_cast<std::size_t>(part.size) * settings_.result_bytes),
+                     profile_.slowdown);
+        } catch (...) {
+            fail(t_.rank(), current_exception_message());
+            settle_parked();
+            return false;
+        }
+        return true;
+    }
+
+    bool compute_own_chunk_whole() {
+        chunk_timing last{};
+        if (own_chunk_) last = modelled_timing(own_chunk_->size, profile_.power);
+        own_chunk_ = next_own_chunk(last);
+        if (!own_chunk_) return false;
+        double const begin = t_.now();
+        if (!run_own(*own_chunk_)) return false;
+        record_own(*own_chunk_, begin, t_.now());
+        return true;
+    }
+
+    void record_own(chunk c, double begin, double end) {
+        stats_[static_cast<std::size_t>(settings_.own_index)].compute_seconds += end - begin;
+        if (settings_.trace) trace_.push_back({t_.rank(), c.first, c.size, begin - start_, end - start_});
     }
 
     /// Runs one slice of the master's own chunk, fetching a new chunk when the
     /// last is done. Slices are sized from the measured time per iteration so
     /// that requests wait at most about one poll interval. False: no more own work.
     bool compute_a_slice() {
-        auto& own = stats_[static_cast<std::size_t>(settings_.own_index)];
         if (!own_chunk_ || own_next_ == own_chunk_->end()) {
             chunk_timing last{};
-            if (own_chunk_) last = {own_chunk_->size, own_compute_, own_compute_};
-            std::optional<chunk> c;
-            try {
-                c = seq_.next(request{static_cast<std::size_t>(settings_.own_index), settings_.own_status, last});
-            } catch (...) {
-                fail(t_.rank(), current_exception_message());
-                release_parked();
-                return false;
+            if (own_chunk_) {
+                last = {own_chunk_->size, own_compute_, own_compute_};
+                if (settings_.trace) trace_.push_back({t_.rank(), own_chunk_->first, own_chunk_->size, own_began_ - start_, t_.now() - start_});
             }
-            if (!c) {
-                release_parked();
-                return false;
-            }
-            own_chunk_ = c;
-            own_next_ = c->first;
+            own_chunk_ = next_own_chunk(last);
+            if (!own_chunk_) return false;
+            own_next_ = own_chunk_->first;
             own_compute_ = 0.0;
-            own.iterations += c->size;
-            ++own.chunks;
+            own_began_ = t_.now();
         }
         index_t const slice = std::min(slice_, own_chunk_->end() - own_next_);
         double const begin = t_.now();
-        try {
-            execute_(chunk{own_next_, slice});
-        } catch (...) {
-            fail(t_.rank(), current_exception_message());
-            release_parked();
-            return false;
-        }
+        if (!run_own(chunk{own_next_, slice})) return false;
         double const took = t_.now() - begin;
         own_next_ += slice;
         own_compute_ += took;
-        own.compute_seconds += took;
+        stats_[static_cast<std::size_t>(settings_.own_index)].compute_seconds += took;
         // Next slice: as many iterations as fit in one poll interval (at least one, at most doubling).
         double const per_iteration = took / static_cast<double>(slice);
-        index_t fit = per_iteration > 0.0 ? static_cast<index_t>(settings_.poll_interval / per_iteration) : 2 * slice_;
+        index_t const fit = per_iteration > 0.0 ? static_cast<index_t>(settings_.poll_interval / per_iteration) : 2 * slice_;
         slice_ = std::clamp<index_t>(fit, 1, 2 * slice_);
         return true;
     }
 
     T& t_;
     chunk_sequencer<P> seq_;
-    master_settings settings_;
+    runtime_settings const& settings_;
+    rank_profile& profile_;
     Execute& execute_;
+    std::span<std::byte> results_;
     std::vector<worker_statistics> stats_;
-    int remote_active_ = 0;
-    std::vector<int> parked_, stopped_;
-    std::size_t reports_ = 0;
+    std::vector<peer> state_;
+    std::vector<std::optional<request>> waiting_, parked_; ///< deterministic mode's queue; parked requests
+    std::size_t turn_ = 0, parked_count_ = 0;
+    std::vector<chunk_event> trace_;
     std::optional<std::pair<int, std::string>> failure_;
+    double start_ = 0.0;
     std::optional<chunk> own_chunk_;
     index_t own_next_ = 0, slice_ = 1;
-    double own_compute_ = 0.0;
+    double own_compute_ = 0.0, own_began_ = 0.0;
 };
 
 } // namespace loopsched::detail

@@ -1,20 +1,29 @@
-// The master-worker protocol: message tags and the encoding of each message.
-//   worker -> master: request {status, timing of the last chunk}
-//                     failed  {what}          (its body threw)
-//                     report  {times}         (after stop: its statistics)
+// The master-worker protocol: message tags, the settings both engines share,
+// and the encoding of each message.
+//   worker -> master: request {status, timing of its last chunk, results of finished chunks}
+//                     failed  {origin, what}   (its body threw)
+//                     report  {statistics, clock, remaining results, trace}   (after stop)
 //   master -> worker: work    {first, size}
-//                     stop    {}              (no more work)
-//                     abort   {origin, what}  (some rank failed)
-//                     table   {statistics}    (the loop's statistics, to every rank)
+//                     stop    {}               (no more work)
+//                     abort   {origin, what}   (some rank failed)
+//                     table   {statistics}     (the loop's statistics, to every rank)
+// A worker has at most one request outstanding, so each request gets exactly
+// one reply, and a failed worker drains its replies up to the abort.
 #pragma once
 
 #include <loopsched/policy/request.hpp>
+#include <loopsched/runtime/load.hpp>
 #include <loopsched/runtime/statistics.hpp>
 #include <loopsched/runtime/wire.hpp>
-#include <loopsched/transport/transport.hpp>
 #include <loopsched/schedule.hpp>
+#include <loopsched/transport/transport.hpp>
 
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace loopsched::detail {
@@ -22,13 +31,103 @@ namespace loopsched::detail {
 // Tags well above 0 so that user messages on the same communicator are unlikely to collide.
 enum tag : int { request_tag = 7701, failed_tag, report_tag, work_tag, stop_tag, abort_tag, table_tag };
 
-inline std::vector<std::byte> encode_request(worker_status s, chunk_timing t) {
-    return std::move(wire_writer{}.put(s).put(t)).take();
+/// What every rank knows about how the loop runs.
+struct runtime_settings {
+    std::vector<int> worker_ranks;  ///< rank of worker index k
+    std::vector<int> index_of_rank; ///< worker index of each rank, -1 if it does not work
+    int root = 0;
+    int own_index = -1;             ///< the master's worker index if it computes, else -1
+    double poll_interval = 1e-4;
+    double request_ahead = 0.0;     ///< ask for the next chunk when this fraction of the current one remains
+    bool deterministic = false;
+    bool trace = false;
+    std::size_t result_bytes = 0;   ///< bytes of results per iteration (0: nothing gathered)
+};
+
+/// This rank's status as it reports it with each request, and how it runs a chunk.
+struct rank_profile {
+    double power = 1.0;                   ///< V_k
+    std::optional<double> run_queue;      ///< Q_k given by the user; else read from the OS
+    bool read_os_load = true;
+    double slowdown = 0.0;                ///< emulated heterogeneity: sleep this times the compute time
+    run_queue_monitor monitor{0.01};
+
+    worker_status status(double now) {
+        double q = run_queue ? *run_queue : (read_os_load ? monitor.current(now) : 1.0);
+        return {power, q};
+    }
+};
+
+/// Runs `execute(part, out)` and, when emulating a slower rank, sleeps for
+/// `slowdown` times the time it took, so ranks sharing cores do not steal CPU.
+template <class Execute>
+void run_part(Execute& execute, chunk part, std::span<std::byte> out, double slowdown) {
+    if (part.size == 0) return;
+    auto const start = std::chrono::steady_clock::now();
+    execute(part, out);
+    if (slowdown > 0.0)
+        std::this_thread::sleep_for((std::chrono::steady_clock::now() - start) * slowdown);
 }
-inline std::pair<worker_status, chunk_timing> decode_request(message const& m) {
-    wire_reader r(m.payload);
-    auto s = r.get<worker_status>();
-    return {s, r.get<chunk_timing>()};
+
+/// The model time a deterministic run reports instead of a measurement, so that
+/// adaptive policies see the same input on every run.
+inline chunk_timing modelled_timing(index_t size, double power) {
+    double const t = static_cast<double>(size) * 1e-6 / power;
+    return {size, t, t};
+}
+
+/// Results of finished chunks waiting to travel to the root: blocks of
+/// {first, size, size x bytes-per-iteration}.
+class result_blocks {
+public:
+    explicit result_blocks(std::size_t bytes_per_iteration) : per_iteration_(bytes_per_iteration) {}
+
+    /// Room for chunk c's results; valid until the next add() or clear().
+    std::span<std::byte> add(chunk c) {
+        if (per_iteration_ == 0) return {};
+        wire_writer w;
+        w.put(c.first).put(c.size);
+        auto head = std::move(w).take();
+        bytes_.insert(bytes_.end(), head.begin(), head.end());
+        std::size_t const at = bytes_.size();
+        bytes_.resize(at + static_cast<std::size_t>(c.size) * per_iteration_);
+        ++count_;
+        return std::span(bytes_).subspan(at);
+    }
+    void write_to(wire_writer& w) const {
+        w.put(count_);
+        w.put_raw(bytes_);
+    }
+    void clear() {
+        bytes_.clear();
+        count_ = 0;
+    }
+
+private:
+    std::size_t per_iteration_;
+    std::vector<std::byte> bytes_;
+    std::uint64_t count_ = 0;
+};
+
+/// Copies the result blocks at the reader's position into `results` (the root's
+/// buffer for the whole loop), checking that each lies inside it.
+inline void read_result_blocks(wire_reader& r, std::span<std::byte> results, std::size_t per_iteration) {
+    auto const blocks = r.get<std::uint64_t>();
+    for (std::uint64_t b = 0; b < blocks; ++b) {
+        auto const first = r.get<index_t>(), size = r.get<index_t>();
+        auto const bytes = r.get_raw(static_cast<std::size_t>(size) * per_iteration);
+        auto const at = static_cast<std::size_t>(first) * per_iteration;
+        if (first < 0 || size < 0 || at + bytes.size() > results.size())
+            throw error("loopsched: results for iterations outside the loop");
+        std::ranges::copy(bytes, results.begin() + static_cast<std::ptrdiff_t>(at));
+    }
+}
+
+inline std::vector<std::byte> encode_request(worker_status s, chunk_timing t, result_blocks const& results) {
+    wire_writer w;
+    w.put(s).put(t);
+    results.write_to(w);
+    return std::move(w).take();
 }
 
 inline std::vector<std::byte> encode_work(chunk c) { return std::move(wire_writer{}.put(c)).take(); }
@@ -43,8 +142,15 @@ inline std::pair<int, std::string> decode_failure(message const& m) {
     return {origin, r.get_string()};
 }
 
-inline std::vector<std::byte> encode_report(worker_statistics const& w) { return std::move(wire_writer{}.put(w)).take(); }
-inline worker_statistics decode_report(message const& m) { return wire_reader(m.payload).get<worker_statistics>(); }
+inline std::vector<std::byte> encode_report(worker_statistics const& w, double clock, result_blocks const& results,
+                                            std::vector<chunk_event> const& trace) {
+    wire_writer out;
+    out.put(w).put(clock);
+    results.write_to(out);
+    out.put(trace.size());
+    for (auto const& e : trace) out.put(e);
+    return std::move(out).take();
+}
 
 inline std::vector<std::byte> encode_table(loop_statistics const& s) {
     wire_writer w;

@@ -1,5 +1,6 @@
 // What a loop run reports: per-worker computation, waiting and communication
-// time, iterations and chunks (seed 001's Tables 2 and 3), and the parallel time.
+// time, iterations and chunks (seed 001's Tables 2 and 3), the parallel time,
+// and optionally a trace of every chunk.
 #pragma once
 
 #include <loopsched/detail/arithmetic.hpp>
@@ -19,9 +20,20 @@ struct worker_statistics {
     index_t chunks = 0;
 };
 
+/// One chunk as it ran: on which rank, which iterations, and when (seconds
+/// from the loop's start on the master's clock).
+struct chunk_event {
+    int rank = 0;
+    index_t first = 0;
+    index_t size = 0;
+    double start = 0.0;
+    double end = 0.0;
+};
+
 struct loop_statistics {
     double parallel_seconds = 0.0; ///< T_p, measured on the master
     std::vector<worker_statistics> workers;
+    std::vector<chunk_event> trace{}; ///< every chunk, when tracing was asked for (root rank only)
 
     [[nodiscard]] index_t iterations() const {
         index_t n = 0;

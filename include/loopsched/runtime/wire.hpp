@@ -28,8 +28,8 @@ public:
         bytes_.insert(bytes_.end(), p, p + text.size());
         return *this;
     }
-    wire_writer& put_bytes(std::span<std::byte const> data) {
-        put(data.size());
+    /// Bytes without a length: the reader must know how many to take.
+    wire_writer& put_raw(std::span<std::byte const> data) {
         bytes_.insert(bytes_.end(), data.begin(), data.end());
         return *this;
     }
@@ -55,7 +55,7 @@ public:
         auto s = advance(n);
         return std::string(reinterpret_cast<char const*>(s.data()), n);
     }
-    std::span<std::byte const> get_bytes() { return advance(get<std::size_t>()); }
+    std::span<std::byte const> get_raw(std::size_t n) { return advance(n); }
 
 private:
     std::span<std::byte const> advance(std::size_t n) {
