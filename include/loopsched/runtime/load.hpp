@@ -40,10 +40,10 @@ namespace detail {
 /// microseconds, a request should not.
 class run_queue_monitor {
 public:
-    explicit run_queue_monitor(double interval) : interval_(interval) {}
+    constexpr explicit run_queue_monitor(double interval) : interval_(interval) {}
 
     double current(double now) {
-        if (now - read_at_ >= interval_) {
+        if (now - read_at_ >= interval_ || now < read_at_) { // or another transport's clock
             value_ = read_run_queue();
             read_at_ = now;
         }
@@ -97,14 +97,13 @@ std::vector<double> measure_powers(T& transport, int root = 0) {
     }
     double const slowest = *std::ranges::max_element(seconds);
     std::vector<double> powers;
-    detail::wire_writer w;
-    for (double s : seconds) {
-        powers.push_back(slowest / s);
-        w.put(powers.back());
+    for (double s : seconds) powers.push_back(slowest / s);
+    for (int k = 0; k < n; ++k) {
+        if (k == root) continue;
+        detail::wire_writer w;
+        for (double v : powers) w.put(v);
+        transport.send(k, detail::calibrate_tag, std::move(w).take());
     }
-    auto bytes = std::move(w).take();
-    for (int k = 0; k < n; ++k)
-        if (k != root) transport.send(k, detail::calibrate_tag, bytes);
     return powers;
 }
 

@@ -50,9 +50,11 @@ struct rank_profile {
     std::optional<double> run_queue;      ///< Q_k given by the user; else read from the OS
     bool read_os_load = true;
     double slowdown = 0.0;                ///< emulated heterogeneity: sleep this times the compute time
-    run_queue_monitor monitor{0.01};
 
-    worker_status status(double now) {
+    worker_status status(double now) const {
+        // One monitor per thread (per rank), kept across loops: back-to-back short
+        // loops should not each pay for reading /proc/stat.
+        thread_local constinit run_queue_monitor monitor{0.01};
         double q = run_queue ? *run_queue : (read_os_load ? monitor.current(now) : 1.0);
         return {power, q};
     }
@@ -63,10 +65,10 @@ struct rank_profile {
 template <class Execute>
 void run_part(Execute& execute, chunk part, std::span<std::byte> out, double slowdown) {
     if (part.size == 0) return;
+    if (slowdown <= 0.0) return execute(part, out);
     auto const start = std::chrono::steady_clock::now();
     execute(part, out);
-    if (slowdown > 0.0)
-        std::this_thread::sleep_for((std::chrono::steady_clock::now() - start) * slowdown);
+    std::this_thread::sleep_for((std::chrono::steady_clock::now() - start) * slowdown);
 }
 
 /// The model time a deterministic run reports instead of a measurement, so that
@@ -123,17 +125,17 @@ inline void read_result_blocks(wire_reader& r, std::span<std::byte> results, std
     }
 }
 
-inline std::vector<std::byte> encode_request(worker_status s, chunk_timing t, result_blocks const& results) {
+inline bytes encode_request(worker_status s, chunk_timing t, result_blocks const& results) {
     wire_writer w;
     w.put(s).put(t);
     results.write_to(w);
     return std::move(w).take();
 }
 
-inline std::vector<std::byte> encode_work(chunk c) { return std::move(wire_writer{}.put(c)).take(); }
+inline bytes encode_work(chunk c) { return std::move(wire_writer{}.put(c)).take(); }
 inline chunk decode_work(message const& m) { return wire_reader(m.payload).get<chunk>(); }
 
-inline std::vector<std::byte> encode_failure(int origin, std::string const& what) {
+inline bytes encode_failure(int origin, std::string const& what) {
     return std::move(wire_writer{}.put(origin).put(what)).take();
 }
 inline std::pair<int, std::string> decode_failure(message const& m) {
@@ -142,7 +144,7 @@ inline std::pair<int, std::string> decode_failure(message const& m) {
     return {origin, r.get_string()};
 }
 
-inline std::vector<std::byte> encode_report(worker_statistics const& w, double clock, result_blocks const& results,
+inline bytes encode_report(worker_statistics const& w, double clock, result_blocks const& results,
                                             std::vector<chunk_event> const& trace) {
     wire_writer out;
     out.put(w).put(clock);
@@ -152,7 +154,7 @@ inline std::vector<std::byte> encode_report(worker_statistics const& w, double c
     return std::move(out).take();
 }
 
-inline std::vector<std::byte> encode_table(loop_statistics const& s) {
+inline bytes encode_table(loop_statistics const& s) {
     wire_writer w;
     w.put(s.parallel_seconds).put(s.workers.size());
     for (auto const& x : s.workers) w.put(x);

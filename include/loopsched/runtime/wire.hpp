@@ -3,6 +3,7 @@
 #pragma once
 
 #include <loopsched/error.hpp>
+#include <loopsched/transport/transport.hpp>
 
 #include <cstddef>
 #include <cstring>
@@ -30,18 +31,19 @@ public:
     }
     /// Bytes without a length: the reader must know how many to take.
     wire_writer& put_raw(std::span<std::byte const> data) {
-        bytes_.insert(bytes_.end(), data.begin(), data.end());
+        bytes_.insert(bytes_.end(), data.data(), data.data() + data.size());
         return *this;
     }
-    std::vector<std::byte> take() && { return std::move(bytes_); }
+    bytes take() && { return std::move(bytes_); }
 
 private:
-    std::vector<std::byte> bytes_;
+    bytes bytes_;
 };
 
 class wire_reader {
 public:
     explicit wire_reader(std::span<std::byte const> bytes) : bytes_(bytes) {}
+    explicit wire_reader(bytes const& data) : bytes_(data.data(), data.size()) {}
 
     template <class T>
         requires std::is_trivially_copyable_v<T>

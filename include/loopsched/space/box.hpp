@@ -28,8 +28,9 @@ public:
     /// The box [lower, upper); every upper must be >= its lower.
     constexpr box(point const& lower, point const& upper) : lower_(lower), upper_(upper) {
         for (std::size_t d = 0; d < N; ++d)
-            detail::require(upper_[d] >= lower_[d], "box upper[" + std::to_string(d) + "]", upper_[d],
-                            "must be >= lower[" + std::to_string(d) + "] = " + std::to_string(lower_[d]));
+            if (upper_[d] < lower_[d]) // strings are built only for the error: boxes are made per chunk
+                detail::require(false, "box upper[" + std::to_string(d) + "]", upper_[d],
+                                "must be >= lower[" + std::to_string(d) + "] = " + std::to_string(lower_[d]));
     }
 
     /// The box [0, extents).
@@ -54,9 +55,9 @@ public:
     /// The sub-box with positions [first, last) along `dim`, counted from lower(dim).
     [[nodiscard]] constexpr box slice(std::size_t dim, index_t first, index_t last) const {
         check_dim(dim);
-        detail::require(0 <= first && first <= last && last <= extent(dim), "slice range",
-                        "[" + std::to_string(first) + ", " + std::to_string(last) + ")",
-                        "must lie within [0, " + std::to_string(extent(dim)) + ")");
+        if (first < 0 || first > last || last > extent(dim))
+            detail::require(false, "slice range", "[" + std::to_string(first) + ", " + std::to_string(last) + ")",
+                            "must lie within [0, " + std::to_string(extent(dim)) + ")");
         box part = *this;
         part.lower_[dim] = lower_[dim] + first;
         part.upper_[dim] = lower_[dim] + last;
@@ -79,7 +80,7 @@ public:
 
 private:
     static constexpr void check_dim(std::size_t dim) {
-        detail::require(dim < N, "dimension", dim, "must be < rank " + std::to_string(N));
+        if (dim >= N) detail::require(false, "dimension", dim, "must be < rank " + std::to_string(N));
     }
 
     point lower_{};

@@ -65,7 +65,7 @@ public:
 
     [[nodiscard]] int rank() const noexcept { return rank_; }
     [[nodiscard]] int size() const noexcept { return net_->size(); }
-    void send(int dest, int tag, std::vector<std::byte> data) {
+    void send(int dest, int tag, bytes data) {
         detail::require(dest >= 0 && dest < size(), "destination rank", dest, "must be a rank of the network");
         net_->post(dest, message{rank_, tag, std::move(data)});
     }

@@ -31,7 +31,7 @@ public:
     [[nodiscard]] int size() const { return comm_.size(); }
     [[nodiscard]] boost::mpi::communicator const& communicator() const noexcept { return comm_; }
 
-    void send(int dest, int tag, std::vector<std::byte> data) {
+    void send(int dest, int tag, bytes data) {
         detail::require(data.size() <= static_cast<std::size_t>(INT_MAX), "message size", data.size(),
                         "must fit in an MPI count (int)");
         if (data.size() >= static_cast<std::size_t>(eager_capacity)) {

@@ -2,10 +2,19 @@
 // message layer (Boost.MPI, in-process threads, or a simulator).
 #pragma once
 
+// GCC 12 reports a false -Wstringop-overread inside small_vector's move.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#endif
+#include <boost/container/small_vector.hpp>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
 #include <concepts>
 #include <cstddef>
 #include <optional>
-#include <vector>
 
 namespace loopsched {
 
@@ -13,23 +22,26 @@ namespace loopsched {
 inline constexpr int any_source = -1;
 inline constexpr int any_tag = -1;
 
+/// A message's bytes. Requests and replies fit inline: no allocation per message.
+using bytes = boost::container::small_vector<std::byte, 96>;
+
 /// One received message.
 struct message {
     int source = 0;
     int tag = 0;
-    std::vector<std::byte> payload;
+    bytes payload;
 };
 
 /// A message layer between ranks 0 .. size()-1.
 /// Requirements:
 ///  1. `rank()` and `size()`;
-///  2. `send(dest, tag, bytes)`, which returns without waiting for the receiver
+///  2. `send(dest, tag, data)`, which returns without waiting for the receiver
 ///     to act on the message (eager or buffered, as MPI does for small messages);
 ///  3. `receive(source, tag)`, blocking, and `try_receive(source, tag)`, not
 ///     blocking, each accepting the wildcards any_source / any_tag;
 ///  4. `now()`, a clock in seconds.
 template <class T>
-concept Transport = requires(T& t, T const& ct, int peer, int tag, std::vector<std::byte> data) {
+concept Transport = requires(T& t, T const& ct, int peer, int tag, bytes data) {
     { ct.rank() } -> std::same_as<int>;
     { ct.size() } -> std::same_as<int>;
     t.send(peer, tag, std::move(data));
