@@ -1,5 +1,5 @@
-// A small command-line reader shared by the example programs: --name value pairs,
-// with errors that name the flag.
+// A small command-line reader shared by the example programs: --name value pairs
+// and --switches, with errors that name the flag.
 #pragma once
 
 #include <loopsched/error.hpp>
@@ -15,16 +15,22 @@ namespace loopsched::examples {
 
 class options {
 public:
-    /// `known` lists the accepted flags (without "--").
-    options(int argc, char** argv, std::set<std::string> known) {
+    /// `known` lists the accepted options that take a value, `switches` those
+    /// that take none (all without "--").
+    options(int argc, char** argv, std::set<std::string> known, std::set<std::string> switches = {}) {
         for (int i = 1; i < argc; ++i) {
             std::string_view arg = argv[i];
             if (arg == "--") continue;
             if (!arg.starts_with("--")) throw error("unexpected argument '" + std::string(arg) + "'");
             std::string name(arg.substr(2));
+            if (switches.contains(name)) {
+                values_[name] = "1";
+                continue;
+            }
             if (!known.contains(name)) {
                 std::string list;
                 for (auto const& k : known) list += " --" + k;
+                for (auto const& k : switches) list += " --" + k;
                 throw error("unknown option --" + name + "; options:" + list);
             }
             if (i + 1 >= argc) throw error("option --" + name + " needs a value");
@@ -33,6 +39,12 @@ public:
     }
 
     [[nodiscard]] bool has(std::string const& name) const { return values_.contains(name); }
+    [[nodiscard]] bool flag(std::string const& name) const { return has(name); }
+
+    [[nodiscard]] double real(std::string const& name, double fallback) const {
+        if (!has(name)) return fallback;
+        return parse<double>(name, values_.at(name));
+    }
 
     [[nodiscard]] std::string text(std::string const& name, std::string fallback = {}) const {
         auto it = values_.find(name);

@@ -1,56 +1,118 @@
-// demo: the chunk sequences of every scheme side by side, for seed 001's
-// example loop (I = 1000, p = 4) and for a heterogeneous, loaded cluster.
-#include <loopsched/loopsched.hpp>
+// demo: Mandelbrot (seed 001's test problem) on the ranks of MPI_COMM_WORLD,
+// one master and the rest workers, for simple schemes and their load-aware
+// twins, on the real machine and on an emulated heterogeneous cluster where the
+// last worker runs at 40% speed. Prints a comparison table, checks every image
+// against a sequential run, and writes the image, a Gantt chart and a trace.
+#include "cli.hpp"
+#include "mandelbrot.hpp"
 
+#include <boost/mpi/environment.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <sstream>
-#include <string>
-#include <vector>
+
+using namespace loopsched;
 
 namespace {
 
-constexpr std::size_t shown_chunks = 18; // longer rows end in "... (+N)"
+struct row {
+    std::string spec, cluster;
+    loop_statistics stats;
+    bool identical = false;
+};
 
-void print_row(std::string const& spec, loopsched::loop_info const& info, bool heterogeneous) {
-    using namespace loopsched;
-    auto schedule = round_robin_schedule(parse_policy(spec), info);
-    std::vector<index_t> per_worker(info.workers);
-    std::ostringstream sizes;
-    for (std::size_t i = 0; i < schedule.size(); ++i) {
-        per_worker[schedule[i].worker] += schedule[i].range.size;
-        if (i < shown_chunks) sizes << ' ' << schedule[i].range.size << (heterogeneous ? "@" + std::to_string(schedule[i].worker) : "");
+void print(std::vector<row> const& rows) {
+    std::cout << std::left << std::setw(10) << "scheme" << std::setw(15) << "cluster" << std::right << std::setw(9)
+              << "T_p(s)" << std::setw(8) << "chunks" << "   per worker: T_comp / T_wait (s), iterations\n";
+    for (auto const& r : rows) {
+        std::cout << std::left << std::setw(10) << r.spec << std::setw(15) << r.cluster << std::right << std::fixed
+                  << std::setprecision(3) << std::setw(9) << r.stats.parallel_seconds << std::setw(8) << r.stats.chunks()
+                  << "  ";
+        for (auto const& w : r.stats.workers)
+            std::cout << "  r" << w.rank << ": " << w.compute_seconds << "/" << w.wait_seconds << ", " << w.iterations;
+        std::cout << (r.identical ? "" : "   IMAGE DIFFERS") << '\n';
     }
-    if (schedule.size() > shown_chunks) sizes << " ... (+" << schedule.size() - shown_chunks << ")";
-    std::cout << std::left << std::setw(9) << spec << std::right << std::setw(5) << schedule.size();
-    if (heterogeneous) {
-        std::cout << " |";
-        for (auto n : per_worker) std::cout << std::setw(5) << n;
-    }
-    std::cout << " |" << sizes.str() << '\n';
 }
 
 } // namespace
 
-int main() {
-    using namespace loopsched;
-    std::cout << "loopsched demo: the chunks each scheme hands out when the workers ask in turn.\n"
-                 "Pick a scheme by name in your code with parse_policy(\"gss:min=80\"), or by type: gss(80).\n"
-                 "Inspect one yourself: ./run chunks -- --policy SPEC --iterations N --workers P\n\n";
+int main(int argc, char** argv) {
+    boost::mpi::environment env(argc, argv);
+    boost::mpi::communicator world;
+    try {
+        examples::options args(argc, argv, {"size", "max-iterations", "out"});
+        if (world.size() < 2) throw error("demo: run on at least 2 ranks (1 master + workers), e.g. mpiexec -n 3");
+        examples::mandelbrot problem;
+        std::string const size = args.text("size", "1200x600");
+        problem.width = std::stoll(size.substr(0, size.find('x')));
+        problem.height = std::stoll(size.substr(size.find('x') + 1));
+        problem.max_iterations = static_cast<int>(args.integer("max-iterations", 2000));
+        std::filesystem::path const out = args.text("out", "build/demo");
 
-    std::cout << "== Seed 001, Table 1: I = 1000 iterations, p = 4 identical workers ==\n"
-              << "scheme   chunks | chunk sizes in the order handed out\n";
-    for (auto name : policy_names()) print_row(std::string(name), loop_info{1000, 4, {}}, false);
+        if (world.rank() == 0) {
+            std::filesystem::create_directories(out);
+            std::cout << "Mandelbrot " << problem.width << "x" << problem.height << ", " << problem.max_iterations
+                      << " iterations max, columns reordered with S_f = " << problem.sampling << "; " << world.size()
+                      << " ranks: a dedicated master (rank 0) and " << world.size() - 1 << " workers\n\n";
+        }
 
-    loop_info cluster{1000, 4, {{3.0, 1.0}, {3.0, 2.0}, {1.0, 1.0}, {1.0, 2.0}}};
-    std::cout << "\n== A heterogeneous, loaded cluster: powers V = 3, 3, 1, 1; run queues Q = 1, 2, 1, 2 ==\n"
-              << "   V/Q = 3, 1.5, 1, 0.5: the distributed schemes (d...) and the weighting adaptor (w-)\n"
-              << "   give each worker work in proportion; the simple schemes do not. The adaptive\n"
-              << "   schemes (awf-*, af) learn from measured chunk times; this listing measures none,\n"
-              << "   so they stay at their starting sizes (af: probe chunks).\n"
-              << "scheme   chunks |   iterations per worker | size@worker in the order handed out\n";
-    for (auto name : policy_names()) {
-        print_row(std::string(name), cluster, true);
-        print_row("w-" + std::string(name), cluster, true);
+        std::vector<double> slow(static_cast<std::size_t>(world.size()), 1.0);
+        slow.back() = 0.4; // the last worker runs at 40% speed: it sleeps 1.5x its compute time
+        struct experiment {
+            std::string spec;
+            bool heterogeneous;
+        };
+        std::vector<experiment> plan;
+        for (std::string s : {"static", "gss", "tss", "fss", "fiss", "tfss", "af"}) plan.push_back({s, false});
+        for (std::string s : {"tss", "dtss", "fss", "dfss", "fiss", "dfiss", "tfss", "dtfss", "gss", "w-gss", "awf-b"})
+            plan.push_back({s, true});
+
+        std::vector<row> rows;
+        std::vector<std::vector<std::uint8_t>> images;
+        for (auto const& e : plan) {
+            parallel_for_options o;
+            o.master_computes = false;
+            o.trace = true;
+            o.read_os_load = false; // the ranks share 2 cores: the emulated powers are the load under study
+            if (e.heterogeneous) {
+                o.powers = slow;
+                o.emulate_powers = true;
+            }
+            auto result = parallel_for(world, make_range(problem.width), parse_policy(e.spec), problem.body(),
+                                       gather<std::uint8_t>{problem.column_bytes()}, o);
+            if (world.rank() != 0) continue;
+            auto const image = problem.png(result.values);
+            rows.push_back({e.spec, e.heterogeneous ? "V = 1, 0.4" : "dedicated", result.statistics});
+            images.push_back(image);
+            if (e.heterogeneous && e.spec == "dtss") {
+                std::ofstream(out / "mandelbrot.png", std::ios::binary)
+                    .write(reinterpret_cast<char const*>(image.data()), static_cast<std::streamsize>(image.size()));
+                std::ofstream svg(out / "gantt-dtss.svg");
+                write_svg_gantt(svg, result.statistics, "Mandelbrot, DTSS, workers at V = 1 and 0.4");
+                std::ofstream json(out / "trace-dtss.json");
+                write_chrome_trace(json, result.statistics, "dtss");
+            }
+            if (e.heterogeneous && e.spec == "tss") {
+                std::ofstream svg(out / "gantt-tss.svg");
+                write_svg_gantt(svg, result.statistics, "Mandelbrot, TSS, workers at V = 1 and 0.4");
+            }
+        }
+        if (world.rank() == 0) {
+            auto const reference = problem.sequential_png(); // after the runs: workers must not wait for it
+            for (std::size_t i = 0; i < rows.size(); ++i) rows[i].identical = images[i] == reference;
+            print(rows);
+            bool const all = std::ranges::all_of(rows, &row::identical);
+            std::cout << "\nevery image identical to the sequential run: " << (all ? "yes" : "NO") << '\n'
+                      << "wrote " << (out / "mandelbrot.png").string() << ", " << (out / "gantt-dtss.svg").string()
+                      << " and " << (out / "gantt-tss.svg").string() << " (open in a browser), "
+                      << (out / "trace-dtss.json").string() << " (open in https://ui.perfetto.dev)\n";
+            if (!all) return 1;
+        }
+    } catch (std::exception const& e) {
+        std::cerr << "demo (rank " << world.rank() << "): " << e.what() << '\n';
+        return 1;
     }
 }
