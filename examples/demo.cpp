@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
             plan.push_back({s, true});
 
         std::vector<row> rows;
-        std::vector<std::vector<std::uint8_t>> images;
+        std::vector<std::vector<std::uint8_t>> columns;
         for (auto const& e : plan) {
             parallel_for_options o;
             o.master_computes = false;
@@ -84,25 +84,32 @@ int main(int argc, char** argv) {
             auto result = parallel_for(world, make_range(problem.width), parse_policy(e.spec), problem.body(),
                                        gather<std::uint8_t>{problem.column_bytes()}, o);
             if (world.rank() != 0) continue;
-            auto const image = problem.png(result.values);
+            // Images are made after all runs: meanwhile the workers would wait for the master.
             rows.push_back({e.spec, e.heterogeneous ? "V = 1, 0.4" : "dedicated", result.statistics});
-            images.push_back(image);
-            if (e.heterogeneous && e.spec == "dtss") {
-                std::ofstream(out / "mandelbrot.png", std::ios::binary)
-                    .write(reinterpret_cast<char const*>(image.data()), static_cast<std::streamsize>(image.size()));
-                std::ofstream svg(out / "gantt-dtss.svg");
-                write_svg_gantt(svg, result.statistics, "Mandelbrot, DTSS, workers at V = 1 and 0.4");
-                std::ofstream json(out / "trace-dtss.json");
-                write_chrome_trace(json, result.statistics, "dtss");
-            }
-            if (e.heterogeneous && e.spec == "tss") {
-                std::ofstream svg(out / "gantt-tss.svg");
-                write_svg_gantt(svg, result.statistics, "Mandelbrot, TSS, workers at V = 1 and 0.4");
+            columns.push_back(std::move(result.values));
+        }
+        if (world.rank() == 0) {
+            for (std::size_t i = 0; i < rows.size(); ++i) {
+                auto const& r = rows[i];
+                if (r.cluster == "dedicated") continue;
+                if (r.spec == "dtss") {
+                    auto const image = problem.png(columns[i]);
+                    std::ofstream(out / "mandelbrot.png", std::ios::binary)
+                        .write(reinterpret_cast<char const*>(image.data()), static_cast<std::streamsize>(image.size()));
+                    std::ofstream svg(out / "gantt-dtss.svg");
+                    write_svg_gantt(svg, r.stats, "Mandelbrot, DTSS, workers at V = 1 and 0.4");
+                    std::ofstream json(out / "trace-dtss.json");
+                    write_chrome_trace(json, r.stats, "dtss");
+                }
+                if (r.spec == "tss") {
+                    std::ofstream svg(out / "gantt-tss.svg");
+                    write_svg_gantt(svg, r.stats, "Mandelbrot, TSS, workers at V = 1 and 0.4");
+                }
             }
         }
         if (world.rank() == 0) {
             auto const reference = problem.sequential_png(); // after the runs: workers must not wait for it
-            for (std::size_t i = 0; i < rows.size(); ++i) rows[i].identical = images[i] == reference;
+            for (std::size_t i = 0; i < rows.size(); ++i) rows[i].identical = problem.png(columns[i]) == reference;
             print(rows);
             bool const all = std::ranges::all_of(rows, &row::identical);
             std::cout << "\nevery image identical to the sequential run: " << (all ? "yes" : "NO") << '\n'
