@@ -62,12 +62,13 @@ inline void validate(parallel_for_options const& o, int ranks, std::size_t space
     require(o.dimension < space_rank, "options.dimension", o.dimension, "must be < the space's rank");
     require(o.request_ahead >= 0.0 && o.request_ahead < 1.0, "options.request_ahead", o.request_ahead,
             "must be in [0, 1)");
-    auto per_rank = [&](std::vector<double> const& v, std::string const& name, double least, char const* rule) {
-        require(v.empty() || v.size() == static_cast<std::size_t>(ranks), "options." + name + " count", v.size(),
-                "must be 0 or the number of ranks");
+    // Names are built only for a failure: back-to-back short loops should not pay for strings.
+    auto per_rank = [&](std::vector<double> const& v, char const* name, double least, char const* rule) {
+        if (!v.empty() && v.size() != static_cast<std::size_t>(ranks))
+            require(false, "options." + std::string(name) + " count", v.size(), "must be 0 or the number of ranks");
         for (std::size_t r = 0; r < v.size(); ++r)
-            require(v[r] >= least && (least > 0.0 || v[r] > 0.0), "options." + name + "[" + std::to_string(r) + "]",
-                    v[r], rule);
+            if (!(v[r] >= least && (least > 0.0 || v[r] > 0.0)))
+                require(false, "options." + std::string(name) + "[" + std::to_string(r) + "]", v[r], rule);
     };
     per_rank(o.powers, "powers", 0.0, "must be > 0");
     per_rank(o.run_queues, "run_queues", 1.0, "must be >= 1");
