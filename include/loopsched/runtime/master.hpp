@@ -28,7 +28,8 @@ public:
           results_(results), stats_(settings.worker_ranks.size()), state_(stats_.size(), peer::active),
           waiting_(stats_.size()), parked_(stats_.size()) {
         for (std::size_t k = 0; k < stats_.size(); ++k) stats_[k].rank = settings_.worker_ranks[k];
-        if (settings_.own_index >= 0) state_[static_cast<std::size_t>(settings_.own_index)] = peer::own;
+        owing_ = state_.size();
+        if (settings_.own_index >= 0) become(static_cast<std::size_t>(settings_.own_index), peer::own);
     }
 
     loop_statistics run() {
@@ -66,8 +67,15 @@ private:
     enum class peer { own, active, parked, stopped, reported, aborted };
 
     /// Some remote worker still owes a message.
-    [[nodiscard]] bool unsettled() const {
-        return std::ranges::any_of(state_, [](peer p) { return p == peer::active || p == peer::parked || p == peer::stopped; });
+    [[nodiscard]] bool unsettled() const noexcept { return owing_ > 0; }
+
+    static constexpr bool owes(peer p) noexcept { return p == peer::active || p == peer::parked || p == peer::stopped; }
+
+    /// Every state change goes through here, so the counts the hot path reads stay exact.
+    void become(std::size_t k, peer next) {
+        peer const before = std::exchange(state_[k], next);
+        owing_ += static_cast<std::size_t>(owes(next)) - static_cast<std::size_t>(owes(before));
+        parked_count_ += static_cast<std::size_t>(next == peer::parked) - static_cast<std::size_t>(before == peer::parked);
     }
 
     std::size_t index_of(int rank) const {
@@ -95,7 +103,7 @@ private:
             auto [origin, what] = decode_failure(m);
             fail(origin, what);
             if (state_[k] == peer::active) abort(k);
-            else if (state_[k] == peer::stopped) state_[k] = peer::reported; // gets the verdict with the others
+            else if (state_[k] == peer::stopped) become(k, peer::reported); // gets the verdict with the others
         } else if (m.tag == report_tag) {
             double const received = t_.now();
             wire_reader r(m.payload);
@@ -112,7 +120,7 @@ private:
             s.compute_seconds = w.compute_seconds;
             s.wait_seconds = w.wait_seconds;
             s.comm_seconds = w.comm_seconds;
-            state_[k] = peer::reported;
+            become(k, peer::reported);
         } else {
             throw error("loopsched: unexpected message tag " + std::to_string(m.tag) + " at the master");
         }
@@ -132,24 +140,23 @@ private:
         if (c) {
             stats_[k].iterations += c->size;
             ++stats_[k].chunks;
-            state_[k] = peer::active;
+            become(k, peer::active);
             t_.send(settings_.worker_ranks[k], work_tag, encode_work(*c));
         } else if (seq_.done()) {
             stop(k);
         } else {
-            if (state_[k] != peer::parked) ++parked_count_;
-            state_[k] = peer::parked; // left out for now (A_k < A_min)
+            become(k, peer::parked); // left out for now (A_k < A_min)
             parked_[k] = r;
         }
     }
 
     void stop(std::size_t k) {
         t_.send(settings_.worker_ranks[k], stop_tag, {});
-        state_[k] = peer::stopped;
+        become(k, peer::stopped);
     }
     void abort(std::size_t k) {
         t_.send(settings_.worker_ranks[k], abort_tag, encode_failure(failure_->first, failure_->second));
-        state_[k] = peer::aborted;
+        become(k, peer::aborted);
     }
 
     /// Parked workers: stopped or aborted once the loop is over; otherwise asked
@@ -158,8 +165,7 @@ private:
         if (parked_count_ == 0) return;
         for (std::size_t k = 0; k < state_.size(); ++k) {
             if (state_[k] != peer::parked || (settings_.deterministic && !failure_ && !seq_.done())) continue;
-            --parked_count_;
-            state_[k] = peer::active;
+            become(k, peer::active);
             if (failure_) abort(k);
             else if (seq_.done()) stop(k);
             else serve(k, *parked_[k]); // may park it again
@@ -277,7 +283,8 @@ private:
     std::vector<worker_statistics> stats_;
     std::vector<peer> state_;
     std::vector<std::optional<request>> waiting_, parked_; ///< deterministic mode's queue; parked requests
-    std::size_t turn_ = 0, parked_count_ = 0;
+    std::size_t turn_ = 0;
+    std::size_t owing_ = 0, parked_count_ = 0; ///< workers that owe a message; parked workers (kept by become())
     std::vector<chunk_event> trace_;
     std::optional<std::pair<int, std::string>> failure_;
     double start_ = 0.0;
