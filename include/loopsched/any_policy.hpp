@@ -1,10 +1,12 @@
 // any_policy: a chunk policy chosen at run time, holding any ChunkPolicy by value.
 #pragma once
 
+#include <loopsched/adaptor/synchronized.hpp>
 #include <loopsched/adaptor/weighted.hpp>
 #include <loopsched/concepts.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <typeinfo>
@@ -57,6 +59,9 @@ public:
     /// The canonical spec string ("gss:min=80"), or "custom" for a policy without one.
     [[nodiscard]] std::string spec() const { return self_->spec(); }
     [[nodiscard]] index_t min_chunk() const { return self_->min_chunk(); }
+    /// The interval of the S adaptor when the held policy is synchronized<...>
+    /// (what a DOACROSS loop needs), else nullopt.
+    [[nodiscard]] std::optional<sync_interval> synchronization() const { return self_->synchronization(); }
 
     /// The held policy if it is a P, else nullptr.
     template <class P>
@@ -74,6 +79,7 @@ private:
         virtual any_state start(loop_info const&) const = 0;
         virtual std::string spec() const = 0;
         virtual index_t min_chunk() const = 0;
+        virtual std::optional<sync_interval> synchronization() const = 0;
         virtual bool equals(concept_base const&) const = 0;
     };
     template <class P>
@@ -88,6 +94,12 @@ private:
                 return "custom";
         }
         index_t min_chunk() const override { return detail::min_chunk_of(policy); }
+        std::optional<sync_interval> synchronization() const override {
+            if constexpr (is_synchronized_v<P>)
+                return policy.interval();
+            else
+                return std::nullopt;
+        }
         bool equals(concept_base const& other) const override {
             auto* o = dynamic_cast<model const*>(&other);
             if constexpr (std::equality_comparable<P>)

@@ -1,10 +1,14 @@
 // loopsched: the umbrella header. Include this, link loopsched::loopsched.
 #pragma once
 
+#include <loopsched/adaptor/interval_model.hpp>
+#include <loopsched/adaptor/synchronized.hpp>
 #include <loopsched/adaptor/weighted.hpp>
+#include <loopsched/algorithm/parallel_for_doacross.hpp>
 #include <loopsched/algorithm/parallel_for.hpp>
 #include <loopsched/any_policy.hpp>
 #include <loopsched/concepts.hpp>
+#include <loopsched/dependence/layout.hpp>
 #include <loopsched/dependence/uniform.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/mapping.hpp>
@@ -12,5 +16,6 @@
 #include <loopsched/runtime/trace.hpp>
 #include <loopsched/schedule.hpp>
 #include <loopsched/space/box.hpp>
+#include <loopsched/space/window.hpp>
 #include <loopsched/spec.hpp>
 #include <loopsched/transport/in_process.hpp>

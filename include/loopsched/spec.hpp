@@ -1,6 +1,7 @@
 // Run-time choice of a policy: parse_policy("w-fss:alpha=2") and the names it knows.
 #pragma once
 
+#include <loopsched/adaptor/synchronized.hpp>
 #include <loopsched/adaptor/weighted.hpp>
 #include <loopsched/any_policy.hpp>
 #include <loopsched/error.hpp>
@@ -8,6 +9,8 @@
 #include <loopsched/policy/spec_args.hpp>
 
 #include <boost/hana/for_each.hpp>
+
+#include <algorithm>
 
 #include <optional>
 #include <span>
@@ -17,8 +20,12 @@
 
 namespace loopsched {
 
-/// Adaptor prefixes a spec may carry, e.g. "w-fss".
+/// Adaptor prefixes a spec may carry: "w-fss" (W), "s-tss" (S), "sw-gss" (S
+/// over W), "dmps-tss:h=100" (DMPS(A), A in css, tss, dtss, with a fixed h).
 inline constexpr std::string_view weighted_prefix = "w-";
+inline constexpr std::string_view synchronized_prefix = "s-";
+inline constexpr std::string_view synchronized_weighted_prefix = "sw-";
+inline constexpr std::string_view dmps_prefix = "dmps-";
 
 /// The policy names parse_policy() accepts (without adaptor prefixes), in catalogue order.
 inline std::vector<std::string_view> policy_names() {
@@ -46,6 +53,22 @@ inline std::vector<spec_args::pair> split_arguments(std::string_view spec, std::
     return pairs;
 }
 
+/// The S adaptor's key: h=<integer> (fixed), h=<k>m (k points per worker), h=auto.
+inline sync_interval parse_interval(std::string_view spec, std::string_view text) {
+    auto bad = [&] {
+        return spec_error("loopsched: in policy spec '" + std::string(spec) + "', h='" + std::string(text) +
+                          "' is not an interval: use h=<integer >= 1>, h=<k>m (k points per worker) or h=auto");
+    };
+    if (text == "auto") return sync_interval::automatic();
+    bool const per_worker = text.ends_with('m');
+    std::string_view digits = per_worker ? text.substr(0, text.size() - 1) : text;
+    if (digits.empty() || digits.size() > 15 || !std::ranges::all_of(digits, [](char c) { return c >= '0' && c <= '9'; }))
+        throw bad();
+    index_t const v = std::stoll(std::string(digits));
+    if (v < 1) throw bad();
+    return per_worker ? sync_interval::points_per_worker(v) : sync_interval::fixed(v);
+}
+
 inline std::string known_names() {
     std::string list;
     for (auto n : policy_names()) list += (list.empty() ? "" : ", ") + std::string(n);
@@ -54,14 +77,27 @@ inline std::string known_names() {
 
 } // namespace detail
 
-/// Builds a policy from `NAME[:key=value,...]`, optionally prefixed with "w-" for
-/// the weighting adaptor. Unknown names and keys raise spec_error listing the
-/// valid ones; bad values raise invalid_parameter or spec_error naming them.
+/// Builds a policy from `NAME[:key=value,...]`, optionally prefixed with "w-"
+/// (the weighting adaptor), "s-" or "sw-" (the synchronization adaptor, alone or
+/// over W; its interval is the key h=<integer>|<k>m|auto, default 3m) or "dmps-"
+/// (DMPS(A) for css, tss, dtss; h=<integer> required). Unknown names and keys
+/// raise spec_error listing the valid ones; bad values raise invalid_parameter
+/// or spec_error naming them.
 inline any_policy parse_policy(std::string_view spec) {
     std::string_view body = spec;
-    bool weighted_by_power = false;
-    if (body.starts_with(weighted_prefix)) {
-        weighted_by_power = true;
+    bool synchronize = false, weight = false, dmps_form = false;
+    if (body.starts_with(synchronized_weighted_prefix)) {
+        synchronize = weight = true;
+        body.remove_prefix(synchronized_weighted_prefix.size());
+    } else if (body.starts_with(dmps_prefix)) {
+        synchronize = dmps_form = true;
+        body.remove_prefix(dmps_prefix.size());
+    } else if (body.starts_with(synchronized_prefix)) {
+        synchronize = true;
+        body.remove_prefix(synchronized_prefix.size());
+    }
+    if (!weight && !dmps_form && body.starts_with(weighted_prefix)) {
+        weight = true;
         body.remove_prefix(weighted_prefix.size());
     }
     auto colon = body.find(':');
@@ -70,19 +106,39 @@ inline any_policy parse_policy(std::string_view spec) {
     if (colon != std::string_view::npos && args.empty())
         throw spec_error("loopsched: policy spec '" + std::string(spec) + "' has ':' but no key=value");
 
+    auto pairs = detail::split_arguments(spec, args);
+    std::optional<sync_interval> interval;
+    if (synchronize) { // the adaptor's key is taken out before the scheme sees its own
+        auto h = std::ranges::find(pairs, std::string("h"), &spec_args::pair::first);
+        if (h != pairs.end()) {
+            interval = detail::parse_interval(spec, h->second);
+            pairs.erase(h);
+        }
+    }
+    if (dmps_form) {
+        if (name != css::name && name != tss::name && name != dtss::name)
+            throw spec_error("loopsched: in policy spec '" + std::string(spec) + "', DMPS(A) is defined for A in css, tss, dtss, not '" +
+                             std::string(name) + "'");
+        if (!interval || interval->how() != sync_interval::kind::fixed)
+            throw spec_error("loopsched: policy spec '" + std::string(spec) +
+                             "' needs h=<integer>: DMPS(A) takes the interval from the programmer");
+    }
+
     std::optional<any_policy> found;
     boost::hana::for_each(policy_catalogue, [&](auto t) {
         using P = typename decltype(t)::type;
         if (found || name != P::name) return;
-        spec_args parsed(P::name, std::span<std::string_view const>(P::keys), detail::split_arguments(spec, args));
+        spec_args parsed(P::name, std::span<std::string_view const>(P::keys), pairs);
         found.emplace(P::from_spec(parsed));
     });
     if (!found)
         throw spec_error("loopsched: unknown policy '" + std::string(name) + "' in spec '" + std::string(spec) +
-                         "'; valid: " + detail::known_names() + " (prefix '" + std::string(weighted_prefix) +
-                         "' adds the weighting adaptor)");
-    if (weighted_by_power) return any_policy(weighted<any_policy>(std::move(*found)));
-    return std::move(*found);
+                         "'; valid: " + detail::known_names() + " (prefixes '" + std::string(weighted_prefix) + "', '" +
+                         std::string(synchronized_prefix) + "', '" + std::string(synchronized_weighted_prefix) + "', '" +
+                         std::string(dmps_prefix) + "' add the adaptors)");
+    any_policy scheme = weight ? any_policy(weighted<any_policy>(std::move(*found))) : std::move(*found);
+    if (synchronize) return any_policy(synchronized<any_policy>(std::move(scheme), interval.value_or(sync_interval{})));
+    return scheme;
 }
 
 } // namespace loopsched

@@ -17,6 +17,7 @@
 #include <concepts>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -74,21 +75,24 @@ inline void validate(parallel_for_options const& o, int ranks, std::size_t space
     per_rank(o.run_queues, "run_queues", 1.0, "must be >= 1");
 }
 
-/// Runs the loop on this rank; `execute(chunk, std::span<std::byte>)` runs
-/// iterations and writes their results; `results` is the root's buffer.
-template <Transport T, ChunkPolicy P, class Execute>
-loop_statistics run_loop(T& transport, index_t iterations, P const& policy, Execute& execute,
-                         std::size_t result_bytes, std::span<std::byte> results, parallel_for_options const& options) {
-    int const ranks = transport.size(), self = transport.rank();
+/// Who works and how each rank reports its load: the part of a loop's set-up
+/// that DOALL and DOACROSS loops share.
+struct rank_plan {
+    runtime_settings settings;
+    loop_info info;    ///< the policy's view: iterations, workers, their initial status
+    rank_profile profile;
+};
+
+inline rank_plan plan_ranks(int ranks, int self, index_t iterations, parallel_for_options const& options) {
+    rank_plan plan;
+    auto& settings = plan.settings;
     // Who works: every rank, or every rank but the master; a lone rank works alone.
     bool const master_computes = options.master_computes || ranks == 1;
-    runtime_settings settings;
     settings.root = options.root;
     settings.poll_interval = options.poll_interval;
     settings.request_ahead = options.request_ahead;
     settings.deterministic = options.deterministic;
     settings.trace = options.trace;
-    settings.result_bytes = result_bytes;
     settings.index_of_rank.assign(static_cast<std::size_t>(ranks), -1);
 
     auto power = [&](int r) { return options.powers.empty() ? 1.0 : options.powers[static_cast<std::size_t>(r)]; };
@@ -97,30 +101,40 @@ loop_statistics run_loop(T& transport, index_t iterations, P const& policy, Exec
         if (options.deterministic || !options.read_os_load) return 1.0;
         return std::nullopt;
     };
-    loop_info info{iterations, 0, {}};
+    plan.info = loop_info{iterations, 0, {}};
     for (int r = 0; r < ranks; ++r) {
         if (r == options.root && !master_computes) continue;
         if (r == options.root) settings.own_index = static_cast<int>(settings.worker_ranks.size());
         settings.index_of_rank[static_cast<std::size_t>(r)] = static_cast<int>(settings.worker_ranks.size());
         settings.worker_ranks.push_back(r);
-        info.status.push_back(worker_status{power(r), given_queue(r).value_or(1.0)});
+        plan.info.status.push_back(worker_status{power(r), given_queue(r).value_or(1.0)});
     }
-    info.workers = settings.worker_ranks.size();
+    plan.info.workers = settings.worker_ranks.size();
+
+    plan.profile.power = power(self);
+    plan.profile.run_queue = given_queue(self);
+    if (options.emulate_powers && !options.powers.empty())
+        plan.profile.slowdown = *std::ranges::max_element(options.powers) / plan.profile.power - 1.0;
+    return plan;
+}
+
+/// Runs the loop on this rank; `execute(chunk, std::span<std::byte>)` runs
+/// iterations and writes their results; `results` is the root's buffer.
+template <Transport T, ChunkPolicy P, class Execute>
+loop_statistics run_loop(T& transport, index_t iterations, P const& policy, Execute& execute,
+                         std::size_t result_bytes, std::span<std::byte> results, parallel_for_options const& options) {
+    auto plan = plan_ranks(transport.size(), transport.rank(), iterations, options);
+    plan.settings.result_bytes = result_bytes;
     // Every rank checks the policy against the loop, so bad input fails everywhere
     // before any message is sent.
-    (void)chunk_sequencer<P>(policy, info);
+    (void)chunk_sequencer<P>(policy, plan.info);
 
-    rank_profile profile;
-    profile.power = power(self);
-    profile.run_queue = given_queue(self);
-    if (options.emulate_powers && !options.powers.empty())
-        profile.slowdown = *std::ranges::max_element(options.powers) / profile.power - 1.0;
-
-    if (self == options.root) {
-        master_engine<T, P, Execute> master(transport, policy, std::move(info), settings, profile, execute, results);
+    if (transport.rank() == options.root) {
+        master_engine<T, P, Execute> master(transport, policy, std::move(plan.info), plan.settings, plan.profile, execute,
+                                            results);
         return master.run();
     }
-    return run_worker(transport, settings, profile, execute);
+    return run_worker(transport, plan.settings, plan.profile, execute);
 }
 
 } // namespace detail

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <climits>
 #include <cstring>
+#include <exception>
+#include <list>
 #include <optional>
 #include <vector>
 
@@ -21,11 +23,27 @@ namespace loopsched {
 /// no probe: the runtime's requests and replies are all small. A message of
 /// `eager_capacity` bytes or more is announced by a message of exactly that
 /// size carrying its length, and follows on the same tag (MPI keeps the order).
+/// The large part goes out with MPI_Isend and the transport keeps its bytes
+/// until it completes, so send() never waits for the receiver (two workers
+/// sending each other communication sets cannot block one another).
 class mpi_transport {
 public:
     static constexpr int eager_capacity = 1024;
 
     explicit mpi_transport(boost::mpi::communicator comm) : comm_(std::move(comm)) {}
+    mpi_transport(mpi_transport const&) = delete;
+    mpi_transport& operator=(mpi_transport const&) = delete;
+
+    /// Completes the large sends still under way; when leaving through an
+    /// exception (a failed loop, whose receivers may never post their receives)
+    /// it cancels them instead, so no rank hangs.
+    ~mpi_transport() {
+        bool const failing = std::uncaught_exceptions() > 0;
+        for (auto& p : in_flight_) {
+            if (failing) MPI_Cancel(&p.request);
+            MPI_Wait(&p.request, MPI_STATUS_IGNORE);
+        }
+    }
 
     [[nodiscard]] int rank() const { return comm_.rank(); }
     [[nodiscard]] int size() const { return comm_.size(); }
@@ -39,6 +57,10 @@ public:
             std::uint64_t const n = data.size();
             std::memcpy(announce.data(), &n, sizeof n);
             MPI_Send(announce.data(), eager_capacity, MPI_BYTE, dest, tag, comm_);
+            complete_finished_sends();
+            auto& p = in_flight_.emplace_back(std::move(data));
+            MPI_Isend(p.data.data(), static_cast<int>(p.data.size()), MPI_BYTE, dest, tag, comm_, &p.request);
+            return;
         }
         MPI_Send(data.data(), static_cast<int>(data.size()), MPI_BYTE, dest, tag, comm_);
     }
@@ -79,8 +101,24 @@ private:
         return m;
     }
 
+    void complete_finished_sends() {
+        std::erase_if(in_flight_, [](in_flight& p) {
+            int done = 0;
+            MPI_Test(&p.request, &done, MPI_STATUS_IGNORE);
+            return done != 0;
+        });
+    }
+
+    /// A large send under way: its bytes live here until MPI is done with them.
+    struct in_flight {
+        explicit in_flight(bytes d) : data(std::move(d)) {}
+        bytes data;
+        MPI_Request request = MPI_REQUEST_NULL;
+    };
+
     boost::mpi::communicator comm_;
     std::array<std::byte, eager_capacity> buffer_{};
+    std::list<in_flight> in_flight_;
 };
 
 } // namespace loopsched

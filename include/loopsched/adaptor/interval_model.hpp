@@ -1,0 +1,72 @@
+// Seed 003's model of the optimal synchronization interval h (section 4.5):
+// formulas 4.6 and 4.9 (homogeneous workers) and 4.11 and 4.14 (worker types).
+#pragma once
+
+#include <loopsched/detail/arithmetic.hpp>
+#include <loopsched/error.hpp>
+
+#include <cmath>
+#include <span>
+#include <string>
+
+namespace loopsched {
+
+/// The costs the model takes, in seconds: a message of h units costs
+/// c_d + h c_c (start-up plus one unit of the communication set per u_s
+/// position), a subchunk of h u_s positions and V u_c positions costs h V c_p.
+struct interval_costs {
+    double startup = 0.0;  ///< c_d
+    double per_unit = 0.0; ///< c_c: per u_s position of a communication set
+};
+
+/// One type of worker of formula 4.11: how many there are, their cost per
+/// iteration (u_c x u_s position) c_p, and the chunk width V they receive.
+struct worker_class {
+    double count = 1;
+    double cost_per_iteration = 0.0; ///< c_p of this type
+    double chunk = 0.0;              ///< V_i of this type
+};
+
+namespace detail {
+inline double checked_interval(double numerator, double denominator) {
+    detail::require(denominator > 0.0, "interval model denominator", denominator,
+            "must be > 0: with these costs and chunks no interval pays for its messages (use a fixed h)");
+    return std::sqrt(numerator / denominator);
+}
+} // namespace detail
+
+/// Formula 4.11 (and 4.14, with each class's chunk taken per subproblem): the
+/// optimal h for worker classes listed from the fastest to the slowest, the
+/// last class receiving the last chunk:
+///   h = sqrt(2 c_d U_s / (sum_j P_j (V_j c_pj + 2 c_c) - V_last c_plast - 4 c_c)).
+inline double optimal_interval(interval_costs costs, index_t extent_s, std::span<worker_class const> classes) {
+    detail::require(costs.startup >= 0.0, "interval model c_d", costs.startup, "must be >= 0");
+    detail::require(costs.per_unit >= 0.0, "interval model c_c", costs.per_unit, "must be >= 0");
+    detail::require(extent_s >= 1, "interval model U_s", extent_s, "must be >= 1");
+    detail::require(!classes.empty(), "interval model worker classes", classes.size(), "must not be empty");
+    double sum = 0.0;
+    for (auto const& c : classes) {
+        detail::require(c.count > 0.0 && c.chunk > 0.0 && c.cost_per_iteration >= 0.0, "interval model worker class",
+                std::to_string(c.count) + " x (c_p " + std::to_string(c.cost_per_iteration) + ", V " + std::to_string(c.chunk) + ")",
+                "needs count > 0, V > 0 and c_p >= 0");
+        sum += c.count * (c.chunk * c.cost_per_iteration + 2.0 * costs.per_unit);
+    }
+    auto const& last = classes.back();
+    return detail::checked_interval(2.0 * costs.startup * static_cast<double>(extent_s),
+                                    sum - last.chunk * last.cost_per_iteration - 4.0 * costs.per_unit);
+}
+
+/// Formulas 4.6 (k = 1: one chunk per worker, V = U_c / P) and 4.9 (the loop
+/// cut into k subproblems of U_c / k, V = U_c / (k P)), for P equal workers:
+///   h = sqrt(2 c_d U_s / ((U_c* - V) c_p + (2 U_c*/V - 4) c_c)),  U_c* = U_c / k.
+inline double optimal_interval(interval_costs costs, double cost_per_iteration, index_t extent_s, index_t extent_c,
+                               std::size_t workers, double subproblems = 1.0) {
+    detail::require(workers >= 1, "interval model workers P", workers, "must be >= 1");
+    detail::require(extent_c >= 1, "interval model U_c", extent_c, "must be >= 1");
+    detail::require(subproblems >= 1.0, "interval model subproblems k", subproblems, "must be >= 1");
+    worker_class const all{static_cast<double>(workers), cost_per_iteration,
+                           static_cast<double>(extent_c) / subproblems / static_cast<double>(workers)};
+    return optimal_interval(costs, extent_s, std::span(&all, 1));
+}
+
+} // namespace loopsched

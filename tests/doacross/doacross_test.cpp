@@ -1,0 +1,242 @@
+// DOACROSS loops: layouts and their errors, the S adaptor and its spec strings,
+// the optimal-interval model against seed 003's Table 5.11, and the protocol on
+// the in-process transport: the four test problems bit-identical to their
+// sequential loops for many policies, intervals and rank counts.
+#include "../../examples/doacross_kernels.hpp"
+
+#include <loopsched/loopsched.hpp>
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace loopsched;
+
+TEST_CASE("layout: the library's choice for the four test problems") {
+    CHECK(choose_layout(kernels::heat::dependences{}, {60, 40}) == doacross_layout{1, 0, 1, 0});
+    CHECK(choose_layout(kernels::heat::dependences{}, {40, 60}) == doacross_layout{0, 1, 1, 0});
+    // (1,-1) forbids x as u_c; along u_s = x it is a look-ahead: skew 1.
+    CHECK(choose_layout(kernels::floyd_steinberg::dependences{}, {50, 80}) == doacross_layout{0, 1, 1, 1});
+    // Only l has no negative component; k is the largest extent left, (1,0,-1) skews it.
+    CHECK(choose_layout(kernels::hydro::dependences{}, {30, 5, 100}) == doacross_layout{0, 2, 1, 1});
+    CHECK(choose_layout(kernels::artificial::dependences{}, {64, 64}) == doacross_layout{1, 0, 8, 0});
+    // skew = max ceil(-d_s / d_c): (2,-3) needs 2.
+    CHECK(make_layout(dependence_set<2>{{2, -3}, {0, 1}}, 0, 1) == doacross_layout{0, 1, 2, 2});
+}
+
+TEST_CASE("layout: an illegal choice names the offending vector") {
+    auto message = [](auto const& f) {
+        try {
+            f();
+        } catch (invalid_parameter const& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    auto const fs = kernels::floyd_steinberg::dependences{};
+    CHECK(message([&] { (void)make_layout(fs, 1, 0); }).find("(1,-1) has a negative component along u_c") != std::string::npos);
+    CHECK(message([&] { (void)make_layout(dependence_set<3>{{0, 1, -1}}, 0, 2); }).find("(0,1,-1) points back along u_s") !=
+          std::string::npos);
+    CHECK(message([&] { (void)make_layout(fs, 0, 0); }).find("must differ from u_c") != std::string::npos);
+    CHECK(message([&] { (void)make_layout(fs, 0, 2); }).find("u_s = 2") != std::string::npos);
+    CHECK(message([] { (void)dependence_set<2>{{0, -1}}; }).find("(0,-1)") != std::string::npos);
+}
+
+TEST_CASE("interval model: seed 003 Table 5.11's constants give the thesis's optimal h") {
+    // Exp #1, kids: c_d = 99 us, c_c = 0.69 us, c_p = 0.526 us, U_s = 20000, U_c = 10000, P = 10.
+    interval_costs const kids{99e-6, 0.69e-6};
+    CHECK(optimal_interval(kids, 0.526e-6, 20000, 10000, 10, 1) == doctest::Approx(28.9).epsilon(0.002));
+    CHECK(optimal_interval(kids, 0.526e-6, 20000, 10000, 10, 4) == doctest::Approx(57.6).epsilon(0.002));
+    CHECK(optimal_interval(kids, 0.526e-6, 20000, 10000, 10, 8) == doctest::Approx(81.1).epsilon(0.002));
+    // Exp #2, twins: c_c = 0.65 us, c_p = 0.319 us, U_s = 16000, U_c = 8000, P = 6.
+    interval_costs const twins{99e-6, 0.65e-6};
+    CHECK(optimal_interval(twins, 0.319e-6, 16000, 8000, 6, 1) == doctest::Approx(38.5).epsilon(0.002));
+    CHECK(optimal_interval(twins, 0.319e-6, 16000, 8000, 6, 4) == doctest::Approx(76.8).epsilon(0.002));
+    CHECK(optimal_interval(twins, 0.319e-6, 16000, 8000, 6, 8) == doctest::Approx(108.1).epsilon(0.002));
+    // 4.11 with one class is 4.6; with Chen & Xue's split (5 twins V 1223, 5 kids V 776, c_p per type) about 33.
+    worker_class const one[] = {{10, 0.526e-6, 1000}};
+    CHECK(optimal_interval(kids, 20000, one) == doctest::Approx(optimal_interval(kids, 0.526e-6, 20000, 10000, 10)));
+    worker_class const mixed[] = {{5, 0.319e-6, 1223}, {5, 0.526e-6, 776}};
+    CHECK(optimal_interval(interval_costs{99e-6, 0.69e-6}, 20000, mixed) == doctest::Approx(33.2).epsilon(0.01));
+    CHECK_THROWS_AS(optimal_interval(kids, 0.0, 20000, 10000, 1), invalid_parameter); // nothing pays for a message
+}
+
+TEST_CASE("S adaptor: spec strings, intervals and DMPS") {
+    CHECK(parse_policy("s-tss").synchronization() == sync_interval{});
+    CHECK(parse_policy("tss").synchronization() == std::nullopt);
+    CHECK(parse_policy("w-tss").synchronization() == std::nullopt);
+    CHECK(parse_policy("sw-gss:min=80,h=auto").synchronization() == sync_interval::automatic());
+    CHECK(parse_policy("s-fss:h=40").synchronization() == sync_interval::fixed(40));
+    CHECK(parse_policy("s-css:chunk=5,h=4m").synchronization() == sync_interval::points_per_worker(4));
+    CHECK(parse_policy("dmps-dtss:h=100").synchronization() == sync_interval::fixed(100));
+    CHECK(parse_policy("sw-gss:min=80").spec() == "s-w-gss:min=80");
+    CHECK(synchronized(tss{}, sync_interval::fixed(50)).spec() == "s-tss:h=50");
+    CHECK(synchronized(css(7), sync_interval::automatic()).spec() == "s-css:chunk=7,h=auto");
+    CHECK(dmps(dtss{}, 30).interval() == sync_interval::fixed(30));
+    CHECK_THROWS_AS(parse_policy("dmps-gss:h=5"), spec_error);
+    CHECK_THROWS_AS(parse_policy("dmps-tss"), spec_error);
+    CHECK_THROWS_AS(parse_policy("s-tss:h=0"), spec_error);
+    CHECK_THROWS_AS(parse_policy("s-tss:h=ten"), spec_error);
+    CHECK_THROWS_AS(parse_policy("tss:h=10"), spec_error); // h belongs to S
+    CHECK_THROWS_AS(sync_interval::fixed(0), invalid_parameter);
+    // M = 3m points by default: h = ceil(U_s / 3m).
+    CHECK(sync_interval{}.resolve(1000, 4) == 84);
+    CHECK(sync_interval::points_per_worker(5).resolve(1000, 4) == 50);
+    CHECK(sync_interval::fixed(7).resolve(1000, 4) == 7);
+    // S hands out exactly the scheme's chunks.
+    loop_info const info{1000, 4, {}};
+    CHECK(round_robin_schedule(synchronized(gss(80)), info) == round_robin_schedule(gss(80), info));
+}
+
+namespace {
+
+/// Runs kernel K on `ranks` in-process ranks and checks the root's fields
+/// against the sequential loop, byte for byte; returns the root's result.
+template <class K>
+void check_kernel(int ranks, box<K::rank> const& space, any_policy const& policy, doacross_options options = {}) {
+    auto const expected = kernels::raw_bytes(kernels::sequential<K>(space));
+    std::vector<char> got;
+    std::vector<index_t> iterations(static_cast<std::size_t>(ranks));
+    in_process::run(ranks, [&](in_process::endpoint& t) {
+        auto r = kernels::run<K>(t, space, policy, options);
+        if (t.rank() == options.root) {
+            got = kernels::raw_bytes(r.arrays);
+            iterations[0] = r.statistics.iterations();
+        }
+    });
+    INFO(K::name, " on ", ranks, " ranks with ", policy.spec());
+    CHECK(got == expected);
+    CHECK(iterations[0] == space.extent(choose_layout(typename K::dependences{}, space.upper()).chunk_dim));
+}
+
+} // namespace
+
+TEST_CASE("parallel_for_doacross: the four problems equal their sequential loops, many policies and intervals") {
+    std::vector<std::string> const specs = {"s-css",          "s-css:chunk=1,h=1", "s-tss:h=3",     "s-gss:h=7",
+                                            "s-fss:h=auto",   "sw-tss",            "sw-gss:h=2m",   "dmps-css:chunk=4,h=5",
+                                            "dmps-tss:h=9",   "dmps-dtss:h=11",    "s-af",          "s-w-fac2:h=1",
+                                            "s-static:h=6",   "s-awf-b"};
+    for (int ranks : {1, 2, 3, 4})
+        for (auto const& spec : specs) {
+            auto const policy = parse_policy(spec);
+            check_kernel<kernels::heat>(ranks, box<2>::from_extents({23, 37}), policy);
+            check_kernel<kernels::floyd_steinberg>(ranks, box<2>::from_extents({29, 31}), policy);
+            check_kernel<kernels::hydro>(ranks, box<3>::from_extents({17, 5, 26}), policy);
+            check_kernel<kernels::artificial>(ranks, box<2>::from_extents({30, 41}), policy);
+        }
+}
+
+TEST_CASE("parallel_for_doacross: dedicated master, another root, chosen dimensions, uneven powers") {
+    doacross_options dedicated;
+    dedicated.master_computes = false;
+    check_kernel<kernels::heat>(3, box<2>::from_extents({40, 30}), parse_policy("s-tss:h=4"), dedicated);
+    check_kernel<kernels::floyd_steinberg>(4, box<2>::from_extents({40, 30}), parse_policy("s-gss:h=3"), dedicated);
+    doacross_options last_root;
+    last_root.root = 2;
+    check_kernel<kernels::hydro>(3, box<3>::from_extents({20, 5, 20}), parse_policy("sw-fss"), last_root);
+    doacross_options powers;
+    powers.powers = {1.0, 0.5, 1.0};
+    powers.run_queues = {1.0, 2.0, 1.0};
+    check_kernel<kernels::artificial>(3, box<2>::from_extents({50, 50}), parse_policy("sw-css:chunk=9,h=5"), powers);
+    powers.emulate_powers = true;
+    check_kernel<kernels::heat>(3, box<2>::from_extents({50, 20}), parse_policy("dmps-dtss:h=6"), powers);
+}
+
+TEST_CASE("parallel_for_doacross: a box with an offset, empty and one-wide spaces, compile-time policies") {
+    box<2> const offset({5, -3}, {25, 30});
+    check_kernel<kernels::floyd_steinberg>(3, box<2>::from_extents({1, 40}), parse_policy("s-css:chunk=1"));
+    check_kernel<kernels::heat>(3, box<2>::from_extents({40, 1}), parse_policy("s-tss"));
+    check_kernel<kernels::heat>(3, box<2>::from_extents({0, 10}), parse_policy("s-tss"));
+    // Body over a box that does not start at the origin: the windows use the loop's indices.
+    std::vector<double> par, seq;
+    auto init = [](box<2>::point const& p) { return static_cast<double>(p[0] - 2 * p[1]); };
+    auto body = [](box<2> const& part, window<double, 2>& a) {
+        for (index_t i = part.lower()[0]; i < part.upper()[0]; ++i)
+            for (index_t j = part.lower()[1]; j < part.upper()[1]; ++j)
+                a(i, j) = 0.5 * (a.contains({i - 1, j}) ? a(i - 1, j) : 1.0) + 0.25 * (j > -3 ? a(i, j - 1) : 2.0) + a(i, j);
+    };
+    uniform<vec{1, 0}, vec{0, 1}> deps;
+    for (int ranks : {1, 3})
+        in_process::run(ranks, [&](in_process::endpoint& t) {
+            auto r = parallel_for_doacross(t, offset, deps, synchronized(weighted(fss{}), sync_interval::fixed(4)),
+                                           make_field<double>(init), body);
+            if (t.rank() == 0) (ranks == 1 ? seq : par).assign(r.array().values().begin(), r.array().values().end());
+        });
+    CHECK(seq.size() == static_cast<std::size_t>(offset.size()));
+    CHECK(par == seq);
+}
+
+TEST_CASE("parallel_for_doacross: every point runs exactly once, results stay on the ranks without gather") {
+    box<2> const space = box<2>::from_extents({31, 27});
+    std::vector<std::atomic<int>> runs(static_cast<std::size_t>(space.size()));
+    doacross_options options;
+    options.gather = false;
+    options.trace = true;
+    std::size_t events = 0;
+    in_process::run(4, [&](in_process::endpoint& t) {
+        auto r = parallel_for_doacross(
+            t, space, uniform<vec{1, 1}, vec{0, 2}>{}, parse_policy("s-gss:h=2"), make_field<int>([](auto const&) { return 0; }),
+            [&](box<2> const& part, window<int, 2>& a) {
+                REQUIRE(part.size() > 0);
+                a.for_each_point(part, [&](auto const& p) {
+                    ++runs[static_cast<std::size_t>(p[0] * 27 + p[1])];
+                    a[p] = 1;
+                });
+            },
+            options);
+        CHECK(r.array().values().empty());
+        if (t.rank() == 0) events = r.statistics.trace.size();
+    });
+    for (auto const& n : runs) REQUIRE(n == 1);
+    CHECK(events > 0);
+}
+
+TEST_CASE("parallel_for_doacross: errors fail every rank, policies without S are refused") {
+    box<2> const space = box<2>::from_extents({30, 30});
+    for (int failing : {0, 1, 2})
+        for (bool computes : {true, false}) {
+            if (!computes && failing == 0) continue;
+            std::vector<std::string> seen(3);
+            doacross_options options;
+            options.master_computes = computes;
+            CHECK_THROWS_AS(in_process::run(3, [&](in_process::endpoint& t) {
+                                try {
+                                    (void)parallel_for_doacross(
+                                        t, space, uniform<vec{1, 0}, vec{0, 1}>{}, parse_policy("s-css:chunk=2,h=3"),
+                                        make_field<double>([](auto const&) { return 0.0; }),
+                                        [&](box<2> const&, window<double, 2>&) {
+                                            // Slow enough that every rank gets chunks before the loop ends.
+                                            std::this_thread::sleep_for(std::chrono::microseconds(200));
+                                            if (t.rank() == failing) throw std::runtime_error("boom");
+                                        },
+                                        options);
+                                } catch (remote_error const& e) {
+                                    seen[static_cast<std::size_t>(t.rank())] = e.original_message();
+                                    CHECK(e.origin_rank() == failing);
+                                    throw;
+                                }
+                            }),
+                            remote_error);
+            for (auto const& s : seen) CHECK(s == "boom");
+        }
+    in_process::run(2, [&](in_process::endpoint& t) {
+        CHECK_THROWS_WITH_AS(kernels::run<kernels::heat>(t, box<2>::from_extents({5, 5}), parse_policy("tss")),
+                             doctest::Contains("needs the synchronization adaptor"), invalid_parameter);
+        doacross_options bad;
+        bad.chunk_dim = 1;
+        CHECK_THROWS_AS(kernels::run<kernels::heat>(t, box<2>::from_extents({5, 5}), parse_policy("s-tss"), bad), invalid_parameter);
+        bad.sync_dim = 1;
+        CHECK_THROWS_AS(kernels::run<kernels::heat>(t, box<2>::from_extents({5, 5}), parse_policy("s-tss"), bad), invalid_parameter);
+        bad.sync_dim = 0;
+        bad.input_halo = -1;
+        CHECK_THROWS_AS(parallel_for_doacross(t, box<2>::from_extents({5, 5}), kernels::heat::dependences{}, parse_policy("s-tss"),
+                                              make_field<double>(&kernels::heat::initial), kernels::heat::body{}, bad),
+                        invalid_parameter);
+    });
+}
