@@ -62,6 +62,7 @@ int run(boost::mpi::communicator const& world, examples::options const& args) {
         o.run_queues = args.reals("run-queues");
         o.emulate_powers = args.flag("emulate");
         o.trace = args.has("trace") || args.has("gantt");
+        o.gather = !args.flag("no-gather");
         auto const policy = policy_from(args);
         auto r = kernels::run<K>(world, space, policy, o);
         if (world.rank() == root) {
@@ -69,7 +70,7 @@ int run(boost::mpi::communicator const& world, examples::options const& args) {
                       << " rank(s): u_c = dimension " << r.layout.chunk_dim << ", u_s = dimension " << r.layout.sync_dim
                       << ", h = " << r.interval << ", skew " << r.layout.skew << "\n"
                       << r.statistics;
-            result = kernels::raw_bytes(r.arrays);
+            if (o.gather) result = kernels::raw_bytes(r.arrays);
             if (args.has("trace")) {
                 std::ofstream json(args.text("trace"));
                 write_chrome_trace(json, r.statistics, std::string(K::name));
@@ -95,7 +96,7 @@ int main(int argc, char** argv) {
     boost::mpi::communicator world;
     try {
         examples::options args(argc, argv, {"example", "policy", "size", "interval", "powers", "run-queues", "output", "trace", "gantt", "root"},
-                               {"dedicated-master", "emulate", "library"});
+                               {"dedicated-master", "emulate", "library", "no-gather"});
         std::string const example = args.text("example", "heat");
         if (example == kernels::heat::name) return run<kernels::heat>(world, args);
         if (example == kernels::floyd_steinberg::name) return run<kernels::floyd_steinberg>(world, args);

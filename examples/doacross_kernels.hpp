@@ -31,7 +31,7 @@ struct heat {
     static constexpr index_t input_halo = 1;
 
     static double initial(box<2>::point const& p) { return static_cast<double>((p[0] * 7 + p[1] * 3) % 11) * 0.1; }
-    static auto fields() { return std::tuple(loopsched::make_field<double>(&heat::initial)); }
+    static auto fields() { return std::tuple(loopsched::make_field<double>([](auto const& p) { return initial(p); })); }
 
     struct body {
         box<2> space;
@@ -66,8 +66,8 @@ struct floyd_steinberg {
     static float no_error(box<2>::point const&) { return 0.0f; }
     static std::uint8_t black(box<2>::point const&) { return 0; }
     static auto fields() {
-        return std::tuple(loopsched::make_field<float>(&floyd_steinberg::no_error),
-                          loopsched::make_field<std::uint8_t>(&floyd_steinberg::black));
+        return std::tuple(loopsched::make_field<float>([](auto const& p) { return no_error(p); }),
+                          loopsched::make_field<std::uint8_t>([](auto const& p) { return black(p); }));
     }
 
     struct body {
@@ -105,7 +105,7 @@ struct hydro {
     static double zz(index_t j, index_t k) { return 0.05 * static_cast<double>((j + k) % 4); }
     static double start(index_t j, index_t k) { return 0.01 * static_cast<double>((j * 17 + k * 29) % 100); }
     static double initial(box<3>::point const&) { return 0.0; }
-    static auto fields() { return std::tuple(loopsched::make_field<double>(&hydro::initial)); }
+    static auto fields() { return std::tuple(loopsched::make_field<double>([](auto const& p) { return initial(p); })); }
 
     struct body {
         box<3> space;
@@ -141,8 +141,8 @@ struct artificial {
     static std::uint32_t c(index_t i, index_t k) { return static_cast<std::uint32_t>((i * 31 + k * 17) % 7 + 1); }
     static std::uint32_t one(box<2>::point const&) { return 1; }
     static auto fields() {
-        return std::tuple(loopsched::make_field<std::uint32_t>(&artificial::one),
-                          loopsched::make_field<std::uint32_t>(&artificial::one));
+        auto const ones = loopsched::make_field<std::uint32_t>([](auto const& p) { return one(p); });
+        return std::tuple(ones, ones);
     }
 
     struct body {
@@ -182,7 +182,7 @@ auto sequential(box<K::rank> const& space) {
         [&](auto const&... f) { return std::tuple(window<typename std::remove_cvref_t<decltype(f)>::value_type, K::rank>(space)...); },
         fields);
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-        ((std::get<I>(windows).for_each_point(space, [&](auto const& p) { std::get<I>(windows)[p] = std::get<I>(fields).initial(p); })), ...);
+        ((std::get<I>(windows).fill(space, std::get<I>(fields).initial)), ...);
     }(std::make_index_sequence<std::tuple_size_v<decltype(fields)>>{});
     std::apply([&](auto&... w) { typename K::body{space}(space, w...); }, windows);
     return windows;

@@ -33,7 +33,10 @@ struct doacross_options {
     bool master_computes = true;           ///< the master also holds chunks, serving requests between subchunks
     std::optional<std::size_t> chunk_dim;  ///< u_c; with sync_dim, or neither (then the library chooses)
     std::optional<std::size_t> sync_dim;   ///< u_s
-    index_t input_halo = 0;                ///< u_c positions after a chunk whose initial values the body reads (anti-dependences, e.g. Heat's A[i][j+1])
+    /// How far past the point it computes, along u_c and along u_s, the body
+    /// reads values from before the loop (anti-dependences, e.g. Heat's
+    /// A[i+1][j] and A[i][j+1]: 1). Other reads must follow the dependences.
+    index_t input_halo = 0;
     bool gather = true;                    ///< collect every field on the root; false: each rank sees its chunks only in the body
     std::vector<double> powers{};          ///< virtual power V of each rank (empty: all 1)
     std::vector<double> run_queues{};      ///< run-queue length Q of each rank (empty: read from the OS)
@@ -118,7 +121,7 @@ double measure_cost(doacross_geometry<N> const& geo, Body& body, std::tuple<F...
     for (int repeat = 0; repeat < 3; ++repeat) {
         [&]<std::size_t... I>(std::index_sequence<I...>) {
             ((std::get<I>(scratch).reset(region),
-              std::get<I>(scratch).for_each_point(region, [&](auto const& p) { std::get<I>(scratch)[p] = std::get<I>(fields).initial(p); })),
+              std::get<I>(scratch).fill(region, std::get<I>(fields).initial)),
              ...);
         }(std::index_sequence_for<F...>{});
         auto const begin = std::chrono::steady_clock::now();
@@ -192,7 +195,7 @@ auto run_doacross(Tr& transport, box<N> const& space, D const& deps, P const& po
         auto& arrays = out.arrays;
         [&]<std::size_t... I>(std::index_sequence<I...>) {
             ((std::get<I>(arrays).reset(space),
-              std::get<I>(arrays).for_each_point(space, [&](auto const& p) { std::get<I>(arrays)[p] = std::get<I>(fields).initial(p); })),
+              std::get<I>(arrays).fill(space, std::get<I>(fields).initial)),
              ...);
         }(std::index_sequence_for<F...>{});
         double const begin = transport.now();

@@ -347,7 +347,7 @@ private:
             own.compute_seconds = mine_.compute_seconds;
             own.wait_seconds = mine_.wait_seconds;
             own.comm_seconds = mine_.comm_seconds;
-            for (auto e : own_trace_) trace_.push_back(e);
+            for (auto e : own_trace_) trace_.push_back({e.rank, e.first, e.size, e.start - start_, e.end - start_});
         }
         loop_statistics table{t_.now() - start_, stats_, {}};
         for (std::size_t k = 0; k < state_.size(); ++k)
@@ -374,6 +374,7 @@ private:
         work_message work;
         index_t tiles = 0, done = 0, received = 0;
         double received_at = 0.0, computed = 0.0;
+        index_t initialised = 0; ///< u_s positions [0, initialised) of the chunk's own rows hold their initial values
     };
     /// The communication sets of one chunk not yet sent to the next chunk's holder.
     struct outgoing {
@@ -439,12 +440,9 @@ private:
                 throw error("loopsched: DOACROSS protocol: chunk " + std::to_string(out_.index) + " has no known successor");
             out_ = {};
         }
-        held c{w, geo_.tiles(w.size), 0, 0, now, 0.0};
+        held c{w, geo_.tiles(w.size), 0, 0, now, 0.0, 0};
         box<N> const region = geo_.window_region(w.first, w.size);
-        each_field([&](auto& win, auto const& f) {
-            win.reset(region);
-            win.for_each_point(region, [&](auto const& p) { win[p] = f.initial(p); });
-        });
+        each_field([&](auto& win, auto const&) { win.reset(region); }); // initial values come band by band, see prepare()
         if (w.from < 0 || w.from == self_) {
             c.received = geo_.tiles(w.prev_size);
             if (w.from == self_ && geo_.layout.reach > 0) { // consecutive chunks here: the halo is local
@@ -506,9 +504,25 @@ private:
         c.received += head.tiles;
     }
 
+    /// Gives tile t's rows (and the input halo after them) their initial values.
+    /// Done per tile rather than per chunk, so a rank keeps serving and sending
+    /// between tiles instead of going silent while it fills a whole chunk
+    /// (a silent receiver stalls MPI sends to it). The halo rows before the
+    /// chunk are left alone: they hold the previous chunk's values, received
+    /// ahead of this band or copied.
+    void prepare(held& c, index_t t) {
+        index_t const need = std::min(geo_.extent_s(), (t + 1) * geo_.h + geo_.input_halo);
+        if (need <= c.initialised) return;
+        index_t const a = c.work.first, rows_end = std::min(geo_.extent_c(), a + c.work.size + geo_.input_halo);
+        box<N> const band = geo_.part(a, rows_end, c.initialised, need);
+        each_field([&](auto& win, auto const& f) { win.fill(band, f.initial); });
+        c.initialised = need;
+    }
+
     void compute_tile() {
         auto& c = *current_;
         index_t const a = c.work.first, b = a + c.work.size, t = c.done;
+        prepare(c, t);
         double const begin = t_.now();
         geo_.for_each_piece(a, t, a, b, [&](box<N> const& piece) {
             std::apply([&](auto&... win) { body_(piece, win...); }, windows_);
@@ -520,7 +534,7 @@ private:
         }
         mine_.compute_seconds += end - begin;
         c.computed += end - begin;
-        if (settings_.trace) own_trace_.push_back({self_, a, c.work.size, begin - start_, end - start_});
+        if (settings_.trace) own_trace_.push_back({self_, a, c.work.size, begin, end}); // this rank's clock
         ++c.done;
         if (out_.needed) {
             geo_.for_each_piece(a, t, geo_.halo_first(a, c.work.size), b, [&](box<N> const& piece) {
@@ -556,7 +570,7 @@ private:
         auto const& c = *current_;
         double const now = t_.now();
         last_timing_ = chunk_timing{c.work.size, c.computed, now - c.received_at};
-        if (settings_.trace && c.tiles == 0) own_trace_.push_back({self_, c.work.first, c.work.size, now - start_, now - start_});
+        if (settings_.trace && c.tiles == 0) own_trace_.push_back({self_, c.work.first, c.work.size, now, now});
         chunk const done{c.work.first, c.work.size};
         if (root_ && results_wanted()) {
             box<N> const part = geo_.space.slice(geo_.layout.chunk_dim, done.first, done.end());

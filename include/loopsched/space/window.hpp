@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -31,7 +32,19 @@ public:
     window() = default;
     explicit window(box<N> const& region) { reset(region); }
 
-    /// Holds `region` now; the contents are unspecified until written.
+    window(window const& other) : window() { *this = other; }
+    window(window&&) noexcept = default;
+    window& operator=(window const& other) {
+        if (this == &other) return *this;
+        reset(other.region_);
+        std::memcpy(data_.get(), other.data_.get(), size_ * sizeof(T));
+        return *this;
+    }
+    window& operator=(window&&) noexcept = default;
+
+    /// Holds `region` now; the contents are unspecified until written. The
+    /// storage is kept when it is large enough and never zeroed: a rank runs
+    /// chunk after chunk, and each one's initial values overwrite it anyway.
     void reset(box<N> const& region) {
         region_ = region;
         index_t s = 1;
@@ -39,7 +52,21 @@ public:
             stride_[d] = s;
             s *= region.extent(d);
         }
-        data_.resize(static_cast<std::size_t>(s));
+        size_ = static_cast<std::size_t>(s);
+        if (size_ > capacity_) {
+            data_ = std::make_unique_for_overwrite<T[]>(size_);
+            capacity_ = size_;
+        }
+    }
+
+    /// Sets every point of `part` to f(point), row by row.
+    template <class F>
+    void fill(box<N> const& part, F&& f) {
+        for_runs(part, [&](std::size_t at, std::size_t n) {
+            point p = global_of(at);
+            T* out = data_.get() + at;
+            for (std::size_t k = 0; k < n; ++k, ++p[N - 1]) out[k] = f(std::as_const(p));
+        });
     }
 
     [[nodiscard]] box<N> const& region() const noexcept { return region_; }
@@ -60,8 +87,8 @@ public:
         return data_[offset(p)];
     }
 
-    [[nodiscard]] std::span<T> values() noexcept { return data_; }
-    [[nodiscard]] std::span<T const> values() const noexcept { return data_; }
+    [[nodiscard]] std::span<T> values() noexcept { return {data_.get(), size_}; }
+    [[nodiscard]] std::span<T const> values() const noexcept { return {data_.get(), size_}; }
 
     /// Calls f(point) for every point of `part` (inside the region), in row-major order.
     template <class F>
@@ -83,7 +110,7 @@ public:
     template <class Bytes>
     void pack(box<N> const& part, Bytes& out) const {
         for_runs(part, [&](std::size_t at, std::size_t n) {
-            auto const* b = reinterpret_cast<std::byte const*>(data_.data() + at);
+            auto const* b = reinterpret_cast<std::byte const*>(data_.get() + at);
             out.insert(out.end(), b, b + n * sizeof(T));
         });
     }
@@ -92,7 +119,7 @@ public:
         std::size_t used = 0;
         for_runs(part, [&](std::size_t at, std::size_t n) {
             if (in.size() - used < n * sizeof(T)) throw error("loopsched: truncated communication set");
-            std::memcpy(data_.data() + at, in.data() + used, n * sizeof(T));
+            std::memcpy(data_.get() + at, in.data() + used, n * sizeof(T));
             used += n * sizeof(T);
         });
         return used;
@@ -100,7 +127,7 @@ public:
     /// Copies `part` from another window holding it.
     void copy_from(window const& other, box<N> const& part) {
         for_runs(part, [&](std::size_t at, std::size_t n) {
-            std::memcpy(data_.data() + at, &other[global_of(at)], n * sizeof(T));
+            std::memcpy(data_.get() + at, &other[global_of(at)], n * sizeof(T));
         });
     }
 
@@ -143,7 +170,8 @@ private:
 
     box<N> region_{};
     std::array<index_t, N> stride_{};
-    std::vector<T> data_;
+    std::unique_ptr<T[]> data_;
+    std::size_t size_ = 0, capacity_ = 0;
 };
 
 /// An array a DOACROSS loop writes: one T per iteration point, holding

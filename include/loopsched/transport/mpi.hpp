@@ -23,12 +23,16 @@ namespace loopsched {
 /// no probe: the runtime's requests and replies are all small. A message of
 /// `eager_capacity` bytes or more is announced by a message of exactly that
 /// size carrying its length, and follows on the same tag (MPI keeps the order).
-/// The large part goes out with MPI_Isend and the transport keeps its bytes
-/// until it completes, so send() never waits for the receiver (two workers
-/// sending each other communication sets cannot block one another).
+/// Every message of `blocking_limit` bytes or more (the large part of a large
+/// one included) goes out with MPI_Isend, the transport keeping its bytes until
+/// it completes: send() never waits for the receiver. Measured here, a 256-byte
+/// MPI_Send could stall for milliseconds while the receiver computed, which
+/// stalls a DOACROSS pipeline; the runtime's requests and replies stay below
+/// the limit and keep the cheaper MPI_Send.
 class mpi_transport {
 public:
     static constexpr int eager_capacity = 1024;
+    static constexpr std::size_t blocking_limit = 128;
 
     explicit mpi_transport(boost::mpi::communicator comm) : comm_(std::move(comm)) {}
     mpi_transport(mpi_transport const&) = delete;
@@ -57,6 +61,8 @@ public:
             std::uint64_t const n = data.size();
             std::memcpy(announce.data(), &n, sizeof n);
             MPI_Send(announce.data(), eager_capacity, MPI_BYTE, dest, tag, comm_);
+        }
+        if (data.size() >= blocking_limit) {
             complete_finished_sends();
             auto& p = in_flight_.emplace_back(std::move(data));
             MPI_Isend(p.data.data(), static_cast<int>(p.data.size()), MPI_BYTE, dest, tag, comm_, &p.request);
