@@ -172,6 +172,25 @@ TEST_CASE("parallel_for_doacross: a box with an offset, empty and one-wide space
     CHECK(par == seq);
 }
 
+TEST_CASE("parallel_for_doacross: dependences that never cross chunks need no messages") {
+    // (0,1) only: with u_c = 0 nothing reaches back across a chunk (reach 0).
+    auto body = [](box<2> const& part, window<double, 2>& a) {
+        for (index_t i = part.lower()[0]; i < part.upper()[0]; ++i)
+            for (index_t j = part.lower()[1]; j < part.upper()[1]; ++j) a(i, j) = 0.5 * (j > 0 ? a(i, j - 1) : 1.0) + a(i, j);
+    };
+    auto init = [](box<2>::point const& p) { return static_cast<double>(p[0] % 5); };
+    box<2> const space = box<2>::from_extents({40, 60});
+    uniform<vec{0, 1}> deps;
+    CHECK(choose_layout(deps, {40, 60}).reach == 0);
+    std::vector<double> seq, par;
+    for (int ranks : {1, 3})
+        in_process::run(ranks, [&](in_process::endpoint& t) {
+            auto r = parallel_for_doacross(t, space, deps, parse_policy("s-gss:h=7"), make_field<double>(init), body);
+            if (t.rank() == 0) (ranks == 1 ? seq : par).assign(r.array().values().begin(), r.array().values().end());
+        });
+    CHECK(par == seq);
+}
+
 TEST_CASE("parallel_for_doacross: every point runs exactly once, results stay on the ranks without gather") {
     box<2> const space = box<2>::from_extents({31, 27});
     std::vector<std::atomic<int>> runs(static_cast<std::size_t>(space.size()));

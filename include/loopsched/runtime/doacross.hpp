@@ -302,7 +302,7 @@ private:
             index_t const index = granted_++;
             work_message const w{index, c->first, c->size, index == 0 ? -1 : holder_, last_.first, last_.size, geo_.h};
             deliver(to, dx_work, std::move(wire_writer{}.put(w)).take());
-            if (index > 0 && holder_ != to)
+            if (index > 0 && holder_ != to && geo_.layout.reach > 0)
                 deliver(holder_, dx_successor, std::move(wire_writer{}.put(successor_message{index - 1, to})).take());
             holder_ = to;
             last_ = *c;
@@ -400,7 +400,7 @@ private:
     [[nodiscard]] bool ready() const {
         auto const& c = *current_;
         if (c.done >= c.tiles) return false;
-        if (c.work.from < 0 || c.work.from == self_) return true;
+        if (c.work.from < 0 || c.work.from == self_ || geo_.layout.reach == 0) return true;
         return c.received >= geo_.tiles_needed(c.done, c.work.prev_size);
     }
 
@@ -443,7 +443,7 @@ private:
         held c{w, geo_.tiles(w.size), 0, 0, now, 0.0, 0};
         box<N> const region = geo_.window_region(w.first, w.size);
         each_field([&](auto& win, auto const&) { win.reset(region); }); // initial values come band by band, see prepare()
-        if (w.from < 0 || w.from == self_) {
+        if (w.from < 0 || w.from == self_ || geo_.layout.reach == 0) { // nothing to wait for
             c.received = geo_.tiles(w.prev_size);
             if (w.from == self_ && geo_.layout.reach > 0) { // consecutive chunks here: the halo is local
                 box<N> const halo = geo_.space.slice(geo_.layout.chunk_dim, geo_.halo_first(w.prev_first, w.prev_size),
