@@ -38,15 +38,19 @@ public:
     mpi_transport(mpi_transport const&) = delete;
     mpi_transport& operator=(mpi_transport const&) = delete;
 
-    /// Completes the large sends still under way; when leaving through an
-    /// exception (a failed loop, whose receivers may never post their receives)
-    /// it cancels them instead, so no rank hangs.
+    /// Completes the sends still under way. When leaving through an exception
+    /// (a failed loop, whose receivers may never post their receives) it must
+    /// not wait, and Open MPI cannot cancel a send: the requests are released
+    /// and their bytes parked until the process ends, so MPI may still read
+    /// them and no rank hangs.
     ~mpi_transport() {
-        bool const failing = std::uncaught_exceptions() > 0;
-        for (auto& p : in_flight_) {
-            if (failing) MPI_Cancel(&p.request);
-            MPI_Wait(&p.request, MPI_STATUS_IGNORE);
+        if (std::uncaught_exceptions() > 0) {
+            for (auto& p : in_flight_) MPI_Request_free(&p.request);
+            static std::list<in_flight> abandoned; // a failed loop's unsent messages
+            abandoned.splice(abandoned.end(), in_flight_);
+            return;
         }
+        for (auto& p : in_flight_) MPI_Wait(&p.request, MPI_STATUS_IGNORE);
     }
 
     [[nodiscard]] int rank() const { return comm_.rank(); }
