@@ -3,6 +3,7 @@
 // loops for several policies and intervals, a dedicated master, another root,
 // a sub-communicator, size-1 communicators and the error paths.
 #include "../../examples/doacross_kernels.hpp"
+#include "check.hpp"
 
 #include <loopsched/loopsched.hpp>
 
@@ -20,17 +21,6 @@ using namespace loopsched;
 
 namespace {
 
-int failures = 0, passes = 0;
-
-void check(bool ok, std::string const& what, boost::mpi::communicator const& world) {
-    bool const all = boost::mpi::all_reduce(world, ok, std::logical_and<bool>());
-    if (all) ++passes;
-    else {
-        ++failures;
-        if (world.rank() == 0) std::cerr << "FAILED: " << what << '\n';
-    }
-}
-
 /// Runs K on `comm`; the root's fields must equal the sequential loop's bytes.
 template <class K>
 bool same_as_sequential(boost::mpi::communicator const& comm, box<K::rank> const& space, std::string const& spec,
@@ -45,31 +35,32 @@ bool same_as_sequential(boost::mpi::communicator const& comm, box<K::rank> const
 int main(int argc, char** argv) {
     boost::mpi::environment env(argc, argv);
     boost::mpi::communicator world;
+    testing::tally results(world);
 
     for (std::string spec : {"s-css", "s-tss:h=4", "sw-gss:h=auto", "dmps-dtss:h=7", "s-fss:h=1", "s-af:h=3m"}) {
-        check(same_as_sequential<kernels::heat>(world, box<2>::from_extents({60, 90}), spec), "heat " + spec, world);
-        check(same_as_sequential<kernels::floyd_steinberg>(world, box<2>::from_extents({70, 50}), spec), "floyd-steinberg " + spec, world);
-        check(same_as_sequential<kernels::hydro>(world, box<3>::from_extents({30, 5, 40}), spec), "hydro " + spec, world);
-        check(same_as_sequential<kernels::artificial>(world, box<2>::from_extents({64, 64}), spec), "artificial " + spec, world);
+        results.check(same_as_sequential<kernels::heat>(world, box<2>::from_extents({60, 90}), spec), "heat " + spec);
+        results.check(same_as_sequential<kernels::floyd_steinberg>(world, box<2>::from_extents({70, 50}), spec), "floyd-steinberg " + spec);
+        results.check(same_as_sequential<kernels::hydro>(world, box<3>::from_extents({30, 5, 40}), spec), "hydro " + spec);
+        results.check(same_as_sequential<kernels::artificial>(world, box<2>::from_extents({64, 64}), spec), "artificial " + spec);
     }
     // Large communication sets (over the transport's eager size) and many chunks.
-    check(same_as_sequential<kernels::heat>(world, box<2>::from_extents({2000, 200}), "s-css:chunk=7,h=500"), "heat, large sets", world);
+    results.check(same_as_sequential<kernels::heat>(world, box<2>::from_extents({2000, 200}), "s-css:chunk=7,h=500"), "heat, large sets");
 
     doacross_options dedicated;
     dedicated.master_computes = false;
-    check(same_as_sequential<kernels::floyd_steinberg>(world, box<2>::from_extents({80, 60}), "s-tss:h=5", dedicated),
-          "dedicated master", world);
+    results.check(same_as_sequential<kernels::floyd_steinberg>(world, box<2>::from_extents({80, 60}), "s-tss:h=5", dedicated),
+          "dedicated master");
     doacross_options last_root;
     last_root.root = world.size() - 1;
-    check(same_as_sequential<kernels::hydro>(world, box<3>::from_extents({25, 5, 30}), "sw-fss", last_root), "last rank as root", world);
+    results.check(same_as_sequential<kernels::hydro>(world, box<3>::from_extents({25, 5, 30}), "sw-fss", last_root), "last rank as root");
 
     // Size-1 communicators run the loop locally.
     boost::mpi::communicator self = world.split(world.rank());
-    check(same_as_sequential<kernels::artificial>(self, box<2>::from_extents({40, 40}), "s-tss"), "size-1 communicator", world);
+    results.check(same_as_sequential<kernels::artificial>(self, box<2>::from_extents({40, 40}), "s-tss"), "size-1 communicator");
 
     // A sub-communicator: even and odd ranks run separate loops at the same time.
     boost::mpi::communicator half = world.split(world.rank() % 2);
-    check(same_as_sequential<kernels::heat>(half, box<2>::from_extents({50, 70}), "s-gss:h=6"), "sub-communicator", world);
+    results.check(same_as_sequential<kernels::heat>(half, box<2>::from_extents({50, 70}), "s-gss:h=6"), "sub-communicator");
 
     // A body that throws on the last rank: every rank throws remote_error naming it.
     int origin = -1;
@@ -85,7 +76,7 @@ int main(int argc, char** argv) {
         origin = e.origin_rank();
         what = e.original_message();
     }
-    check(origin == world.size() - 1 && what == "boom", "remote_error on every rank", world);
+    results.check(origin == world.size() - 1 && what == "boom", "remote_error on every rank");
 
     // A policy without S is refused on every rank before any message.
     bool refused = false;
@@ -94,11 +85,10 @@ int main(int argc, char** argv) {
     } catch (invalid_parameter const&) {
         refused = true;
     }
-    check(refused, "policy without S refused", world);
+    results.check(refused, "policy without S refused");
 
     // The communicator is still usable after the failure.
-    check(same_as_sequential<kernels::heat>(world, box<2>::from_extents({30, 30}), "s-tss"), "loop after a failure", world);
+    results.check(same_as_sequential<kernels::heat>(world, box<2>::from_extents({30, 30}), "s-tss"), "loop after a failure");
 
-    if (world.rank() == 0) std::cout << passes << " passed, " << failures << " failed\n";
-    return failures == 0 ? 0 : 1;
+    return results.finish();
 }

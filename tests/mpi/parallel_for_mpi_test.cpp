@@ -2,6 +2,8 @@
 // every iteration exactly once, results equal to sequential, every policy, the
 // error path, size-1 communicators, a sub-communicator, gathered results,
 // request-ahead and deterministic mode.
+#include "check.hpp"
+
 #include <loopsched/loopsched.hpp>
 
 #include <boost/mpi/collectives.hpp>
@@ -20,18 +22,6 @@
 using namespace loopsched;
 
 namespace {
-
-int failures = 0, passes = 0;
-
-void check(bool ok, std::string const& what, boost::mpi::communicator const& world) {
-    // Every rank must agree, so that all ranks report the same verdict.
-    bool const all = boost::mpi::all_reduce(world, ok, std::logical_and<bool>());
-    if (all) ++passes;
-    else {
-        ++failures;
-        if (world.rank() == 0) std::cerr << "FAILED: " << what << '\n';
-    }
-}
 
 double work(index_t i) { return std::cos(0.01 * static_cast<double>(i)) * static_cast<double>(i % 31); }
 
@@ -91,6 +81,7 @@ bool run_gathered(boost::mpi::communicator const& comm, index_t n, any_policy co
 int main(int argc, char** argv) {
     boost::mpi::environment env(argc, argv);
     boost::mpi::communicator world;
+    testing::tally results(world);
 
     for (auto name : policy_names())
         for (std::string spec : {std::string(name), "w-" + std::string(name)})
@@ -99,36 +90,36 @@ int main(int argc, char** argv) {
                 o.master_computes = computes;
                 o.powers.assign(static_cast<std::size_t>(world.size()), 1.0);
                 o.powers.back() = 0.5;
-                check(run_and_verify(world, 2003, parse_policy(spec), o),
-                      spec + (computes ? " computing master" : " dedicated master"), world);
+                results.check(run_and_verify(world, 2003, parse_policy(spec), o),
+                      spec + (computes ? " computing master" : " dedicated master"));
             }
 
     // Results gathered on the root, with request-ahead and in deterministic mode.
     for (auto name : policy_names()) {
         parallel_for_options ahead;
         ahead.request_ahead = 0.5;
-        check(run_gathered(world, 1999, parse_policy(name), ahead), std::string(name) + " gathered, request-ahead", world);
+        results.check(run_gathered(world, 1999, parse_policy(name), ahead), std::string(name) + " gathered, request-ahead");
         parallel_for_options fixed;
         fixed.deterministic = true;
         fixed.master_computes = false;
         fixed.root = world.size() - 1;
-        check(run_gathered(world, 1999, parse_policy("w-" + std::string(name)), fixed),
-              "w-" + std::string(name) + " gathered, deterministic", world);
+        results.check(run_gathered(world, 1999, parse_policy("w-" + std::string(name)), fixed),
+              "w-" + std::string(name) + " gathered, deterministic");
     }
 
     parallel_for_options last_root;
     last_root.root = world.size() - 1;
-    check(run_and_verify(world, 777, parse_policy("gss"), last_root), "root = last rank", world);
-    check(run_and_verify(world, 1, parse_policy("fss"), {}), "one iteration", world);
-    check(run_and_verify(world, 0, parse_policy("tss"), {}), "no iteration", world);
+    results.check(run_and_verify(world, 777, parse_policy("gss"), last_root), "root = last rank");
+    results.check(run_and_verify(world, 1, parse_policy("fss"), {}), "one iteration");
+    results.check(run_and_verify(world, 0, parse_policy("tss"), {}), "no iteration");
 
     // Size-1 communicators: each rank alone runs its loop locally.
     boost::mpi::communicator alone = world.split(world.rank());
-    check(run_and_verify(alone, 500, parse_policy("dtss"), {}), "size-1 communicator", world);
+    results.check(run_and_verify(alone, 500, parse_policy("dtss"), {}), "size-1 communicator");
 
     // A sub-communicator: even and odd ranks run separate loops at the same time.
     boost::mpi::communicator half = world.split(world.rank() % 2);
-    check(run_and_verify(half, 3000, parse_policy("w-fss"), {}), "sub-communicator", world);
+    results.check(run_and_verify(half, 3000, parse_policy("w-fss"), {}), "sub-communicator");
 
     // A body that throws on the last rank: every rank throws remote_error naming it.
     int origin = -1;
@@ -143,7 +134,7 @@ int main(int argc, char** argv) {
         origin = e.origin_rank();
         what = e.original_message();
     }
-    check(origin == world.size() - 1 && what == "boom", "remote_error on every rank", world);
+    results.check(origin == world.size() - 1 && what == "boom", "remote_error on every rank");
 
     // The same with request-ahead: the failed rank drains the reply to its early request.
     origin = -1;
@@ -157,11 +148,10 @@ int main(int argc, char** argv) {
     } catch (remote_error const& e) {
         origin = e.origin_rank();
     }
-    check(origin == 1, "remote_error with request-ahead", world);
+    results.check(origin == 1, "remote_error with request-ahead");
 
     // The communicator is still usable after the failure.
-    check(run_and_verify(world, 100, parse_policy("ss"), {}), "loop after a failure", world);
+    results.check(run_and_verify(world, 100, parse_policy("ss"), {}), "loop after a failure");
 
-    if (world.rank() == 0) std::cout << passes << " passed, " << failures << " failed\n";
-    return failures == 0 ? 0 : 1;
+    return results.finish();
 }
