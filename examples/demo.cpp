@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
         }
 
         // DOACROSS: error diffusion, each pixel waiting for its neighbours above and to the left.
-        std::string const dsize = args.text("doacross-size", "1500x1500");
+        std::string const dsize = args.text("doacross-size", "2500x2500");
         box<2> const image = box<2>::from_extents({std::stoll(dsize.substr(0, dsize.find('x'))), std::stoll(dsize.substr(dsize.find('x') + 1))});
         if (world.rank() == 0)
             std::cout << "\nFloyd-Steinberg " << dsize << " (DOACROSS: dependences (0,1) (1,-1) (1,0) (1,1)), same cluster V = 1, 0.4:\n";

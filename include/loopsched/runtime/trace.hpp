@@ -42,17 +42,22 @@ inline void write_svg_gantt(std::ostream& out, loop_statistics const& s, std::st
     auto x = [&](double t) { return left + t / end * width; };
     out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << left + width + 20 << "\" height=\"" << height
         << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
-        << "<text x=\"" << left << "\" y=\"18\">" << title << ": T_p = " << s.parallel_seconds << " s, "
-        << s.trace.size() << " chunks</text>\n";
+        << "<text x=\"" << left << "\" y=\"18\">" << title << ": T_p = " << s.parallel_seconds << " s, ";
+    // One colour per chunk: a DOACROSS trace has one bar per subchunk, and the
+    // bars of one chunk should read as one.
+    std::map<index_t, std::size_t> colour_of;
+    for (auto const& e : s.trace) colour_of.emplace(e.first, colour_of.size());
+    out << colour_of.size() << " chunks";
+    if (colour_of.size() != s.trace.size()) out << " in " << s.trace.size() << " bars";
+    out << "</text>\n";
     for (auto const& [rank, l] : lane)
         out << "<text x=\"4\" y=\"" << top + l * lane_height + 18 << "\">rank " << rank << "</text>\n";
     static constexpr char const* colours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948"};
-    std::size_t i = 0;
     for (auto const& e : s.trace) {
         int const l = lane[e.rank];
         out << "<rect x=\"" << x(e.start) << "\" y=\"" << top + l * lane_height + 3 << "\" width=\""
             << std::max(0.5, x(e.end) - x(e.start)) << "\" height=\"" << lane_height - 6 << "\" fill=\""
-            << colours[i++ % 6] << "\"><title>rank " << e.rank << ": [" << e.first << ", " << e.first + e.size
+            << colours[colour_of[e.first] % 6] << "\"><title>rank " << e.rank << ": [" << e.first << ", " << e.first + e.size
             << "), " << (e.end - e.start) * 1e3 << " ms</title></rect>\n";
     }
     int const axis = top + lane_height * std::max(1, next) + 15;
