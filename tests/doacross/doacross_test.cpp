@@ -152,6 +152,8 @@ TEST_CASE("parallel_for_doacross: dedicated master, another root, chosen dimensi
     doacross_options last_root;
     last_root.root = 2;
     check_kernel<kernels::hydro>(3, box<3>::from_extents({20, 5, 20}), parse_policy("sw-fss"), last_root);
+    // h = auto with one worker has no model optimum: the default interval runs.
+    check_kernel<kernels::heat>(2, box<2>::from_extents({30, 40}), parse_policy("s-tss:h=auto"), dedicated);
     doacross_options chosen; // the library would pick u_s = 0 here; the user asks for u_c = 0
     chosen.chunk_dim = 0;
     chosen.sync_dim = 1;

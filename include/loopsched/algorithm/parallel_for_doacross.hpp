@@ -140,7 +140,6 @@ index_t model_interval(P const& policy, loop_info const& info, index_t extent_s,
     auto const schedule = round_robin_schedule(widened<P>{policy, std::max<index_t>(1, reach)}, info);
     if (schedule.empty()) return 1;
     std::map<double, std::pair<double, double>, std::greater<>> by_power; // power -> (workers, summed chunk widths)
-    std::vector<double> count(info.workers, 0.0);
     for (std::size_t k = 0; k < info.workers; ++k) by_power[info.of(k).power].first += 1.0;
     for (auto const& a : schedule) by_power[info.of(a.worker).power].second += static_cast<double>(a.range.size);
     double const rounds = std::max(1.0, static_cast<double>(schedule.size()) / static_cast<double>(info.workers));
@@ -219,9 +218,17 @@ auto run_doacross(Tr& transport, box<N> const& space, D const& deps, P const& po
         interval_costs costs{};
         if (is_root || transport.rank() == partner) costs = measure_link(transport, options.root, partner, unit_bytes);
         if (is_root) {
-            double const cost = measure_cost(geo, body, fields);
-            double const power = options.powers.empty() ? 1.0 : options.powers[static_cast<std::size_t>(options.root)];
-            geo.h = model_interval(policy, plan.info, geo.extent_s(), layout.reach, costs, cost, power);
+            // Only the root knows h before the first chunk, so nothing here may
+            // throw past it: with no optimum (one worker, or free messages) or a
+            // body that throws on the sample, the default M = 3m stands, and the
+            // loop itself reports a failing body on every rank.
+            geo.h = sync_interval{}.resolve(geo.extent_s(), plan.info.workers);
+            try {
+                double const cost = measure_cost(geo, body, fields);
+                double const power = options.powers.empty() ? 1.0 : options.powers[static_cast<std::size_t>(options.root)];
+                geo.h = model_interval(policy, plan.info, geo.extent_s(), layout.reach, costs, cost, power);
+            } catch (std::exception const&) {
+            }
         }
     } else {
         geo.h = interval.resolve(geo.extent_s(), plan.info.workers);
