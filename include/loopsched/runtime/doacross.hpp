@@ -448,7 +448,7 @@ private:
             if (w.from == self_ && geo_.layout.reach > 0) { // consecutive chunks here: the halo is local
                 box<N> const halo = geo_.space.slice(geo_.layout.chunk_dim, geo_.halo_first(w.prev_first, w.prev_size),
                                                      w.prev_first + w.prev_size);
-                copy_windows(halo);
+                copy_fields(windows_, last_windows_, halo);
             }
         }
         out_ = outgoing{w.index, std::nullopt, geo_.layout.reach > 0 && w.first + w.size < geo_.extent_c(), {}, 0, 0};
@@ -470,11 +470,12 @@ private:
             (fn(std::get<I>(windows_), std::get<I>(fields_)), ...);
         }(std::index_sequence_for<F...>{});
     }
-    template <std::size_t... I>
-    void copy_windows_impl(box<N> const& part, std::index_sequence<I...>) {
-        (std::get<I>(windows_).copy_from(std::get<I>(last_windows_), part), ...);
+    /// Copies `part` of every field from one set of windows to another.
+    static void copy_fields(windows_t& to, windows_t const& from, box<N> const& part) {
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            (std::get<I>(to).copy_from(std::get<I>(from), part), ...);
+        }(std::index_sequence_for<F...>{});
     }
-    void copy_windows(box<N> const& part) { copy_windows_impl(part, std::index_sequence_for<F...>{}); }
 
     void on_successor(successor_message const& s) {
         if (s.index != out_.index || !out_.needed)
@@ -574,7 +575,7 @@ private:
         chunk const done{c.work.first, c.work.size};
         if (root_ && results_wanted()) {
             box<N> const part = geo_.space.slice(geo_.layout.chunk_dim, done.first, done.end());
-            copy_results(part, std::index_sequence_for<F...>{});
+            copy_fields(*results_, windows_, part);
         }
         mine_.iterations += c.work.size;
         ++mine_.chunks;
@@ -582,10 +583,6 @@ private:
         finished_ = done;
         current_.reset();
         ask();
-    }
-    template <std::size_t... I>
-    void copy_results(box<N> const& part, std::index_sequence<I...>) {
-        (std::get<I>(*results_).copy_from(std::get<I>(windows_), part), ...);
     }
 
     void on_stop() {
