@@ -16,7 +16,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <concepts>
 #include <map>
@@ -109,9 +108,10 @@ interval_costs measure_link(Tr& t, int root, int partner, std::size_t unit_bytes
 }
 
 /// c_p: seconds per (u_c, u_s) position, timing the body on scratch windows
-/// over a corner of the space (the body's writes go nowhere else).
-template <std::size_t N, class Body, class... F>
-double measure_cost(doacross_geometry<N> const& geo, Body& body, std::tuple<F...> const& fields) {
+/// over a corner of the space (the body's writes go nowhere else). Timed on
+/// the transport's clock, so that a simulated body is timed in simulated time.
+template <Transport Tr, std::size_t N, class Body, class... F>
+double measure_cost(Tr& t, doacross_geometry<N> const& geo, Body& body, std::tuple<F...> const& fields) {
     index_t const wc = std::min<index_t>(geo.extent_c(), 16), ws = std::min<index_t>(geo.extent_s(), 256);
     if (wc == 0 || ws == 0) return 0.0;
     box<N> const region = geo.space.slice(geo.layout.chunk_dim, 0, std::min(geo.extent_c(), wc + geo.input_halo));
@@ -124,9 +124,9 @@ double measure_cost(doacross_geometry<N> const& geo, Body& body, std::tuple<F...
               std::get<I>(scratch).fill(region, std::get<I>(fields).initial)),
              ...);
         }(std::index_sequence_for<F...>{});
-        auto const begin = std::chrono::steady_clock::now();
+        double const begin = t.now();
         std::apply([&](auto&... win) { body(sample, win...); }, scratch);
-        best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count());
+        best = std::min(best, t.now() - begin);
     }
     return best / static_cast<double>(wc * ws);
 }
@@ -224,7 +224,7 @@ auto run_doacross(Tr& transport, box<N> const& space, D const& deps, P const& po
             // loop itself reports a failing body on every rank.
             geo.h = sync_interval{}.resolve(geo.extent_s(), plan.info.workers);
             try {
-                double const cost = measure_cost(geo, body, fields);
+                double const cost = measure_cost(transport, geo, body, fields);
                 double const power = options.powers.empty() ? 1.0 : options.powers[static_cast<std::size_t>(options.root)];
                 geo.h = model_interval(policy, plan.info, geo.extent_s(), layout.reach, costs, cost, power);
             } catch (std::exception const&) {

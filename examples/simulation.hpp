@@ -1,0 +1,346 @@
+// Simulated experiments shared by the simulate, policy_sweep and fidelity
+// programs: the documents' clusters as platforms, the test problems as costs,
+// and one function that runs a policy on both.
+#pragma once
+
+#include "doacross_kernels.hpp"
+#include "mandelbrot.hpp"
+
+#include <loopsched/loopsched.hpp>
+#include <loopsched/runtime/trace.hpp>
+#include <loopsched/transport/simgrid.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace loopsched::examples {
+
+/// Splits "name:key=value:flag" into its parts.
+inline std::vector<std::string> split(std::string_view text, char separator) {
+    std::vector<std::string> parts;
+    std::size_t from = 0;
+    while (true) {
+        auto const at = text.find(separator, from);
+        parts.emplace_back(text.substr(from, at - from));
+        if (at == std::string_view::npos) return parts;
+        from = at + 1;
+    }
+}
+
+/// The `key=value` options of a "name:key=value:..." description, with a flag
+/// (no '=') stored as "1". Rejects keys not in `known`.
+class description {
+public:
+    description(std::string_view text, std::string_view what, std::vector<std::string> known) : what_(what) {
+        auto parts = split(text, ':');
+        name_ = parts.front();
+        for (std::size_t i = 1; i < parts.size(); ++i) {
+            auto const eq = parts[i].find('=');
+            std::string key = parts[i].substr(0, eq), value = eq == std::string::npos ? "1" : parts[i].substr(eq + 1);
+            if (std::ranges::find(known, key) == known.end()) {
+                std::string list;
+                for (auto const& k : known) list += " " + k;
+                throw invalid_parameter(std::string(what) + " key", key, "valid keys:" + list);
+            }
+            values_.emplace_back(key, value);
+        }
+    }
+    [[nodiscard]] std::string const& name() const noexcept { return name_; }
+    [[nodiscard]] bool has(std::string_view key) const {
+        return std::ranges::any_of(values_, [&](auto const& kv) { return kv.first == key; });
+    }
+    [[nodiscard]] double number(std::string_view key, double fallback) const {
+        for (auto const& [k, v] : values_)
+            if (k == key) {
+                double x = 0;
+                auto const [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+                if (ec != std::errc{} || end != v.data() + v.size())
+                    throw invalid_parameter(what_ + " " + std::string(key), v, "must be a number");
+                return x;
+            }
+        return fallback;
+    }
+    [[nodiscard]] std::string text(std::string_view key, std::string fallback) const {
+        for (auto const& [k, v] : values_)
+            if (k == key) return v;
+        return fallback;
+    }
+
+private:
+    std::string what_, name_;
+    std::vector<std::pair<std::string, std::string>> values_;
+};
+
+/// "WxH" or "AxBxC" into extents.
+inline std::vector<index_t> parse_size(std::string const& text) {
+    std::vector<index_t> out;
+    for (auto const& part : split(text, 'x')) {
+        index_t v = 0;
+        auto const [end, ec] = std::from_chars(part.data(), part.data() + part.size(), v);
+        if (ec != std::errc{} || end != part.data() + part.size() || v <= 0)
+            throw invalid_parameter("size", text, "must be positive extents joined by 'x', e.g. 4000x2000");
+        out.push_back(v);
+    }
+    return out;
+}
+
+// --- Platforms -----------------------------------------------------------
+
+/// Speed of a host of virtual power 1 in every preset, flop/s.
+inline constexpr double reference_speed = 1e9;
+inline constexpr double fast_ethernet = 12.5e6;  ///< 100 Mbit/s in bytes/s
+/// One-way latency of a host's link; a message crosses two, so c_d is about
+/// 100 us, Table 5.11's 99 us.
+inline constexpr double ethernet_latency = 50e-6;
+
+/// The presets (see README "Simulation"):
+///   seed001[:loaded]      1 master + 3 fast (V = 3, 100 Mbit/s) + 5 slow (V = 1, 10 Mbit/s);
+///                         loaded: 2 CPU-heavy processes on 1 fast and 3 slow workers
+///   seed003-w             Table 4.2: 1 master + 4 workers, V = 1, 0.8, 1, 0.8, workers 2 and 4 at q = 2
+///   seed003-sw[:m=M][:loaded]   section 5.3.4: twin master + M of twin2, kid1, twin3, kid2, ...
+///                         (twins V = 1, kids V = 0.8); loaded: every kid at q = 2
+///   seed003-dmps[:m=M][:loaded] section 5.3.3: zealot master + M of zealot2, kid1, zealot3, kid2,
+///                         zealot4, kid3..kid6 (zealots V = 1.5, kids V = 0.5); loaded: kids at q = 2
+///   kids | twins | hetero Table 5.11: 10+1 kids (V = 0.606), 6+1 twins (V = 1), 5 kids + 5+1 twins
+///   uniform:n=N[:speed=S][:bandwidth=B][:latency=L]   1 master + N equal workers
+///   machine:c_d=..:c_c=..:n=2  two ranks with a measured one-way latency c_d (s) and
+///                         per-byte cost c_c (s/byte), for predicting this machine
+inline sim::platform make_platform(std::string const& text) {
+    description d(text, "platform", {"loaded", "m", "n", "speed", "bandwidth", "latency", "c_d", "c_c"});
+    bool const loaded = d.has("loaded");
+    sim::platform p;
+    auto const& name = d.name();
+    auto node = [](std::string n, double power, double bandwidth, int background = 0) {
+        return sim::host{std::move(n), power * reference_speed, bandwidth, ethernet_latency, background};
+    };
+    if (name == "seed001") {
+        p.add(node("master", 3, fast_ethernet));
+        for (int i = 1; i <= 3; ++i) p.add(node("fast-" + std::to_string(i), 3, fast_ethernet, loaded && i == 1 ? 2 : 0));
+        for (int i = 1; i <= 5; ++i) p.add(node("slow-" + std::to_string(i), 1, fast_ethernet / 10, loaded && i <= 3 ? 2 : 0));
+    } else if (name == "seed003-w") {
+        p.add(node("master", 1, fast_ethernet));
+        for (int i = 1; i <= 4; ++i) p.add(node("worker-" + std::to_string(i), i % 2 ? 1.0 : 0.8, fast_ethernet, i % 2 ? 0 : 1));
+    } else if (name == "seed003-sw" || name == "seed003-dmps") {
+        bool const sw = name == "seed003-sw";
+        int const m = static_cast<int>(d.number("m", sw ? 12 : 9));
+        int const limit = sw ? 12 : 9;
+        if (m < 1 || m > limit) throw invalid_parameter("platform m", std::to_string(m), "must be in 1.." + std::to_string(limit));
+        double const fast = sw ? 1.0 : 1.5, slow = sw ? 0.8 : 0.5;
+        std::string const fast_name = sw ? "twin" : "zealot";
+        p.add(node(fast_name + "-1", fast, fast_ethernet));
+        // The documents' slave orders: alternate fast and slow while both last.
+        int fast_left = sw ? 6 : 3, slow_left = 6, f = 2, k = 1;
+        for (int i = 0; i < m; ++i) {
+            bool const take_fast = fast_left > 0 && (i % 2 == 0 || slow_left == 0);
+            if (take_fast) {
+                p.add(node(fast_name + "-" + std::to_string(f++), fast, fast_ethernet));
+                --fast_left;
+            } else {
+                p.add(node("kid-" + std::to_string(k++), slow, fast_ethernet, loaded ? 1 : 0));
+                --slow_left;
+            }
+        }
+    } else if (name == "kids" || name == "twins" || name == "hetero") {
+        double const kid = 0.319 / 0.526; // Table 5.11's c_p ratio
+        if (name == "kids") p.add(node("kid", kid, fast_ethernet), 11);
+        if (name == "twins") p.add(node("twin", 1, fast_ethernet), 7);
+        if (name == "hetero") {
+            p.add(node("twin", 1, fast_ethernet), 6);
+            p.add(node("kid", kid, fast_ethernet), 5);
+        }
+    } else if (name == "uniform") {
+        int const n = static_cast<int>(d.number("n", 8));
+        if (n < 1) throw invalid_parameter("platform n", std::to_string(n), "must be >= 1");
+        sim::host h{"node", d.number("speed", reference_speed), d.number("bandwidth", 125e6), d.number("latency", 5e-6), 0};
+        p.add(h, n + 1);
+    } else if (name == "machine") {
+        double const c_d = d.number("c_d", 20e-6), c_c = d.number("c_c", 1e-10);
+        int const n = static_cast<int>(d.number("n", 2));
+        // Two links per message: each carries half the latency at twice the bandwidth.
+        p.add(sim::host{"core", reference_speed, 2.0 / c_c, c_d / 2.0, 0}, n);
+    } else {
+        throw invalid_parameter("platform", text, "unknown; presets: seed001 seed003-w seed003-sw seed003-dmps kids twins hetero uniform machine");
+    }
+    return p;
+}
+
+// --- Workloads -----------------------------------------------------------
+
+/// A loop to simulate: DOALL with a cost per iteration, or DOACROSS with a
+/// cost per point of one of seed 003's kernels.
+struct workload {
+    std::string kind;                  ///< mandelbrot, uniform, random; heat, floyd-steinberg, hydro
+    std::vector<index_t> extents;      ///< DOACROSS space
+    std::vector<double> prefix;        ///< DOALL: prefix sums of the iterations' flops
+    double flops_per_point = 0.0;      ///< DOACROSS
+    [[nodiscard]] bool doacross() const { return prefix.empty(); }
+    [[nodiscard]] index_t iterations() const { return static_cast<index_t>(prefix.size()) - 1; }
+    [[nodiscard]] double total_flops() const {
+        if (!doacross()) return prefix.back();
+        double points = 1;
+        for (auto e : extents) points *= static_cast<double>(e);
+        return points * flops_per_point;
+    }
+};
+
+/// Escape-iteration counts of Mandelbrot's columns, in loop order (S_f
+/// reordering). For tall images every `stride`-th row is counted and scaled,
+/// so a 10000x10000 image costs a second to prepare.
+inline std::vector<double> mandelbrot_column_costs(mandelbrot const& m) {
+    index_t const stride = std::max<index_t>(1, m.height / 1000);
+    std::vector<double> per_column(static_cast<std::size_t>(m.width));
+    for (index_t x = 0; x < m.width; ++x) {
+        double const cx = -2.0 + 3.25 * (static_cast<double>(x) + 0.5) / static_cast<double>(m.width);
+        double count = 0;
+        for (index_t y = 0; y < m.height; y += stride) {
+            double const cy = 1.25 - 2.5 * (static_cast<double>(y) + 0.5) / static_cast<double>(m.height);
+            double zx = 0, zy = 0;
+            int n = 0;
+            while (n < m.max_iterations && zx * zx + zy * zy <= 4.0) {
+                double const t = zx * zx - zy * zy + cx;
+                zy = 2.0 * zx * zy + cy;
+                zx = t;
+                ++n;
+            }
+            count += n + 1; // the point's own set-up counts as one iteration
+        }
+        per_column[static_cast<std::size_t>(x)] = count * static_cast<double>(stride);
+    }
+    std::vector<double> ordered;
+    for (index_t x : m.column_order()) ordered.push_back(per_column[static_cast<std::size_t>(x)]);
+    return ordered;
+}
+
+/// Flops of one Mandelbrot escape iteration (a few multiply-adds and a compare).
+inline constexpr double flops_per_escape_iteration = 10.0;
+
+/// The workloads (see README "Simulation"):
+///   mandelbrot:size=WxH[:sf=4][:max=1000]   seed 001's problem, per-column cost from real escape counts
+///   uniform:n=N[:cost=F]                    N iterations of F flops (default 1e7: 10 ms at V = 1)
+///   random:n=N[:mean=F][:dist=exp|uniform|normal][:seed=S]
+///   heat|floyd-steinberg|hydro:size=AxB[xC][:cost=F]   seed 003's DOACROSS kernels, F flops per point
+inline workload make_workload(std::string const& text) {
+    description d(text, "workload", {"size", "sf", "max", "n", "cost", "mean", "dist", "seed"});
+    workload w;
+    w.kind = d.name();
+    auto prefix_of = [&](std::vector<double> const& costs) {
+        w.prefix.assign(1, 0.0);
+        for (double c : costs) w.prefix.push_back(w.prefix.back() + c);
+    };
+    if (w.kind == "mandelbrot") {
+        auto const size = parse_size(d.text("size", "4000x2000"));
+        if (size.size() != 2) throw invalid_parameter("workload size", d.text("size", ""), "must be WxH for mandelbrot");
+        mandelbrot m{size[0], size[1], static_cast<int>(d.number("max", 1000)), static_cast<index_t>(d.number("sf", 4))};
+        if (m.sampling < 1) throw invalid_parameter("workload sf", std::to_string(m.sampling), "must be >= 1");
+        auto costs = mandelbrot_column_costs(m);
+        for (auto& c : costs) c *= flops_per_escape_iteration;
+        prefix_of(costs);
+    } else if (w.kind == "uniform" || w.kind == "random") {
+        auto const n = static_cast<std::size_t>(d.number("n", 100000));
+        if (n < 1) throw invalid_parameter("workload n", std::to_string(n), "must be >= 1");
+        double const mean = d.number(w.kind == "uniform" ? "cost" : "mean", 1e7);
+        if (!(mean > 0)) throw invalid_parameter("workload cost", std::to_string(mean), "must be > 0 flops");
+        std::vector<double> costs(n, mean);
+        if (w.kind == "random") {
+            std::mt19937_64 rng(static_cast<std::uint64_t>(d.number("seed", 1)));
+            std::string const dist = d.text("dist", "exp");
+            if (dist == "exp") {
+                std::exponential_distribution<double> e(1.0 / mean);
+                for (auto& c : costs) c = e(rng);
+            } else if (dist == "uniform") {
+                std::uniform_real_distribution<double> u(0.0, 2.0 * mean);
+                for (auto& c : costs) c = u(rng);
+            } else if (dist == "normal") {
+                std::normal_distribution<double> g(mean, mean / 4);
+                for (auto& c : costs) c = std::max(0.0, g(rng));
+            } else {
+                throw invalid_parameter("workload dist", dist, "must be exp, uniform or normal");
+            }
+        }
+        prefix_of(costs);
+    } else if (w.kind == "heat" || w.kind == "floyd-steinberg" || w.kind == "hydro") {
+        w.extents = parse_size(d.text("size", w.kind == "hydro" ? "200x200x200" : "5000x10000"));
+        std::size_t const rank = w.kind == "hydro" ? 3 : 2;
+        if (w.extents.size() != rank)
+            throw invalid_parameter("workload size", d.text("size", ""), "must have " + std::to_string(rank) + " extents for " + w.kind);
+        // Table 5.11's c_p on a twin (V = 1): 0.319 us per Floyd-Steinberg point.
+        w.flops_per_point = d.number("cost", w.kind == "floyd-steinberg" ? 319.0 : w.kind == "heat" ? 200.0 : 400.0);
+        if (!(w.flops_per_point > 0))
+            throw invalid_parameter("workload cost", std::to_string(w.flops_per_point), "must be > 0 flops");
+    } else {
+        throw invalid_parameter("workload", text, "unknown; workloads: mandelbrot uniform random heat floyd-steinberg hydro");
+    }
+    return w;
+}
+
+// --- Running one case ----------------------------------------------------
+
+struct simulated_run {
+    loop_statistics statistics; ///< the root's
+    double seconds = 0.0;       ///< simulated parallel time
+    double wall = 0.0;          ///< the simulator's own run time
+    index_t interval = 0;       ///< DOACROSS: h
+};
+
+/// Runs `policy` on the simulator's platform: a dedicated master on rank 0
+/// (as in the documents) unless master_computes, powers and run-queue lengths
+/// from the platform. DOACROSS loops send real sets of doubles.
+inline simulated_run simulate(sim::simulator& simulator, workload const& w, any_policy const& policy,
+                              bool master_computes = false, bool trace = false) {
+    auto const& p = simulator.layout();
+    simulated_run out;
+    auto program = [&](sim::transport& t) {
+        if (!w.doacross()) {
+            parallel_for_options o;
+            o.master_computes = master_computes;
+            o.powers = p.powers();
+            o.run_queues = p.run_queues();
+            o.trace = trace;
+            auto const& prefix = w.prefix;
+            auto stats = parallel_for(t, make_range(w.iterations()), policy, [&](index_range const& part) {
+                t.compute(prefix[static_cast<std::size_t>(part.upper()[0])] - prefix[static_cast<std::size_t>(part.lower()[0])]);
+            }, o);
+            if (t.rank() == 0) out.statistics = std::move(stats);
+            return;
+        }
+        doacross_options o;
+        o.master_computes = master_computes;
+        o.powers = p.powers();
+        o.run_queues = p.run_queues();
+        o.trace = trace;
+        o.gather = false;
+        auto run = [&]<std::size_t N>(auto deps, std::integral_constant<std::size_t, N>) {
+            typename box<N>::point extents{};
+            for (std::size_t d = 0; d < N; ++d) extents[d] = w.extents[d];
+            auto const space = box<N>::from_extents(extents);
+            auto result = parallel_for_doacross(t, space, deps, policy, make_field<double>([](auto const&) { return 0.0; }),
+                [&](box<N> const& part, window<double, N>&) { t.compute(static_cast<double>(part.size()) * w.flops_per_point); },
+                o);
+            if (t.rank() == 0) {
+                out.statistics = std::move(result.statistics);
+                out.interval = result.interval;
+            }
+        };
+        if (w.kind == "heat") {
+            o.input_halo = kernels::heat::input_halo;
+            run(kernels::heat::dependences{}, std::integral_constant<std::size_t, 2>{});
+        } else if (w.kind == "floyd-steinberg") {
+            run(kernels::floyd_steinberg::dependences{}, std::integral_constant<std::size_t, 2>{});
+        } else {
+            run(kernels::hydro::dependences{}, std::integral_constant<std::size_t, 3>{});
+        }
+    };
+    auto const r = simulator.run(program);
+    out.seconds = out.statistics.parallel_seconds;
+    out.wall = r.wall_seconds;
+    return out;
+}
+
+} // namespace loopsched::examples

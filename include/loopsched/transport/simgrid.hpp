@@ -1,0 +1,357 @@
+// The SimGrid transport: the runtime's own master and worker engines run as
+// SimGrid actors on simulated hosts; bodies charge simulated work instead of
+// computing. Optional: only code that includes this header needs libsimgrid.
+#pragma once
+
+#include <loopsched/error.hpp>
+#include <loopsched/transport/transport.hpp>
+
+#include <simgrid/s4u.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loopsched::sim {
+
+/// One simulated machine: a rank of the simulated cluster.
+struct host {
+    std::string name;
+    double speed = 1e9;        ///< flop/s
+    double bandwidth = 12.5e6; ///< bytes/s of its private link to the switch
+    double latency = 50e-6;    ///< seconds, one way through its link
+    int background = 0;        ///< competing CPU-bound processes: Q = 1 + background, speed shared among them
+};
+
+/// A star of hosts, each on its own link to one switch (switched Ethernet):
+/// a message crosses the sender's link and the receiver's link. Rank k is
+/// the k-th host added.
+class platform {
+public:
+    platform& add(host h) {
+        loopsched::detail::require(h.speed > 0.0, "host " + h.name + " speed", h.speed, "must be > 0 flop/s");
+        loopsched::detail::require(h.bandwidth > 0.0, "host " + h.name + " bandwidth", h.bandwidth, "must be > 0 bytes/s");
+        loopsched::detail::require(h.latency >= 0.0, "host " + h.name + " latency", h.latency, "must be >= 0 s");
+        loopsched::detail::require(h.background >= 0, "host " + h.name + " background", h.background, "must be >= 0");
+        if (h.name.empty()) h.name = "host-" + std::to_string(hosts_.size());
+        for (auto const& other : hosts_)
+            if (other.name == h.name) throw invalid_parameter("host name", h.name, "is used twice");
+        hosts_.push_back(std::move(h));
+        return *this;
+    }
+    /// `count` copies of `h`, named name-1 .. name-count.
+    platform& add(host const& h, int count) {
+        for (int i = 1; i <= count; ++i) {
+            host copy = h;
+            copy.name = h.name + "-" + std::to_string(i);
+            add(std::move(copy));
+        }
+        return *this;
+    }
+
+    [[nodiscard]] std::vector<host> const& hosts() const noexcept { return hosts_; }
+    [[nodiscard]] std::vector<host>& hosts() noexcept { return hosts_; }
+    [[nodiscard]] int size() const noexcept { return static_cast<int>(hosts_.size()); }
+
+    /// V_k = speed_k / slowest speed (seed 001's virtual power; the slowest has V = 1).
+    [[nodiscard]] std::vector<double> powers() const {
+        double slowest = 1e300;
+        for (auto const& h : hosts_) slowest = std::min(slowest, h.speed);
+        std::vector<double> v;
+        for (auto const& h : hosts_) v.push_back(h.speed / slowest);
+        return v;
+    }
+    /// Q_k = 1 + competing processes.
+    [[nodiscard]] std::vector<double> run_queues() const {
+        std::vector<double> q;
+        for (auto const& h : hosts_) q.push_back(1.0 + h.background);
+        return q;
+    }
+
+private:
+    std::vector<host> hosts_;
+};
+
+/// How the simulated runtime's own work is charged. Bodies charge their work
+/// through transport::compute; the engines' own code (policy, encoding,
+/// bookkeeping) is free unless one of these is set.
+struct simulation_options {
+    double message_overhead = 0.0;  ///< CPU seconds per message sent and per message received (MPI's o)
+    bool charge_engine_time = false; ///< charge the real time the engines run between transport calls
+    double engine_time_scale = 1.0;  ///< simulated seconds per real second of engine time
+    std::size_t envelope_bytes = 64; ///< bytes a message carries besides its payload
+};
+
+namespace detail {
+
+/// The process's SimGrid engine (SimGrid allows one) and the zone that holds
+/// every simulator's cluster. Actors get 1 MiB stacks: the engines keep their
+/// data on the heap, and 4,096 ranks then reserve 4 GiB of address space.
+struct world {
+    std::unique_ptr<::simgrid::s4u::Engine> engine;
+    ::simgrid::s4u::NetZone* root = nullptr;
+    int clusters = 0;
+
+    static world& get() {
+        static world w = [] {
+            world made;
+            static int argc = 3;
+            static char name[] = "loopsched";
+            static char quiet[] = "--log=root.thres:critical";
+            static char stack[] = "--cfg=contexts/stack-size:1024";
+            static char* argv[] = {name, quiet, stack, nullptr};
+            made.engine = std::make_unique<::simgrid::s4u::Engine>(&argc, argv);
+            return made;
+        }();
+        return w;
+    }
+
+    ::simgrid::s4u::NetZone* zone_root() {
+        if (started)
+            throw error("loopsched: make every simulator before the first run (SimGrid seals its platform when a simulation starts)");
+        if (from_xml) throw error("loopsched: a simulator from an XML platform must be the process's only simulator");
+        if (!root) root = ::simgrid::s4u::create_full_zone("loopsched");
+        return root;
+    }
+    bool from_xml = false;
+    bool started = false;
+};
+
+/// What every rank of one simulation shares: the mailboxes and the hosts.
+struct network {
+    std::vector<::simgrid::s4u::Host*> hosts;
+    std::vector<::simgrid::s4u::Mailbox*> boxes;
+    simulation_options options;
+};
+
+} // namespace detail
+
+/// One rank's view of the simulated network; models Transport. Sends are
+/// eager, as MPI's are for small messages: each rank's mailbox has it as the
+/// permanent receiver, so a message travels as soon as it is sent and a
+/// receive finds it waiting.
+class transport {
+public:
+    transport(detail::network& net, int rank) : net_(&net), rank_(rank) {}
+    transport(transport const&) = delete;
+    transport& operator=(transport const&) = delete;
+
+    [[nodiscard]] int rank() const noexcept { return rank_; }
+    [[nodiscard]] int size() const noexcept { return static_cast<int>(net_->boxes.size()); }
+
+    void send(int dest, int tag, bytes data) {
+        loopsched::detail::require(dest >= 0 && dest < size(), "destination rank", dest, "must be a rank of the platform");
+        charge(net_->options.message_overhead);
+        std::uint64_t const size = data.size() + net_->options.envelope_bytes;
+        auto* m = new message{rank_, tag, std::move(data)};
+        auto comm = net_->boxes[static_cast<std::size_t>(dest)]->put_init(m, size);
+        comm->detach([](void* p) { delete static_cast<message*>(p); }); // freed if never received
+        resume();
+    }
+
+    message receive(int source, int tag) {
+        charge(0.0);
+        while (true) {
+            if (auto m = take_early(source, tag)) return finish(std::move(*m));
+            early_.push_back(pull());
+        }
+    }
+
+    std::optional<message> try_receive(int source, int tag) {
+        charge(0.0);
+        while (own_box()->ready()) early_.push_back(pull());
+        auto m = take_early(source, tag);
+        if (m) return finish(std::move(*m));
+        resume();
+        return std::nullopt;
+    }
+
+    [[nodiscard]] double now() const { return ::simgrid::s4u::Engine::get_clock(); }
+
+    /// Simulated work: `flops` on this rank's host, at the speed its load leaves.
+    void compute(double flops) {
+        charge(0.0);
+        if (flops > 0.0) ::simgrid::s4u::this_actor::execute(flops);
+        resume();
+    }
+
+    /// This rank's host.
+    [[nodiscard]] ::simgrid::s4u::Host* host() const { return net_->hosts[static_cast<std::size_t>(rank_)]; }
+
+private:
+    ::simgrid::s4u::Mailbox* own_box() const { return net_->boxes[static_cast<std::size_t>(rank_)]; }
+
+    message pull() {
+        std::unique_ptr<message> m(own_box()->get<message>());
+        return std::move(*m);
+    }
+
+    std::optional<message> take_early(int source, int tag) {
+        // FIFO per sender, like MPI's non-overtaking rule.
+        for (auto it = early_.begin(); it != early_.end(); ++it)
+            if ((source == any_source || it->source == source) && (tag == any_tag || it->tag == tag)) {
+                message m = std::move(*it);
+                early_.erase(it);
+                return m;
+            }
+        return std::nullopt;
+    }
+
+    message finish(message m) {
+        if (net_->options.message_overhead > 0.0) ::simgrid::s4u::this_actor::execute(
+            net_->options.message_overhead * host()->get_speed());
+        resume();
+        return m;
+    }
+
+    /// Charges the engine time since the last transport call returned, plus `extra` seconds.
+    void charge(double extra) {
+        double seconds = extra;
+        if (net_->options.charge_engine_time && ran_since_) {
+            seconds += std::chrono::duration<double>(clock::now() - *ran_since_).count() * net_->options.engine_time_scale;
+        }
+        ran_since_.reset();
+        if (seconds > 0.0) ::simgrid::s4u::this_actor::execute(seconds * host()->get_speed());
+    }
+    void resume() {
+        if (net_->options.charge_engine_time) ran_since_ = clock::now();
+    }
+
+    using clock = std::chrono::steady_clock;
+    detail::network* net_;
+    int rank_;
+    std::deque<message> early_;
+    std::optional<clock::time_point> ran_since_;
+};
+
+/// Per-rank outcome of one simulated program.
+struct run_result {
+    double simulated_seconds = 0.0; ///< from the first actor's start to the last one's end
+    double wall_seconds = 0.0;      ///< what the simulation itself took
+};
+
+/// A simulated cluster. Any number may be made in one process (each is a zone
+/// of the process's one SimGrid engine), all before the first run: SimGrid
+/// seals the platform when a simulation starts. run() may be called many
+/// times, each run a fresh set of actors, its times measured from its start.
+class simulator {
+public:
+    explicit simulator(platform p, simulation_options options = {}) : platform_(std::move(p)) {
+        loopsched::detail::require(platform_.size() >= 1, "platform size", platform_.size(), "must be >= 1 host");
+        loopsched::detail::require(options.message_overhead >= 0.0, "simulation message_overhead",
+                                   options.message_overhead, "must be >= 0");
+        loopsched::detail::require(options.engine_time_scale >= 0.0, "simulation engine_time_scale",
+                                   options.engine_time_scale, "must be >= 0");
+        build();
+        net_.options = options;
+    }
+    simulator(simulator&&) = default;
+
+    /// A simulator on a SimGrid XML platform file: every host is a rank, in the
+    /// order of their `rank` property (else of their names); a host's
+    /// `background` property gives its competing processes. Only one per
+    /// process, made before any other simulator.
+    static simulator from_xml(std::string const& path, simulation_options options = {}) {
+        auto& world = detail::world::get();
+        if (world.root || world.from_xml)
+            throw error("loopsched: load the XML platform " + path + " before making any other simulator");
+        world.engine->load_platform(path);
+        world.from_xml = true;
+        auto found = world.engine->get_all_hosts();
+        auto rank_of = [](::simgrid::s4u::Host const* h) {
+            char const* r = h->get_property("rank");
+            return r ? std::stol(r) : 0L;
+        };
+        std::ranges::stable_sort(found, [&](auto* a, auto* b) {
+            return rank_of(a) != rank_of(b) ? rank_of(a) < rank_of(b) : a->get_name() < b->get_name();
+        });
+        simulator out(options);
+        for (auto* h : found) {
+            char const* load = h->get_property("background");
+            int const background = load ? std::stoi(load) : 0;
+            loopsched::detail::require(background >= 0, "host " + h->get_name() + " background", background, "must be >= 0");
+            out.platform_.hosts().push_back(host{h->get_name(), h->get_speed(), 0.0, 0.0, background});
+            out.net_.hosts.push_back(h);
+            out.net_.boxes.push_back(::simgrid::s4u::Mailbox::by_name("xml/" + h->get_name()));
+        }
+        loopsched::detail::require(out.platform_.size() >= 1, "platform size", out.platform_.size(), "must be >= 1 host");
+        return out;
+    }
+
+    [[nodiscard]] platform const& layout() const noexcept { return platform_; }
+    [[nodiscard]] int size() const noexcept { return platform_.size(); }
+
+    /// Runs `program(transport&)` on every rank, each on its host, with the
+    /// platform's background processes competing. If any rank throws, the
+    /// first exception (by rank) is rethrown once the simulation ends.
+    run_result run(std::function<void(transport&)> const& program) {
+        int const n = platform_.size();
+        std::vector<std::exception_ptr> failures(static_cast<std::size_t>(n));
+        std::vector<std::unique_ptr<transport>> ends;
+        double const begin = ::simgrid::s4u::Engine::get_clock();
+        double last_end = begin;
+        auto const wall = std::chrono::steady_clock::now();
+        for (int r = 0; r < n; ++r) {
+            ends.push_back(std::make_unique<transport>(net_, r));
+            auto* host = net_.hosts[static_cast<std::size_t>(r)];
+            auto* t = ends.back().get();
+            ::simgrid::s4u::Actor::create("rank-" + std::to_string(r), host, [&, r, t] {
+                net_.boxes[static_cast<std::size_t>(r)]->set_receiver(::simgrid::s4u::Actor::self());
+                try {
+                    program(*t);
+                } catch (...) {
+                    failures[static_cast<std::size_t>(r)] = std::current_exception();
+                }
+                last_end = std::max(last_end, ::simgrid::s4u::Engine::get_clock());
+            });
+            // Competing processes: run until the program's actors end.
+            for (int b = 0; b < platform_.hosts()[static_cast<std::size_t>(r)].background; ++b)
+                ::simgrid::s4u::Actor::create("load-" + std::to_string(r) + "-" + std::to_string(b), host, [] {
+                    ::simgrid::s4u::Actor::self()->daemonize();
+                    while (true) ::simgrid::s4u::this_actor::execute(1e15);
+                });
+        }
+        detail::world::get().started = true;
+        detail::world::get().engine->run();
+        for (auto* box : net_.boxes) box->set_receiver(nullptr);
+        run_result out{last_end - begin, std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count()};
+        for (auto& f : failures)
+            if (f) std::rethrow_exception(f);
+        return out;
+    }
+
+private:
+    explicit simulator(simulation_options options) { net_.options = options; }
+
+    void build() {
+        auto& world = detail::world::get();
+        std::string const prefix = "cluster-" + std::to_string(world.clusters++) + "/";
+        auto* parent = world.zone_root(); // first: SimGrid's first zone becomes the root
+        auto* zone = ::simgrid::s4u::create_star_zone(prefix);
+        zone->set_parent(parent);
+        for (auto const& h : platform_.hosts()) {
+            auto* simulated = zone->create_host(prefix + h.name, h.speed);
+            auto* link = zone->create_link(prefix + h.name + "-link", h.bandwidth)->set_latency(h.latency);
+            link->seal();
+            // Star zone: the host's route to anywhere (and back) crosses its own link.
+            zone->add_route(simulated->get_netpoint(), nullptr, nullptr, nullptr,
+                            {::simgrid::s4u::LinkInRoute(link)}, true);
+            simulated->seal();
+            net_.hosts.push_back(simulated);
+            net_.boxes.push_back(::simgrid::s4u::Mailbox::by_name(prefix + h.name));
+        }
+        zone->seal();
+    }
+
+    platform platform_;
+    detail::network net_;
+};
+
+} // namespace loopsched::sim

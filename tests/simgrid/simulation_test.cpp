@@ -1,0 +1,175 @@
+// The runtime's own engines on the SimGrid transport: exactly-once and
+// bit-identical results as on real transports, simulated times that follow
+// the platform (speeds, links, background load), the error paths.
+#include "../../examples/doacross_kernels.hpp"
+
+#include <loopsched/loopsched.hpp>
+#include <loopsched/transport/simgrid.hpp>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace loopsched;
+
+namespace {
+
+/// 1 master + the given workers, all on 100 Mbit/s links.
+sim::platform cluster(std::vector<double> const& worker_speeds, std::vector<int> const& background = {}) {
+    sim::platform p;
+    p.add({"master", 1e9, 12.5e6, 50e-6, 0});
+    for (std::size_t k = 0; k < worker_speeds.size(); ++k)
+        p.add({"w" + std::to_string(k + 1), worker_speeds[k], 12.5e6, 50e-6, background.empty() ? 0 : background[k]});
+    return p;
+}
+
+/// Every simulator of this program, made before any runs (SimGrid seals its
+/// platform when the first simulation starts).
+struct clusters {
+    sim::simulator mixed{cluster({3e9, 1e9, 1e9, 2e9}, {0, 1, 0, 2})};
+    sim::simulator equal{cluster({1e9, 1e9})};
+    sim::simulator fast_slow{cluster({3e9, 1e9})};
+    sim::simulator free_loaded{cluster({1e9, 1e9}, {0, 1})};
+    sim::simulator three{cluster({2e9, 1e9, 1e9}, {0, 1, 0})};
+    sim::simulator doacross{cluster({1e9, 0.5e9, 1e9}, {0, 1, 0})};
+    sim::simulator plain{cluster({1e9, 1e9, 1e9})};
+};
+clusters& all() {
+    static clusters c;
+    return c;
+}
+
+struct doall_outcome {
+    loop_statistics root;
+    std::vector<int> runs;
+};
+
+/// A DOALL loop of n iterations of `flops` each, on a dedicated master.
+doall_outcome run_doall(sim::simulator& s, index_t n, any_policy const& policy, double flops, bool master_computes = false) {
+    doall_outcome out;
+    out.runs.assign(static_cast<std::size_t>(n), 0);
+    s.run([&](sim::transport& t) {
+        parallel_for_options o;
+        o.master_computes = master_computes;
+        o.powers = s.layout().powers();
+        o.run_queues = s.layout().run_queues();
+        auto stats = parallel_for(t, make_range(n), policy, [&](index_range const& part) {
+            REQUIRE(part.size() > 0);
+            for (index_t i : part.indices()) out.runs[static_cast<std::size_t>(i)]++; // actors share one thread
+            t.compute(flops * static_cast<double>(part.size()));
+        }, o);
+        if (t.rank() == 0) out.root = stats;
+    });
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("simgrid: every policy runs every iteration exactly once on a heterogeneous, loaded cluster") {
+    auto& s = all().mixed;
+    for (auto name : policy_names())
+        for (std::string spec : {std::string(name), "w-" + std::string(name)}) {
+            CAPTURE(spec);
+            for (bool master_computes : {false, true}) {
+                auto const r = run_doall(s, 997, parse_policy(spec), 1e6, master_computes);
+                for (int c : r.runs) REQUIRE(c == 1);
+                CHECK(r.root.iterations() == 997);
+                CHECK(r.root.parallel_seconds > 0.0);
+            }
+        }
+}
+
+TEST_CASE("simgrid: simulated time follows the hosts' speeds, links and load") {
+    SUBCASE("two equal workers, two equal chunks: T_p = half the work plus two round trips") {
+        auto& s = all().equal;
+        auto const r = run_doall(s, 100, parse_policy("css:chunk=50"), 1e7);
+        // 50 x 10 ms of work; messages cross two 50 us links (and a few bytes at 12.5 MB/s).
+        CHECK(r.root.parallel_seconds == doctest::Approx(0.5).epsilon(0.01));
+        CHECK(r.root.parallel_seconds > 0.5 + 2 * 100e-6);
+    }
+    SUBCASE("a host 3x as fast computes the same chunk in a third of the time") {
+        auto& s = all().fast_slow;
+        auto const r = run_doall(s, 100, parse_policy("css:chunk=10"), 1e7);
+        auto const& fast = r.root.workers[0];
+        auto const& slow = r.root.workers[1];
+        CHECK(fast.compute_seconds / static_cast<double>(fast.iterations) ==
+              doctest::Approx(slow.compute_seconds / static_cast<double>(slow.iterations) / 3.0).epsilon(1e-6));
+    }
+    SUBCASE("one competing process halves a host's speed, and the load-aware scheme sees Q = 2") {
+        auto& s = all().free_loaded;
+        auto const r = run_doall(s, 100, parse_policy("css:chunk=10"), 1e7);
+        auto const& free = r.root.workers[0];
+        auto const& loaded = r.root.workers[1];
+        CHECK(loaded.compute_seconds / static_cast<double>(loaded.iterations) ==
+              doctest::Approx(2.0 * free.compute_seconds / static_cast<double>(free.iterations)).epsilon(1e-6));
+        auto const d = run_doall(s, 1000, parse_policy("dtss"), 1e6);
+        CHECK(d.root.workers[0].iterations > d.root.workers[1].iterations);
+    }
+    SUBCASE("the same simulation twice gives the same times (deterministic)") {
+        auto& s = all().three;
+        auto const a = run_doall(s, 500, parse_policy("w-fss"), 1e6);
+        auto const b = run_doall(s, 500, parse_policy("w-fss"), 1e6);
+        CHECK(a.root.parallel_seconds == b.root.parallel_seconds);
+        for (std::size_t k = 0; k < a.root.workers.size(); ++k) CHECK(a.root.workers[k].iterations == b.root.workers[k].iterations);
+    }
+}
+
+TEST_CASE("simgrid: a DOACROSS loop on simulated hosts gives the sequential loop's bytes") {
+    auto& s = all().doacross;
+    box<2> const space({0, 0}, {64, 90});
+    auto const expected = kernels::raw_bytes(kernels::sequential<kernels::floyd_steinberg>(space));
+    for (char const* spec : {"s-css", "sw-tss", "dmps-dtss:h=7", "s-gss:h=auto"}) {
+        CAPTURE(spec);
+        std::vector<char> got;
+        s.run([&](sim::transport& t) {
+            doacross_options o;
+            o.powers = s.layout().powers();
+            o.run_queues = s.layout().run_queues();
+            auto fields = kernels::floyd_steinberg::fields();
+            typename kernels::floyd_steinberg::body real{space};
+            auto result = parallel_for_doacross(t, space, kernels::floyd_steinberg::dependences{}, parse_policy(spec),
+                std::get<0>(fields), std::get<1>(fields),
+                [&](box<2> const& part, auto& a, auto& b) {
+                    real(part, a, b);
+                    t.compute(300.0 * static_cast<double>(part.size()));
+                }, o);
+            if (t.rank() == 0) got = kernels::raw_bytes(result.arrays);
+        });
+        CHECK(got == expected);
+    }
+}
+
+TEST_CASE("simgrid: errors") {
+    SUBCASE("a body that throws on one rank makes every rank throw remote_error, and the simulation ends") {
+        auto& s = all().plain;
+        int caught = 0;
+        CHECK_THROWS_AS(s.run([&](sim::transport& t) {
+            try {
+                parallel_for(t, make_range(100), parse_policy("css:chunk=5"), [&](index_range const& part) {
+                    t.compute(1e6);
+                    if (t.rank() == 2 && part.lower()[0] >= 50) throw std::runtime_error("boom");
+                });
+            } catch (remote_error const& e) {
+                ++caught;
+                CHECK(e.origin_rank() == 2);
+                throw;
+            }
+        }), remote_error);
+        CHECK(caught == 4);
+    }
+    SUBCASE("bad platforms are rejected with the parameter's name") {
+        sim::platform p;
+        CHECK_THROWS_WITH(p.add({"x", -1.0, 1e6, 0.0, 0}), doctest::Contains("host x speed = -1"));
+        CHECK_THROWS_WITH(p.add({"x", 1e9, 0.0, 0.0, 0}), doctest::Contains("host x bandwidth = 0"));
+        CHECK_THROWS_WITH(p.add({"x", 1e9, 1e6, 0.0, -2}), doctest::Contains("host x background = -2"));
+        p.add({"x", 1e9, 1e6, 0.0, 0});
+        CHECK_THROWS_WITH(p.add({"x", 1e9, 1e6, 0.0, 0}), doctest::Contains("host name = x"));
+        CHECK_THROWS_WITH(sim::simulator(sim::platform{}), doctest::Contains("platform size = 0"));
+        (void)all();
+        all().plain.run([](sim::transport&) {});
+        CHECK_THROWS_WITH(sim::simulator(cluster({1e9})), doctest::Contains("before the first run"));
+    }
+}
