@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace loopsched::sim {
@@ -94,6 +95,9 @@ namespace detail {
 /// The process's SimGrid engine (SimGrid allows one) and the zone that holds
 /// every simulator's cluster. Actors get 1 MiB stacks: the engines keep their
 /// data on the heap, and 4,096 ranks then reserve 4 GiB of address space.
+/// Links take their latency and bandwidth as given (SimGrid's default TCP
+/// model multiplies latency by 13): platforms are described by measured
+/// ping-pong figures such as seed 003's c_d and c_c.
 struct world {
     std::unique_ptr<::simgrid::s4u::Engine> engine;
     ::simgrid::s4u::NetZone* root = nullptr;
@@ -102,11 +106,13 @@ struct world {
     static world& get() {
         static world w = [] {
             world made;
-            static int argc = 3;
+            static int argc = 5;
             static char name[] = "loopsched";
             static char quiet[] = "--log=root.thres:critical";
             static char stack[] = "--cfg=contexts/stack-size:1024";
-            static char* argv[] = {name, quiet, stack, nullptr};
+            static char latency[] = "--cfg=network/latency-factor:1";
+            static char bandwidth[] = "--cfg=network/bandwidth-factor:1";
+            static char* argv[] = {name, quiet, stack, latency, bandwidth, nullptr};
             made.engine = std::make_unique<::simgrid::s4u::Engine>(&argc, argv);
             return made;
         }();
@@ -173,13 +179,19 @@ public:
         return std::nullopt;
     }
 
-    [[nodiscard]] double now() const { return ::simgrid::s4u::Engine::get_clock(); }
+    /// The simulated clock, once this rank's pending work is done.
+    [[nodiscard]] double now() const {
+        settle();
+        return ::simgrid::s4u::Engine::get_clock();
+    }
 
-    /// Simulated work: `flops` on this rank's host, at the speed its load leaves.
+    /// Simulated work: `flops` on this rank's host, at the speed its load
+    /// leaves. The work is run at this rank's next transport call (or clock
+    /// read): a body called once per column costs one simulated execution per
+    /// subchunk, not one per call, and no one can observe the difference.
     void compute(double flops) {
-        charge(0.0);
-        if (flops > 0.0) ::simgrid::s4u::this_actor::execute(flops);
-        resume();
+        loopsched::detail::require(flops >= 0.0, "simulated flops", flops, "must be >= 0");
+        pending_flops_ += flops;
     }
 
     /// This rank's host.
@@ -211,8 +223,15 @@ private:
         return m;
     }
 
-    /// Charges the engine time since the last transport call returned, plus `extra` seconds.
+    /// Runs the work the body has charged since the last call.
+    void settle() const {
+        if (pending_flops_ > 0.0) ::simgrid::s4u::this_actor::execute(std::exchange(pending_flops_, 0.0));
+    }
+
+    /// Charges the engine time since the last transport call returned, plus
+    /// `extra` seconds, after the body's pending work.
     void charge(double extra) {
+        settle();
         double seconds = extra;
         if (net_->options.charge_engine_time && ran_since_) {
             seconds += std::chrono::duration<double>(clock::now() - *ran_since_).count() * net_->options.engine_time_scale;
@@ -229,6 +248,7 @@ private:
     int rank_;
     std::deque<message> early_;
     std::optional<clock::time_point> ran_since_;
+    mutable double pending_flops_ = 0.0; ///< charged by compute(), run by settle()
 };
 
 /// Per-rank outcome of one simulated program.
