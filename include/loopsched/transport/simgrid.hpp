@@ -181,7 +181,8 @@ public:
 
     /// The simulated clock, once this rank's pending work is done.
     [[nodiscard]] double now() const {
-        settle();
+        charge(0.0);
+        resume();
         return ::simgrid::s4u::Engine::get_clock();
     }
 
@@ -223,23 +224,19 @@ private:
         return m;
     }
 
-    /// Runs the work the body has charged since the last call.
-    void settle() const {
-        if (pending_flops_ > 0.0) ::simgrid::s4u::this_actor::execute(std::exchange(pending_flops_, 0.0));
-    }
-
-    /// Charges the engine time since the last transport call returned, plus
-    /// `extra` seconds, after the body's pending work.
-    void charge(double extra) {
-        settle();
+    /// Runs, as one simulated execution, the body's pending work, the engine
+    /// time since the last transport call returned (when charged) and `extra`
+    /// seconds. Real time spent inside SimGrid (other actors running) is
+    /// never counted: the stopwatch restarts only when a call returns.
+    void charge(double extra) const {
         double seconds = extra;
-        if (net_->options.charge_engine_time && ran_since_) {
+        if (net_->options.charge_engine_time && ran_since_)
             seconds += std::chrono::duration<double>(clock::now() - *ran_since_).count() * net_->options.engine_time_scale;
-        }
         ran_since_.reset();
-        if (seconds > 0.0) ::simgrid::s4u::this_actor::execute(seconds * host()->get_speed());
+        double const flops = std::exchange(pending_flops_, 0.0) + seconds * host()->get_speed();
+        if (flops > 0.0) ::simgrid::s4u::this_actor::execute(flops);
     }
-    void resume() {
+    void resume() const {
         if (net_->options.charge_engine_time) ran_since_ = clock::now();
     }
 
@@ -247,8 +244,8 @@ private:
     detail::network* net_;
     int rank_;
     std::deque<message> early_;
-    std::optional<clock::time_point> ran_since_;
-    mutable double pending_flops_ = 0.0; ///< charged by compute(), run by settle()
+    mutable std::optional<clock::time_point> ran_since_; ///< when the last transport call returned
+    mutable double pending_flops_ = 0.0;                  ///< charged by compute(), run by charge()
 };
 
 /// Per-rank outcome of one simulated program.

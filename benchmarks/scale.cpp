@@ -1,0 +1,44 @@
+// How far one master scales: a DOALL loop with 10 ms average iterations
+// (exponentially distributed) on N simulated workers, 100 iterations per
+// worker. The master's own work is charged: the real time its engine code
+// runs between messages on this machine, plus an MPI overhead per message.
+// Prints, per policy, the fraction of ideal throughput (ideal time / parallel
+// time) and the simulator's own run time.
+//   scale [WORKERS...]   (default 1024 4096)
+#include "../examples/simulation.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+using namespace loopsched;
+
+int main(int argc, char** argv) try {
+    std::vector<int> sizes;
+    for (int i = 1; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
+    if (sizes.empty()) sizes = {1024, 4096};
+    // 1 us of CPU per message sent or received (MPI's o on a fast network):
+    // the master pays it twice per chunk, on top of its engine's measured time.
+    sim::simulation_options costs;
+    costs.message_overhead = 1e-6;
+    costs.charge_engine_time = true;
+    std::vector<sim::simulator> simulators; // all made before the first run
+    for (int n : sizes) simulators.emplace_back(examples::make_platform("uniform:n=" + std::to_string(n)), costs);
+    std::printf("%8s %-10s %12s %12s %10s %10s %12s\n", "workers", "policy", "T_p (s)", "ideal (s)", "fraction",
+                "chunks", "simulator s");
+    for (std::size_t s = 0; s < sizes.size(); ++s) {
+        int const n = sizes[s];
+        auto const w = examples::make_workload("random:n=" + std::to_string(100 * n) + ":mean=1e7:dist=exp:seed=7");
+        double const ideal = w.total_flops() / (examples::reference_speed * n);
+        for (char const* spec : {"ss", "css:chunk=10", "gss", "tss", "fss", "dtss", "af", "w-fss"}) {
+            auto const r = examples::simulate(simulators[s], w, parse_policy(spec));
+            std::printf("%8d %-10s %12.4f %12.4f %10.3f %10lld %12.1f\n", n, spec, r.seconds, ideal, ideal / r.seconds,
+                        static_cast<long long>(r.statistics.chunks()), r.wall);
+            std::fflush(stdout);
+        }
+    }
+} catch (std::exception const& e) {
+    std::fprintf(stderr, "scale: %s\n", e.what());
+    return 1;
+}
