@@ -177,8 +177,8 @@ inline sim::platform make_platform(std::string const& text) {
     } else if (name == "machine") {
         double const c_d = d.number("c_d", 20e-6), c_c = d.number("c_c", 1e-10);
         int const n = static_cast<int>(d.number("n", 2));
-        // Two links per message: each carries half the latency at twice the bandwidth.
-        p.add(sim::host{"core", unit, 2.0 / c_c, c_d / 2.0, 0}, n);
+        // A message crosses two links: each adds half the latency; the slower caps the bandwidth.
+        p.add(sim::host{"core", unit, 1.0 / c_c, c_d / 2.0, 0}, n);
     } else {
         throw invalid_parameter("platform", text, "unknown; presets: seed001 seed003-w seed003-sw seed003-dmps kids twins hetero uniform machine");
     }
