@@ -161,7 +161,22 @@ int main(int argc, char** argv) try {
     mandelbrot_charged.engine_time_scale = std::max(1.0, mandelbrot_seconds / mandelbrot_alone);
     heat_charged.engine_time_scale = std::max(1.0, heat_seconds / heat_alone);
     sim::simulator mandelbrot_machine(machine(mandelbrot_speed), mandelbrot_charged),
-        heat_machine(machine(heat_speed), heat_charged);
+        heat_machine(machine(heat_speed), heat_charged), heat_online(machine(heat_speed), heat_charged);
+    // The other way to predict: the real Heat body runs inside the simulation
+    // and its measured time is charged (as SMPI does), instead of a cost per point.
+    auto simulate_real_body = [&](std::string const& spec) {
+        double seconds = 0;
+        heat_online.run([&](sim::transport& t) {
+            doacross_options o;
+            o.input_halo = kernels::heat::input_halo;
+            o.gather = false;
+            o.read_os_load = false;
+            auto r = parallel_for_doacross(t, heat_space, kernels::heat::dependences{}, parse_policy(spec),
+                                           std::get<0>(kernels::heat::fields()), kernels::heat::body{heat_space}, o);
+            if (t.rank() == 0) seconds = r.statistics.parallel_seconds;
+        });
+        return seconds;
+    };
     std::printf("this machine: c_d = %.2f us, c_c = %.3f ns/byte; both cores busy: Mandelbrot %.2fx, Heat %.2fx "
                 "slower than one; %d real runs per figure (median)\n",
                 c_d * 1e6, c_c * 1e9, mandelbrot_charged.engine_time_scale, heat_charged.engine_time_scale, repeats);
@@ -182,8 +197,20 @@ int main(int argc, char** argv) try {
         report("heat", doacross[i], real_doacross[i], simulated.seconds);
         if (tables) std::cout << "real:\n" << real_tables[i] << "simulated:\n" << simulated.statistics;
     }
+    double const cost_model_error = *std::ranges::max_element(errors);
+    std::printf("heat, the real body timed inside the simulation instead of a cost per point:\n");
+    std::vector<double> online_errors;
+    for (std::size_t i = 0; i < doacross.size(); ++i) {
+        double const simulated = simulate_real_body(doacross[i]);
+        double const error = (simulated - real_doacross[i]) / real_doacross[i];
+        online_errors.push_back(std::abs(error));
+        std::printf("%-12s %-14s %10.4f %12.4f %+7.1f%%\n", "heat (body)", doacross[i].c_str(), real_doacross[i],
+                    simulated, 100 * error);
+    }
+    std::printf("fidelity (real body): ours=%.4f baseline=0.15 ratio=%.3f\n", *std::ranges::max_element(online_errors),
+                *std::ranges::max_element(online_errors) / 0.15);
     std::printf("fidelity: ours=%.4f baseline=0.15 ratio=%.3f  (largest |simulated - real| / real, target <= 0.15)\n",
-                *std::ranges::max_element(errors), *std::ranges::max_element(errors) / 0.15);
+                cost_model_error, cost_model_error / 0.15);
 } catch (std::exception const& e) {
     std::fprintf(stderr, "fidelity: %s\n", e.what());
     return 1;
