@@ -130,11 +130,13 @@ int main(int argc, char** argv) try {
         real_doall.push_back(median(t));
         spreads.push_back(spread(t));
     }
+    // Heat's options, for the real runs and the simulation of the real body.
+    doacross_options heat_options;
+    heat_options.input_halo = kernels::heat::input_halo;
+    heat_options.gather = false;
     for (auto const& spec : doacross) {
         std::vector<double> t;
-        doacross_options o;
-        o.input_halo = kernels::heat::input_halo;
-        o.gather = false;
+        doacross_options const& o = heat_options;
         loop_statistics last;
         for (int r = 0; r < repeats; ++r) {
             last = parallel_for_doacross(world, heat_space, kernels::heat::dependences{}, parse_policy(spec),
@@ -167,9 +169,7 @@ int main(int argc, char** argv) try {
     auto simulate_real_body = [&](std::string const& spec) {
         double seconds = 0;
         heat_online.run([&](sim::transport& t) {
-            doacross_options o;
-            o.input_halo = kernels::heat::input_halo;
-            o.gather = false;
+            doacross_options o = heat_options;
             o.read_os_load = false;
             auto r = parallel_for_doacross(t, heat_space, kernels::heat::dependences{}, parse_policy(spec),
                                            std::get<0>(kernels::heat::fields()), kernels::heat::body{heat_space}, o);

@@ -316,13 +316,17 @@ simulated_run simulate(sim::simulator& simulator, workload const& w, P const& po
                        bool trace = false) {
     auto const& p = simulator.layout();
     simulated_run out;
+    // What DOALL and DOACROSS options share: the master, the platform's V and Q, tracing.
+    auto configure = [&](auto& o) {
+        o.master_computes = master_computes;
+        o.powers = p.powers();
+        o.run_queues = p.run_queues();
+        o.trace = trace;
+    };
     auto program = [&](sim::transport& t) {
         if (!w.doacross()) {
             parallel_for_options o;
-            o.master_computes = master_computes;
-            o.powers = p.powers();
-            o.run_queues = p.run_queues();
-            o.trace = trace;
+            configure(o);
             auto const& prefix = w.prefix;
             auto cost = [&](index_range const& part) {
                 t.compute(prefix[static_cast<std::size_t>(part.upper()[0])] - prefix[static_cast<std::size_t>(part.lower()[0])]);
@@ -342,10 +346,7 @@ simulated_run simulate(sim::simulator& simulator, workload const& w, P const& po
             throw invalid_parameter("policy", policy.spec(), "a DOACROSS workload needs the S adaptor");
         } else {
         doacross_options o;
-        o.master_computes = master_computes;
-        o.powers = p.powers();
-        o.run_queues = p.run_queues();
-        o.trace = trace;
+        configure(o);
         o.gather = false;
         auto run = [&]<std::size_t N>(auto deps, std::integral_constant<std::size_t, N>) {
             typename box<N>::point extents{};

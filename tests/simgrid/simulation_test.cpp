@@ -42,6 +42,10 @@ clusters& all() {
     return c;
 }
 
+double seconds_per_iteration(worker_statistics const& w) {
+    return w.compute_seconds / static_cast<double>(w.iterations);
+}
+
 struct doall_outcome {
     loop_statistics root;
     std::vector<int> runs;
@@ -93,18 +97,14 @@ TEST_CASE("simgrid: simulated time follows the hosts' speeds, links and load") {
     SUBCASE("a host 3x as fast computes the same chunk in a third of the time") {
         auto& s = all().fast_slow;
         auto const r = run_doall(s, 100, parse_policy("css:chunk=10"), 1e7);
-        auto const& fast = r.root.workers[0];
-        auto const& slow = r.root.workers[1];
-        CHECK(fast.compute_seconds / static_cast<double>(fast.iterations) ==
-              doctest::Approx(slow.compute_seconds / static_cast<double>(slow.iterations) / 3.0).epsilon(1e-6));
+        CHECK(seconds_per_iteration(r.root.workers[0]) ==
+              doctest::Approx(seconds_per_iteration(r.root.workers[1]) / 3.0).epsilon(1e-6));
     }
     SUBCASE("one competing process halves a host's speed, and the load-aware scheme sees Q = 2") {
         auto& s = all().free_loaded;
         auto const r = run_doall(s, 100, parse_policy("css:chunk=10"), 1e7);
-        auto const& free = r.root.workers[0];
-        auto const& loaded = r.root.workers[1];
-        CHECK(loaded.compute_seconds / static_cast<double>(loaded.iterations) ==
-              doctest::Approx(2.0 * free.compute_seconds / static_cast<double>(free.iterations)).epsilon(1e-6));
+        CHECK(seconds_per_iteration(r.root.workers[1]) ==
+              doctest::Approx(2.0 * seconds_per_iteration(r.root.workers[0])).epsilon(1e-6));
         auto const d = run_doall(s, 1000, parse_policy("dtss"), 1e6);
         CHECK(d.root.workers[0].iterations > d.root.workers[1].iterations);
     }

@@ -35,13 +35,7 @@ public:
         auto& box = boxes_.at(static_cast<std::size_t>(self));
         std::unique_lock lock(box.mutex);
         while (true) {
-            // FIFO per sender, like MPI's non-overtaking rule.
-            for (auto it = box.queue.begin(); it != box.queue.end(); ++it)
-                if ((source == any_source || it->source == source) && (tag == any_tag || it->tag == tag)) {
-                    message m = std::move(*it);
-                    box.queue.erase(it);
-                    return m;
-                }
+            if (auto m = detail::take_matching(box.queue, source, tag)) return m;
             if (!wait) return std::nullopt;
             box.ready.wait(lock);
         }

@@ -206,20 +206,11 @@ private:
         return std::move(*m);
     }
 
-    std::optional<message> take_early(int source, int tag) {
-        // FIFO per sender, like MPI's non-overtaking rule.
-        for (auto it = early_.begin(); it != early_.end(); ++it)
-            if ((source == any_source || it->source == source) && (tag == any_tag || it->tag == tag)) {
-                message m = std::move(*it);
-                early_.erase(it);
-                return m;
-            }
-        return std::nullopt;
-    }
+    std::optional<message> take_early(int source, int tag) { return loopsched::detail::take_matching(early_, source, tag); }
 
+    /// A received message's CPU cost joins the rank's pending work.
     message finish(message m) {
-        if (net_->options.message_overhead > 0.0) ::simgrid::s4u::this_actor::execute(
-            net_->options.message_overhead * host()->get_speed());
+        pending_flops_ += net_->options.message_overhead * host()->get_speed();
         resume();
         return m;
     }

@@ -14,7 +14,9 @@
 
 #include <concepts>
 #include <cstddef>
+#include <deque>
 #include <optional>
+#include <utility>
 
 namespace loopsched {
 
@@ -50,4 +52,20 @@ concept Transport = requires(T& t, T const& ct, int peer, int tag, bytes data) {
     { ct.now() } -> std::same_as<double>;
 };
 
+namespace detail {
+
+/// Takes the oldest message of `queue` from `source` with `tag` (wildcards
+/// allowed): FIFO per sender, MPI's non-overtaking rule. For transports that
+/// hold messages that arrived before anyone asked for them.
+inline std::optional<message> take_matching(std::deque<message>& queue, int source, int tag) {
+    for (auto it = queue.begin(); it != queue.end(); ++it)
+        if ((source == any_source || it->source == source) && (tag == any_tag || it->tag == tag)) {
+            message m = std::move(*it);
+            queue.erase(it);
+            return m;
+        }
+    return std::nullopt;
+}
+
+} // namespace detail
 } // namespace loopsched
