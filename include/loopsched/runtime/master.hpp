@@ -96,9 +96,10 @@ private:
             wire_reader r(m.payload);
             auto const status = r.get<worker_status>();
             auto const timing = r.get<chunk_timing>();
-            read_result_blocks(r, results_, settings_.result_bytes);
+            // The reply first, then the results that came with the request: the worker is waiting.
             if (settings_.deterministic && !failure_) waiting_[k] = request{k, status, timing};
             else serve(k, request{k, status, timing});
+            read_result_blocks(r, results_, settings_.result_bytes);
         } else if (m.tag == failed_tag) {
             auto [origin, what] = decode_failure(m);
             fail(origin, what);
@@ -138,10 +139,10 @@ private:
             return abort(k);
         }
         if (c) {
+            t_.send(settings_.worker_ranks[k], work_tag, encode_work(*c));
             stats_[k].iterations += c->size;
             ++stats_[k].chunks;
             become(k, peer::active);
-            t_.send(settings_.worker_ranks[k], work_tag, encode_work(*c));
         } else if (seq_.done()) {
             stop(k);
         } else {
@@ -219,7 +220,7 @@ private:
         auto const at = static_cast<std::size_t>(part.first) * settings_.result_bytes;
         try {
             run_part(execute_, part, results_.subspan(at, static_cast<std::size_t>(part.size) * settings_.result_bytes),
-                     profile_.slowdown);
+                     profile_.slowness);
         } catch (...) {
             fail(t_.rank(), current_exception_message());
             settle_parked();

@@ -5,6 +5,7 @@
 #include <loopsched/error.hpp>
 #include <loopsched/transport/transport.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <span>
@@ -25,7 +26,7 @@ public:
     wire_writer& put(std::string const& text) {
         put(text.size());
         auto const* p = reinterpret_cast<std::byte const*>(text.data());
-        bytes_.insert(bytes_.end(), p, p + text.size());
+        if (!text.empty()) std::memcpy(grow(text.size()), p, text.size());
         return *this;
     }
     /// Bytes without a length: the reader must know how many to take.
@@ -33,18 +34,25 @@ public:
         if (!data.empty()) std::memcpy(grow(data.size()), data.data(), data.size());
         return *this;
     }
-    bytes take() && { return std::move(bytes_); }
-
-private:
-    /// Room for n more bytes, left uninitialised: every request and reply is
-    /// encoded here, and a generic range insert costs more than the copy.
-    std::byte* grow(std::size_t n) {
-        std::size_t const at = bytes_.size();
-        bytes_.resize(at + n, boost::container::default_init);
-        return bytes_.data() + at;
+    bytes take() && {
+        bytes_.resize(used_);
+        return std::move(bytes_);
     }
 
-    bytes bytes_;
+private:
+    /// Room for n more bytes, left uninitialised. Every request and reply is
+    /// encoded here: the buffer starts at its inline capacity and grows
+    /// geometrically, so a small message costs no resize per field.
+    std::byte* grow(std::size_t n) {
+        if (n > bytes_.size() - used_)
+            bytes_.resize(std::max(2 * bytes_.size(), used_ + n), boost::container::default_init);
+        std::byte* const at = bytes_.data() + used_;
+        used_ += n;
+        return at;
+    }
+
+    bytes bytes_ = bytes(bytes{}.capacity(), boost::container::default_init);
+    std::size_t used_ = 0;
 };
 
 class wire_reader {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <loopsched/error.hpp>
+#include <loopsched/transport/clock.hpp>
 #include <loopsched/transport/transport.hpp>
 
 #include <chrono>
@@ -66,7 +67,7 @@ public:
     message receive(int source, int tag) { return *net_->take(rank_, source, tag, true); }
     std::optional<message> try_receive(int source, int tag) { return net_->take(rank_, source, tag, false); }
     [[nodiscard]] double now() const noexcept {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+        return detail::fast_clock::now();
     }
 
 private:

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <loopsched/error.hpp>
+#include <loopsched/transport/clock.hpp>
 #include <loopsched/transport/transport.hpp>
 
 #include <boost/mpi/communicator.hpp>
@@ -34,7 +35,7 @@ public:
     static constexpr int eager_capacity = 1024;
     static constexpr std::size_t blocking_limit = 128;
 
-    explicit mpi_transport(boost::mpi::communicator comm) : comm_(std::move(comm)) {}
+    explicit mpi_transport(boost::mpi::communicator comm) : comm_(std::move(comm)), raw_(comm_), rank_(comm_.rank()), size_(comm_.size()) {}
     mpi_transport(mpi_transport const&) = delete;
     mpi_transport& operator=(mpi_transport const&) = delete;
 
@@ -53,8 +54,8 @@ public:
         for (auto& p : in_flight_) MPI_Wait(&p.request, MPI_STATUS_IGNORE);
     }
 
-    [[nodiscard]] int rank() const { return comm_.rank(); }
-    [[nodiscard]] int size() const { return comm_.size(); }
+    [[nodiscard]] int rank() const noexcept { return rank_; }
+    [[nodiscard]] int size() const noexcept { return size_; }
     [[nodiscard]] boost::mpi::communicator const& communicator() const noexcept { return comm_; }
 
     void send(int dest, int tag, bytes data) {
@@ -64,31 +65,31 @@ public:
             std::array<std::byte, eager_capacity> announce{};
             std::uint64_t const n = data.size();
             std::memcpy(announce.data(), &n, sizeof n);
-            MPI_Send(announce.data(), eager_capacity, MPI_BYTE, dest, tag, comm_);
+            MPI_Send(announce.data(), eager_capacity, MPI_BYTE, dest, tag, raw_);
         }
         if (data.size() >= blocking_limit) {
             complete_finished_sends();
             auto& p = in_flight_.emplace_back(std::move(data));
-            MPI_Isend(p.data.data(), static_cast<int>(p.data.size()), MPI_BYTE, dest, tag, comm_, &p.request);
+            MPI_Isend(p.data.data(), static_cast<int>(p.data.size()), MPI_BYTE, dest, tag, raw_, &p.request);
             return;
         }
-        MPI_Send(data.data(), static_cast<int>(data.size()), MPI_BYTE, dest, tag, comm_);
+        MPI_Send(data.data(), static_cast<int>(data.size()), MPI_BYTE, dest, tag, raw_);
     }
     message receive(int source, int tag) {
         MPI_Status status;
-        MPI_Recv(buffer_.data(), eager_capacity, MPI_BYTE, wildcard_source(source), wildcard_tag(tag), comm_, &status);
+        MPI_Recv(buffer_.data(), eager_capacity, MPI_BYTE, wildcard_source(source), wildcard_tag(tag), raw_, &status);
         return take(status);
     }
     std::optional<message> try_receive(int source, int tag) {
         int flag = 0;
         MPI_Status status;
-        MPI_Iprobe(wildcard_source(source), wildcard_tag(tag), comm_, &flag, &status);
+        MPI_Iprobe(wildcard_source(source), wildcard_tag(tag), raw_, &flag, &status);
         if (!flag) return std::nullopt;
         // Receive exactly the probed message: it may be the announcement of a large one.
-        MPI_Recv(buffer_.data(), eager_capacity, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, comm_, &status);
+        MPI_Recv(buffer_.data(), eager_capacity, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, raw_, &status);
         return take(status);
     }
-    [[nodiscard]] double now() const { return MPI_Wtime(); }
+    [[nodiscard]] double now() const noexcept { return detail::fast_clock::now(); }
 
 private:
     static int wildcard_source(int s) { return s == any_source ? MPI_ANY_SOURCE : s; }
@@ -106,7 +107,7 @@ private:
         std::uint64_t n = 0;
         std::memcpy(&n, buffer_.data(), sizeof n);
         m.payload.resize(n);
-        MPI_Recv(m.payload.data(), static_cast<int>(n), MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, comm_,
+        MPI_Recv(m.payload.data(), static_cast<int>(n), MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, raw_,
                  MPI_STATUS_IGNORE);
         return m;
     }
@@ -127,6 +128,9 @@ private:
     };
 
     boost::mpi::communicator comm_;
+    // Read once: Boost's conversion and rank() are out-of-line calls per use.
+    MPI_Comm raw_;
+    int rank_, size_;
     std::array<std::byte, eager_capacity> buffer_{};
     std::list<in_flight> in_flight_;
 };
