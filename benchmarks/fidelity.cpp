@@ -134,6 +134,7 @@ int main(int argc, char** argv) try {
     doacross_options heat_options;
     heat_options.input_halo = kernels::heat::input_halo;
     heat_options.gather = false;
+    heat_options.extend_when_waiting = false; // the protocol examples::simulate models
     for (auto const& spec : doacross) {
         std::vector<double> t;
         doacross_options const& o = heat_options;

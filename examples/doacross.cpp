@@ -63,6 +63,7 @@ int run(boost::mpi::communicator const& world, examples::options const& args) {
         o.emulate_powers = args.flag("emulate");
         o.trace = args.has("trace") || args.has("gantt");
         o.gather = !args.flag("no-gather");
+        o.extend_when_waiting = !args.flag("one-chunk-at-a-time");
         auto const policy = policy_from(args);
         auto r = kernels::run<K>(world, space, policy, o);
         if (world.rank() == root) {
@@ -96,7 +97,7 @@ int main(int argc, char** argv) {
     boost::mpi::communicator world;
     try {
         examples::options args(argc, argv, {"example", "policy", "size", "interval", "powers", "run-queues", "output", "trace", "gantt", "root"},
-                               {"dedicated-master", "emulate", "library", "no-gather"});
+                               {"dedicated-master", "emulate", "library", "no-gather", "one-chunk-at-a-time"});
         std::string const example = args.text("example", "heat");
         if (example == kernels::heat::name) return run<kernels::heat>(world, args);
         if (example == kernels::floyd_steinberg::name) return run<kernels::floyd_steinberg>(world, args);

@@ -310,7 +310,8 @@ struct simulated_run {
 /// Runs `policy` (any_policy, or a concrete type: then nothing is erased) on
 /// the simulator's platform: a dedicated master on rank 0 (as in the
 /// documents) unless master_computes, powers and run-queue lengths from the
-/// platform. DOACROSS loops send real sets of doubles; they need the S adaptor.
+/// platform. DOACROSS loops send real sets of doubles; they need the S adaptor,
+/// and run one chunk at a time per rank, as in the documents.
 template <ChunkPolicy P>
 simulated_run simulate(sim::simulator& simulator, workload const& w, P const& policy, bool master_computes = false,
                        bool trace = false) {
@@ -348,6 +349,7 @@ simulated_run simulate(sim::simulator& simulator, workload const& w, P const& po
         doacross_options o;
         configure(o);
         o.gather = false;
+        o.extend_when_waiting = false; // the documents' protocol, which the reproductions compare with
         auto run = [&]<std::size_t N>(auto deps, std::integral_constant<std::size_t, N>) {
             typename box<N>::point extents{};
             for (std::size_t d = 0; d < N; ++d) extents[d] = w.extents[d];

@@ -235,6 +235,82 @@ TEST_CASE("parallel_for_doacross: every point runs exactly once, results stay on
     CHECK(events > 0);
 }
 
+namespace {
+
+/// What a run with one slow rank shows: the iterations each rank ran and the
+/// widest subchunk (trace event) of each rank.
+struct slow_rank_run {
+    std::vector<index_t> iterations, widest;
+};
+
+/// Kernel K with rank `slow` sleeping `pause` per subchunk (20 times longer
+/// than the others): the other ranks,
+/// behind it in the pipeline, stall and take the next chunk while they wait.
+/// Checks the result against the sequential loop byte for byte.
+template <class K>
+slow_rank_run run_with_a_slow_rank(int ranks, int slow, box<K::rank> const& space, std::string const& spec, bool extend,
+                                   std::chrono::microseconds pause) {
+    auto const expected = kernels::raw_bytes(kernels::sequential<K>(space));
+    std::vector<char> got;
+    slow_rank_run out;
+    doacross_options options;
+    options.input_halo = K::input_halo;
+    options.extend_when_waiting = extend;
+    options.trace = true;
+    in_process::run(ranks, [&](in_process::endpoint& t) {
+        typename K::body const body{space};
+        auto const slowed = [&](box<K::rank> const& part, auto&... arrays) {
+            // The others pause too, briefly: the loop must last until every rank has joined.
+            std::this_thread::sleep_for(t.rank() == slow ? pause : pause / 20);
+            body(part, arrays...);
+        };
+        auto r = std::apply(
+            [&](auto const&... f) {
+                return parallel_for_doacross(t, space, typename K::dependences{}, parse_policy(spec), f..., slowed, options);
+            },
+            K::fields());
+        if (t.rank() == 0) {
+            got = kernels::raw_bytes(r.arrays);
+            out.widest.assign(static_cast<std::size_t>(ranks), 0);
+            for (auto const& w : r.statistics.workers) out.iterations.push_back(w.iterations);
+            for (auto const& e : r.statistics.trace)
+                out.widest[static_cast<std::size_t>(e.rank)] = std::max(out.widest[static_cast<std::size_t>(e.rank)], e.size);
+        }
+    });
+    INFO(K::name, " on ", ranks, " ranks with ", spec, extend ? ", extending" : ", one chunk at a time");
+    CHECK(got == expected);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("parallel_for_doacross: a rank stalled behind a slower one takes the next chunk too, results unchanged") {
+    using namespace std::chrono_literals;
+    // Chunks of 8 on two ranks, rank 1 far slower. One chunk at a time, no
+    // subchunk is wider than a chunk; extending, rank 0 joins the next chunk
+    // to the one it is stalled on, and runs subchunks over both.
+    box<2> const space = box<2>::from_extents({40, 64});
+    auto const strict = run_with_a_slow_rank<kernels::heat>(2, 1, space, "s-css:chunk=8,h=4", false, 2ms);
+    REQUIRE(strict.iterations.size() == 2);
+    CHECK(strict.widest[0] <= 8);
+    CHECK(strict.widest[1] <= 8);
+    auto const extended = run_with_a_slow_rank<kernels::heat>(2, 1, space, "s-css:chunk=8,h=4", true, 2ms);
+    REQUIRE(extended.iterations.size() == 2);
+    INFO("iterations ", extended.iterations[0], " and ", extended.iterations[1], ", widest ", extended.widest[0], " and ", extended.widest[1]);
+    CHECK(extended.iterations[0] + extended.iterations[1] == strict.iterations[0] + strict.iterations[1]);
+    CHECK(extended.iterations[0] > extended.iterations[1]);
+    CHECK(extended.widest[0] > 8);
+    CHECK(extended.widest[1] <= 8); // the slow rank never stalls
+    // With skew (Floyd-Steinberg): the joined chunk's subchunks are shifted per position.
+    auto const fs = run_with_a_slow_rank<kernels::floyd_steinberg>(2, 1, box<2>::from_extents({36, 60}), "s-css:chunk=4,h=3", true, 2ms);
+    CHECK(fs.widest[0] > 4);
+    // In three dimensions (Hydro), on more ranks, with a slow root, with
+    // weighting and DMPS: whatever is joined, the results stay exact.
+    run_with_a_slow_rank<kernels::hydro>(3, 1, box<3>::from_extents({30, 5, 24}), "s-tss:h=4", true, 1ms);
+    run_with_a_slow_rank<kernels::artificial>(4, 0, box<2>::from_extents({40, 48}), "sw-gss:h=5", true, 1ms);
+    run_with_a_slow_rank<kernels::heat>(4, 3, box<2>::from_extents({30, 50}), "dmps-dtss:h=3", true, 1ms);
+}
+
 TEST_CASE("parallel_for_doacross: errors fail every rank, policies without S are refused") {
     box<2> const space = box<2>::from_extents({30, 30});
     for (int failing : {0, 1, 2})

@@ -114,7 +114,7 @@ inline rank_plan plan_ranks(int ranks, int self, index_t iterations, parallel_fo
     plan.profile.power = power(self);
     plan.profile.run_queue = given_queue(self);
     if (options.emulate_powers && !options.powers.empty())
-        plan.profile.slowdown = *std::ranges::max_element(options.powers) / plan.profile.power - 1.0;
+        plan.profile.slowness = emulated_slowness(*std::ranges::max_element(options.powers) / plan.profile.power - 1.0);
     return plan;
 }
 

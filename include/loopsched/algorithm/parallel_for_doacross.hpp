@@ -42,6 +42,12 @@ struct doacross_options {
     bool read_os_load = true;              ///< with run_queues empty: Q from /proc/stat, else Q = 1
     bool emulate_powers = false;           ///< rank k sleeps (V_max/V_k - 1) x its compute time after each subchunk
     bool trace = false;                    ///< record every subchunk in the statistics' trace on the root
+    /// A rank stalled on a slower predecessor while it holds the newest chunk
+    /// takes the next chunk too, joined to its own (work while waiting). The
+    /// S mechanism alone hands chunks out in turn, so with two ranks the fast
+    /// one gets no more work than the slow one; this lets it. False: the
+    /// documents' protocol exactly (one chunk at a time).
+    bool extend_when_waiting = true;
 };
 
 /// What a DOACROSS loop returns on every rank: the fields (on the root, each a
@@ -238,7 +244,8 @@ auto run_doacross(Tr& transport, box<N> const& space, D const& deps, P const& po
         [&]<std::size_t... I>(std::index_sequence<I...>) { (std::get<I>(out.arrays).reset(space), ...); }(
             std::index_sequence_for<F...>{});
     doacross_engine<Tr, P, N, Body, F...> engine(transport, geo, policy, plan.info, plan.settings, plan.profile, body,
-                                                fields, is_root && options.gather ? &out.arrays : nullptr);
+                                                fields, is_root && options.gather ? &out.arrays : nullptr,
+                                                options.extend_when_waiting);
     out.statistics = engine.run();
     out.interval = engine.interval();
     return out;

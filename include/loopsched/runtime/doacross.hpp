@@ -9,6 +9,8 @@
 //                     successor {chunk, send-to rank}   (the holder of the next chunk)
 //                     stop, abort {origin, what}, table {statistics}
 //   worker -> worker: data      {chunk, first set, sets, bytes}    (one message per flush)
+//   worker -> master: extend    {status, timing}   (stalled on its predecessor: may it take the next chunk too?)
+//   master -> worker: extension {index, first, size}, or declined {}
 // A computing master runs the same worker part and delivers its own messages
 // through a local queue, serving requests between subchunks and while it waits.
 #pragma once
@@ -36,7 +38,8 @@
 namespace loopsched::detail {
 
 enum doacross_tag : int {
-    dx_request = 7801, dx_work, dx_successor, dx_data, dx_stop, dx_failed, dx_abort, dx_report, dx_table, dx_probe
+    dx_request = 7801, dx_work, dx_successor, dx_data, dx_stop, dx_failed, dx_abort, dx_report, dx_table, dx_probe,
+    dx_extend, dx_extension, dx_declined
 };
 
 /// A policy whose chunks are at least `min` wide: a chunk narrower than the
@@ -126,6 +129,10 @@ struct work_message {
     index_t prev_first = 0, prev_size = 0;
     index_t h = 1;
 };
+/// The chunk granted to the holder of the newest chunk, joined to the end of it.
+struct extension_message {
+    index_t index = 0, first = 0, size = 0;
+};
 struct successor_message {
     index_t index = 0;
     int to = 0;
@@ -143,8 +150,9 @@ class doacross_engine {
 public:
     doacross_engine(Tr& t, doacross_geometry<N> geometry, P const& policy, loop_info info,
                     runtime_settings const& settings, rank_profile& profile, Body& body, std::tuple<F...> const& fields,
-                    windows_t* results)
+                    windows_t* results, bool extend_when_waiting = false)
         : t_(t), geo_(geometry), settings_(settings), profile_(profile), body_(body), fields_(fields), results_(results),
+          extend_when_waiting_(extend_when_waiting),
           self_(t.rank()), root_(t.rank() == settings.root), computes_(settings.index_of_rank[static_cast<std::size_t>(self_)] >= 0),
           mine_{self_} {
         if (root_) {
@@ -197,7 +205,9 @@ private:
         if (block) {
             double const before = t_.now();
             message m = t_.receive(any_source, any_tag);
-            if (computes_ && !stopped_) mine_.wait_seconds += t_.now() - before;
+            double const waited = t_.now() - before;
+            if (computes_ && !stopped_) mine_.wait_seconds += waited;
+            if (current_ && current_->done > 0) current_->waited += waited;
             return m;
         }
         return t_.try_receive(any_source, any_tag);
@@ -212,6 +222,9 @@ private:
     void handle(message const& m) {
         switch (m.tag) {
         case dx_request: on_request(m); break;
+        case dx_extend: on_extend_request(m); break;
+        case dx_extension: on_extension(wire_reader(m.payload).get<extension_message>()); break;
+        case dx_declined: on_declined(); break;
         case dx_failed: {
             auto [origin, what] = decode_failure(m);
             fail(origin, what);
@@ -314,6 +327,34 @@ private:
             parked_[k] = r;
         }
     }
+    /// Worker k, stalled on its predecessor, asks to take the next chunk as
+    /// well. Granted only while it holds the newest chunk, so nobody depends
+    /// on that chunk yet and it may grow: the two become one chunk.
+    void serve_extension(std::size_t k, request const& r) {
+        int const to = settings_.worker_ranks[k];
+        std::optional<chunk> c;
+        if (!failure_ && holder_ == to && state_[k] == peer::active && !seq_->done()) {
+            try {
+                c = seq_->next(r);
+            } catch (...) {
+                fail(self_, current_exception_message());
+            }
+        }
+        if (!c) return deliver(to, dx_declined, {});
+        stats_[k].iterations += c->size;
+        ++stats_[k].chunks;
+        index_t const index = granted_++;
+        deliver(to, dx_extension, std::move(wire_writer{}.put(extension_message{index, c->first, c->size})).take());
+        last_.size += c->size; // what the next chunk's holder waits for
+    }
+    void on_extend_request(message const& m) {
+        std::size_t const k = index_of(m.source);
+        wire_reader r(m.payload);
+        auto const status = r.get<worker_status>();
+        auto const timing = r.get<chunk_timing>();
+        serve_extension(k, request{k, status, timing});
+    }
+
     void settle_parked() {
         if (parked_count_ == 0 || failure_) return;
         for (std::size_t k = 0; k < state_.size(); ++k) {
@@ -375,6 +416,8 @@ private:
         index_t tiles = 0, done = 0, received = 0;
         double received_at = 0.0, computed = 0.0;
         index_t initialised = 0; ///< u_s positions [0, initialised) of the chunk's own rows hold their initial values
+        double waited = 0.0, worked = 0.0; ///< since the first tile or the last extension: blocked, computing
+        index_t looked = 0;                ///< tiles done when those two were last reset
     };
     /// The communication sets of one chunk not yet sent to the next chunk's holder.
     struct outgoing {
@@ -392,9 +435,79 @@ private:
             if (!asked_) ask();
             return false;
         }
-        if (!ready()) return false;
+        if (!ready()) {
+            if (should_extend()) ask_extension();
+            return false;
+        }
         compute_tile();
         return true;
+    }
+
+    /// Stalled on a slower predecessor: blocked for more than half as long as
+    /// it computed, over at least two tiles since the last look. A rank that
+    /// merely waits for the pipeline to fill, or for a message in flight, does
+    /// not ask; one that keeps pace with its predecessor stops asking once its
+    /// chunk is wide enough to take as long per tile as the predecessor does.
+    [[nodiscard]] bool should_extend() const {
+        if (!extend_when_waiting_ || extending_ || out_.to || stopped_) return false;
+        auto const& c = *current_;
+        if (c.work.from < 0 || c.work.from == self_ || geo_.layout.reach == 0) return false;
+        return c.done - c.looked >= 2 && c.done < c.tiles && c.waited > 0.5 * c.worked;
+    }
+
+    void ask_extension() {
+        extending_ = true;
+        current_->waited = current_->worked = 0.0;
+        current_->looked = current_->done;
+        // No timing: the last chunk's went with the request for this one, and
+        // adaptive policies must not count it twice.
+        if (root_) {
+            auto const own = static_cast<std::size_t>(settings_.own_index);
+            return serve_extension(own, request{own, profile_.status(t_.now()), chunk_timing{}});
+        }
+        t_.send(settings_.root, dx_extend, std::move(wire_writer{}.put(profile_.status(t_.now())).put(chunk_timing{})).take());
+    }
+
+    /// Joins the granted chunk to the running one: the windows grow, the new
+    /// positions get their initial values, the tiles already done are computed
+    /// over them too, and the communication sets are those of the wider chunk.
+    void on_extension(extension_message const& e) {
+        extending_ = false;
+        if (!current_ || e.first != current_->work.first + current_->work.size || out_.to)
+            throw error("loopsched: DOACROSS protocol: extension [" + std::to_string(e.first) + ", +" +
+                        std::to_string(e.size) + ") does not continue the running chunk");
+        auto& c = *current_;
+        index_t const a = c.work.first, old_end = a + c.work.size;
+        index_t const old_rows_end = std::min(geo_.extent_c(), old_end + geo_.input_halo);
+        c.work.size += e.size;
+        c.tiles = geo_.tiles(c.work.size);
+        box<N> const region = geo_.window_region(a, c.work.size);
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            ((grow(std::get<I>(windows_), region)), ...);
+        }(std::index_sequence_for<F...>{});
+        index_t const rows_end = std::min(geo_.extent_c(), a + c.work.size + geo_.input_halo);
+        box<N> const band = geo_.part(old_rows_end, rows_end, 0, c.initialised);
+        each_field([&](auto& win, auto const& f) { win.fill(band, f.initial); });
+        out_ = outgoing{e.index, std::nullopt, geo_.layout.reach > 0 && a + c.work.size < geo_.extent_c(), {}, 0, 0};
+        for (index_t t = 0; t < c.done; ++t) {
+            prepare(c, t);
+            run_tile(c, t, old_end);
+            if (out_.needed) pack_tile(c, t);
+        }
+        if (c.done == c.tiles) finish_chunk(); // without skew the tile count stays: it may be complete
+    }
+    /// No extension: this chunk runs as it is (the answer would not change).
+    void on_declined() {
+        extending_ = false;
+        if (!current_) return;
+        current_->looked = current_->tiles;
+        if (current_->done == current_->tiles) finish_chunk();
+    }
+    template <class W>
+    static void grow(W& w, box<N> const& region) {
+        W wider(region);
+        wider.copy_from(w, w.region());
+        w = std::move(wider);
     }
 
     [[nodiscard]] bool ready() const {
@@ -440,7 +553,7 @@ private:
                 throw error("loopsched: DOACROSS protocol: chunk " + std::to_string(out_.index) + " has no known successor");
             out_ = {};
         }
-        held c{w, geo_.tiles(w.size), 0, 0, now, 0.0, 0};
+        held c{w, geo_.tiles(w.size), 0, 0, now, 0.0, 0, 0.0, 0.0, 0};
         box<N> const region = geo_.window_region(w.first, w.size);
         each_field([&](auto& win, auto const&) { win.reset(region); }); // initial values come band by band, see prepare()
         if (w.from < 0 || w.from == self_ || geo_.layout.reach == 0) { // nothing to wait for
@@ -522,29 +635,41 @@ private:
 
     void compute_tile() {
         auto& c = *current_;
-        index_t const a = c.work.first, b = a + c.work.size, t = c.done;
+        index_t const t = c.done;
         prepare(c, t);
+        run_tile(c, t, c.work.first);
+        ++c.done;
+        if (out_.needed) {
+            pack_tile(c, t);
+            flush();
+        }
+        if (c.done == c.tiles && !extending_) finish_chunk(); // else after the master's answer
+    }
+
+    /// Runs tile t of the held chunk over its u_c positions from c0 on.
+    void run_tile(held& c, index_t t, index_t c0) {
+        index_t const a = c.work.first, b = a + c.work.size;
         double const begin = t_.now();
-        geo_.for_each_piece(a, t, a, b, [&](box<N> const& piece) {
+        geo_.for_each_piece(a, t, c0, b, [&](box<N> const& piece) {
             std::apply([&](auto&... win) { body_(piece, win...); }, windows_);
         });
         double end = t_.now();
-        if (profile_.slowdown > 0.0) { // emulated heterogeneity: sleep, do not spin
-            std::this_thread::sleep_for(std::chrono::duration<double>((end - begin) * profile_.slowdown));
+        if (profile_.slowness.slowdown() > 0.0) {
+            profile_.slowness.after(end - begin);
             end = t_.now();
         }
         mine_.compute_seconds += end - begin;
         c.computed += end - begin;
-        if (settings_.trace) own_trace_.push_back({self_, a, c.work.size, begin, end}); // this rank's clock
-        ++c.done;
-        if (out_.needed) {
-            geo_.for_each_piece(a, t, geo_.halo_first(a, c.work.size), b, [&](box<N> const& piece) {
-                std::apply([&](auto const&... win) { (win.pack(piece, out_.buffer), ...); }, windows_);
-            });
-            ++out_.tiles;
-            flush();
-        }
-        if (c.done == c.tiles) finish_chunk();
+        c.worked += end - begin;
+        if (settings_.trace) own_trace_.push_back({self_, c0, b - c0, begin, end}); // this rank's clock
+    }
+    /// Buffers tile t's communication set for the next chunk.
+    void pack_tile(held const& c, index_t t) {
+        index_t const a = c.work.first, b = a + c.work.size;
+        geo_.for_each_piece(a, t, geo_.halo_first(a, c.work.size), b, [&](box<N> const& piece) {
+            std::apply([&](auto const&... win) { (win.pack(piece, out_.buffer), ...); }, windows_);
+        });
+        ++out_.tiles;
     }
 
     /// Sends every buffered set in one message once the next chunk's holder is known.
@@ -615,6 +740,7 @@ private:
     Body& body_;
     std::tuple<F...> const& fields_;
     windows_t* results_;
+    bool extend_when_waiting_;
     int self_;
     bool root_, computes_;
     double start_ = 0.0;
@@ -641,6 +767,7 @@ private:
     std::deque<message> early_;
     chunk_timing last_timing_{};
     bool asked_ = false, stopped_ = false;
+    bool extending_ = false; ///< an extension request is waiting for its answer
     std::vector<chunk_event> own_trace_;
     std::optional<loop_statistics> table_;
 };

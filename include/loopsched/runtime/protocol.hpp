@@ -44,12 +44,38 @@ struct runtime_settings {
     std::size_t result_bytes = 0;   ///< bytes of results per iteration (0: nothing gathered)
 };
 
+/// Emulated heterogeneity: after each piece of work, sleep `slowdown` times
+/// its compute time (sleep, not spin, so ranks sharing cores do not steal CPU).
+/// A sleep overshoots (timer slack, an idle virtual CPU woken late): measured
+/// here, 0.4 ms sleeps took up to 3 ms, which made a "half speed" rank run at a
+/// fifth with sub-millisecond subchunks. The overshoot is carried as credit
+/// against the next sleeps, so the average speed is the one asked for whatever
+/// the grain.
+class emulated_slowness {
+public:
+    explicit emulated_slowness(double slowdown = 0.0) noexcept : slowdown_(slowdown) {}
+    [[nodiscard]] double slowdown() const noexcept { return slowdown_; }
+
+    void after(double compute_seconds) {
+        if (slowdown_ <= 0.0) return;
+        owed_ += compute_seconds * slowdown_;
+        if (owed_ <= 0.0) return;
+        auto const start = std::chrono::steady_clock::now();
+        std::this_thread::sleep_for(std::chrono::duration<double>(owed_));
+        owed_ -= std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+
+private:
+    double slowdown_ = 0.0;
+    double owed_ = 0.0; ///< seconds still to sleep; negative: slept ahead
+};
+
 /// This rank's status as it reports it with each request, and how it runs a chunk.
 struct rank_profile {
     double power = 1.0;                   ///< V_k
     std::optional<double> run_queue;      ///< Q_k given by the user; else read from the OS
     bool read_os_load = true;
-    double slowdown = 0.0;                ///< emulated heterogeneity: sleep this times the compute time
+    emulated_slowness slowness;           ///< emulated heterogeneity: sleeps after each piece of work
 
     worker_status status(double now) const {
         // One monitor per thread (per rank), kept across loops: back-to-back short
@@ -60,15 +86,14 @@ struct rank_profile {
     }
 };
 
-/// Runs `execute(part, out)` and, when emulating a slower rank, sleeps for
-/// `slowdown` times the time it took, so ranks sharing cores do not steal CPU.
+/// Runs `execute(part, out)`, then sleeps as this rank's emulated slowness asks.
 template <class Execute>
-void run_part(Execute& execute, chunk part, std::span<std::byte> out, double slowdown) {
+void run_part(Execute& execute, chunk part, std::span<std::byte> out, emulated_slowness& slowness) {
     if (part.size == 0) return;
-    if (slowdown <= 0.0) return execute(part, out);
+    if (slowness.slowdown() <= 0.0) return execute(part, out);
     auto const start = std::chrono::steady_clock::now();
     execute(part, out);
-    std::this_thread::sleep_for((std::chrono::steady_clock::now() - start) * slowdown);
+    slowness.after(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
 /// The model time a deterministic run reports instead of a measurement, so that

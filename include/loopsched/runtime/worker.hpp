@@ -71,25 +71,26 @@ loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile&
                 : c.size;
             double computed = 0.0, done = 0.0;
             try {
-                run_part(execute, chunk{c.first, before}, out.first(bytes(before)), profile.slowdown);
+                run_part(execute, chunk{c.first, before}, out.first(bytes(before)), profile.slowness);
                 done = t.now();
                 computed = done - received;
                 if (before < c.size) {
                     double const resumed = ask(done);
-                    run_part(execute, chunk{c.first + before, c.size - before}, out.subspan(bytes(before)), profile.slowdown);
+                    run_part(execute, chunk{c.first + before, c.size - before}, out.subspan(bytes(before)), profile.slowness);
                     done = t.now();
                     computed += done - resumed;
                 }
             } catch (...) {
                 return fail(current_exception_message());
             }
+            last = settings.deterministic ? modelled_timing(c.size, profile.power) : chunk_timing{c.size, computed, done - received};
+            if (settings.result_bytes > 0) std::ranges::copy(current, pending.add(c).begin());
+            // The request first: the bookkeeping below is off the round trip.
+            idle_since = before == c.size ? ask(done) : done;
             mine.compute_seconds += computed;
             mine.iterations += c.size;
             ++mine.chunks;
-            last = settings.deterministic ? modelled_timing(c.size, profile.power) : chunk_timing{c.size, computed, done - received};
-            if (settings.result_bytes > 0) std::ranges::copy(current, pending.add(c).begin());
             if (settings.trace) trace.push_back({t.rank(), c.first, c.size, received, done});
-            idle_since = before == c.size ? ask(done) : done;
         } else if (reply.tag == stop_tag) {
             double const comm = samples ? sampled_comm / static_cast<double>(samples) * static_cast<double>(requests) : 0.0;
             // With request-ahead the requests leave in the middle of chunks.
