@@ -271,13 +271,17 @@ private:
         if (!failure_) failure_.emplace(origin, std::move(what));
     }
 
+    /// The head every request and extension request starts with: {status, timing}.
+    static request read_request(std::size_t k, wire_reader& r) {
+        auto const status = r.get<worker_status>();
+        return request{k, status, r.get<chunk_timing>()};
+    }
     void on_request(message const& m) {
         std::size_t const k = index_of(m.source);
         wire_reader r(m.payload);
-        auto const status = r.get<worker_status>();
-        auto const timing = r.get<chunk_timing>();
+        request const asked = read_request(k, r);
         read_results(r);
-        serve(k, request{k, status, timing});
+        serve(k, asked);
     }
 
     /// The chunks' results riding on a request or report: {count, then per chunk first, size, every field's values}.
@@ -298,19 +302,29 @@ private:
 
     /// Transaction accounting: the new chunk's holder becomes current, the last
     /// one previous, and the previous holder learns where to send its sets.
-    void serve(std::size_t k, request const& r) {
-        if (failure_) return;
+    /// The policy's next chunk for worker k, counted in its statistics; none
+    /// if there is none now or the policy threw (then the loop has failed).
+    std::optional<chunk> grant(std::size_t k, request const& r) {
         std::optional<chunk> c;
         try {
             c = seq_->next(r);
         } catch (...) {
             fail(self_, current_exception_message());
-            return;
+            return std::nullopt;
         }
-        int const to = settings_.worker_ranks[k];
         if (c) {
             stats_[k].iterations += c->size;
             ++stats_[k].chunks;
+        }
+        return c;
+    }
+
+    void serve(std::size_t k, request const& r) {
+        if (failure_) return;
+        std::optional<chunk> const c = grant(k, r);
+        if (failure_) return;
+        int const to = settings_.worker_ranks[k];
+        if (c) {
             become(k, peer::active);
             index_t const index = granted_++;
             work_message const w{index, c->first, c->size, index == 0 ? -1 : holder_, last_.first, last_.size, geo_.h};
@@ -333,16 +347,8 @@ private:
     void serve_extension(std::size_t k, request const& r) {
         int const to = settings_.worker_ranks[k];
         std::optional<chunk> c;
-        if (!failure_ && holder_ == to && state_[k] == peer::active && !seq_->done()) {
-            try {
-                c = seq_->next(r);
-            } catch (...) {
-                fail(self_, current_exception_message());
-            }
-        }
+        if (!failure_ && holder_ == to && state_[k] == peer::active && !seq_->done()) c = grant(k, r);
         if (!c) return deliver(to, dx_declined, {});
-        stats_[k].iterations += c->size;
-        ++stats_[k].chunks;
         index_t const index = granted_++;
         deliver(to, dx_extension, std::move(wire_writer{}.put(extension_message{index, c->first, c->size})).take());
         last_.size += c->size; // what the next chunk's holder waits for
@@ -350,9 +356,7 @@ private:
     void on_extend_request(message const& m) {
         std::size_t const k = index_of(m.source);
         wire_reader r(m.payload);
-        auto const status = r.get<worker_status>();
-        auto const timing = r.get<chunk_timing>();
-        serve_extension(k, request{k, status, timing});
+        serve_extension(k, read_request(k, r));
     }
 
     void settle_parked() {
@@ -416,8 +420,9 @@ private:
         index_t tiles = 0, done = 0, received = 0;
         double received_at = 0.0, computed = 0.0;
         index_t initialised = 0; ///< u_s positions [0, initialised) of the chunk's own rows hold their initial values
-        double waited = 0.0, worked = 0.0; ///< since the first tile or the last extension: blocked, computing
-        index_t looked = 0;                ///< tiles done when those two were last reset
+        double waited = 0.0;               ///< blocked since the first tile or the last extension request
+        index_t looked = 0;                ///< tiles done at the last extension request
+        double computed_when_looked = 0.0; ///< `computed` then
     };
     /// The communication sets of one chunk not yet sent to the next chunk's holder.
     struct outgoing {
@@ -452,13 +457,14 @@ private:
         if (!extend_when_waiting_ || extending_ || out_.to || stopped_) return false;
         auto const& c = *current_;
         if (c.work.from < 0 || c.work.from == self_ || geo_.layout.reach == 0) return false;
-        return c.done - c.looked >= 2 && c.done < c.tiles && c.waited > 0.5 * c.worked;
+        return c.done - c.looked >= 2 && c.done < c.tiles && c.waited > 0.5 * (c.computed - c.computed_when_looked);
     }
 
     void ask_extension() {
         extending_ = true;
-        current_->waited = current_->worked = 0.0;
+        current_->waited = 0.0;
         current_->looked = current_->done;
+        current_->computed_when_looked = current_->computed;
         // No timing: the last chunk's went with the request for this one, and
         // adaptive policies must not count it twice.
         if (root_) {
@@ -482,9 +488,7 @@ private:
         c.work.size += e.size;
         c.tiles = geo_.tiles(c.work.size);
         box<N> const region = geo_.window_region(a, c.work.size);
-        [&]<std::size_t... I>(std::index_sequence<I...>) {
-            ((grow(std::get<I>(windows_), region)), ...);
-        }(std::index_sequence_for<F...>{});
+        each_field([&](auto& win, auto const&) { grow(win, region); });
         index_t const rows_end = std::min(geo_.extent_c(), a + c.work.size + geo_.input_halo);
         box<N> const band = geo_.part(old_rows_end, rows_end, 0, c.initialised);
         each_field([&](auto& win, auto const& f) { win.fill(band, f.initial); });
@@ -553,7 +557,7 @@ private:
                 throw error("loopsched: DOACROSS protocol: chunk " + std::to_string(out_.index) + " has no known successor");
             out_ = {};
         }
-        held c{w, geo_.tiles(w.size), 0, 0, now, 0.0, 0, 0.0, 0.0, 0};
+        held c{w, geo_.tiles(w.size), 0, 0, now, 0.0, 0, 0.0, 0, 0.0};
         box<N> const region = geo_.window_region(w.first, w.size);
         each_field([&](auto& win, auto const&) { win.reset(region); }); // initial values come band by band, see prepare()
         if (w.from < 0 || w.from == self_ || geo_.layout.reach == 0) { // nothing to wait for
@@ -660,7 +664,6 @@ private:
         }
         mine_.compute_seconds += end - begin;
         c.computed += end - begin;
-        c.worked += end - begin;
         if (settings_.trace) own_trace_.push_back({self_, c0, b - c0, begin, end}); // this rank's clock
     }
     /// Buffers tile t's communication set for the next chunk.

@@ -30,16 +30,6 @@ public:
         return steady_seconds();
     }
 
-    /// True if now() reads the time-stamp counter.
-    [[nodiscard]] static bool uses_tsc() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-        static calibration const c = calibrate();
-        return c.seconds_per_tick > 0.0;
-#else
-        return false;
-#endif
-    }
-
 private:
     static double steady_seconds() noexcept {
         return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();

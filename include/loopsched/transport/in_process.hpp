@@ -66,9 +66,7 @@ public:
     }
     message receive(int source, int tag) { return *net_->take(rank_, source, tag, true); }
     std::optional<message> try_receive(int source, int tag) { return net_->take(rank_, source, tag, false); }
-    [[nodiscard]] double now() const noexcept {
-        return detail::fast_clock::now();
-    }
+    [[nodiscard]] double now() const noexcept { return detail::fast_clock::now(); }
 
 private:
     network* net_;
