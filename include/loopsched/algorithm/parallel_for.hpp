@@ -94,6 +94,7 @@ inline rank_plan plan_ranks(int ranks, int self, index_t iterations, parallel_fo
     settings.deterministic = options.deterministic;
     settings.trace = options.trace;
     settings.index_of_rank.assign(static_cast<std::size_t>(ranks), -1);
+    settings.worker_ranks.reserve(static_cast<std::size_t>(ranks));
 
     auto power = [&](int r) { return options.powers.empty() ? 1.0 : options.powers[static_cast<std::size_t>(r)]; };
     auto given_queue = [&](int r) -> std::optional<double> {
@@ -102,6 +103,7 @@ inline rank_plan plan_ranks(int ranks, int self, index_t iterations, parallel_fo
         return std::nullopt;
     };
     plan.info = loop_info{iterations, 0, {}};
+    plan.info.status.reserve(static_cast<std::size_t>(ranks));
     for (int r = 0; r < ranks; ++r) {
         if (r == options.root && !master_computes) continue;
         if (r == options.root) settings.own_index = static_cast<int>(settings.worker_ranks.size());
@@ -126,8 +128,11 @@ loop_statistics run_loop(T& transport, index_t iterations, P const& policy, Exec
     auto plan = plan_ranks(transport.size(), transport.rank(), iterations, options);
     plan.settings.result_bytes = result_bytes;
     // Every rank checks the policy against the loop, so bad input fails everywhere
-    // before any message is sent.
-    (void)chunk_sequencer<P>(policy, plan.info);
+    // before any message is sent; the master's own sequencer does it there.
+    if (transport.rank() != options.root) {
+        validate(plan.info);
+        (void)policy.start(plan.info);
+    }
 
     if (transport.rank() == options.root) {
         master_engine<T, P, Execute> master(transport, policy, std::move(plan.info), plan.settings, plan.profile, execute,

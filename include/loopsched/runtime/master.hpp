@@ -50,7 +50,7 @@ public:
                 handle(t_.receive(any_source, any_tag));
             }
         }
-        loop_statistics table{t_.now() - start_, stats_, {}};
+        loop_statistics table{t_.now() - start_, std::move(stats_), {}}; // the loop is over: nothing counts any more
         for (std::size_t k = 0; k < state_.size(); ++k) {
             if (state_[k] != peer::reported) continue;
             if (failure_) t_.send(settings_.worker_ranks[k], abort_tag, encode_failure(failure_->first, failure_->second));
@@ -106,7 +106,7 @@ private:
             if (state_[k] == peer::active) abort(k);
             else if (state_[k] == peer::stopped) become(k, peer::reported); // gets the verdict with the others
         } else if (m.tag == report_tag) {
-            double const received = t_.now();
+            double const received = settings_.trace ? t_.now() : 0.0; // places the trace's events only
             wire_reader r(m.payload);
             auto const w = r.get<worker_statistics>();
             double const offset = received - r.get<double>() - start_; // worker clock -> loop time
@@ -139,7 +139,8 @@ private:
             return abort(k);
         }
         if (c) {
-            t_.send(settings_.worker_ranks[k], work_tag, encode_work(*c));
+            wire_writer w;
+            send_view(t_, settings_.worker_ranks[k], work_tag, w.put(*c).view());
             stats_[k].iterations += c->size;
             ++stats_[k].chunks;
             become(k, peer::active);
@@ -282,8 +283,9 @@ private:
     Execute& execute_;
     std::span<std::byte> results_;
     std::vector<worker_statistics> stats_;
-    std::vector<peer> state_;
-    std::vector<std::optional<request>> waiting_, parked_; ///< deterministic mode's queue; parked requests
+    // Inline up to 16 workers: back-to-back short loops should not allocate for them.
+    boost::container::small_vector<peer, 16> state_;
+    boost::container::small_vector<std::optional<request>, 16> waiting_, parked_; ///< deterministic mode's queue; parked requests
     std::size_t turn_ = 0;
     std::size_t owing_ = 0, parked_count_ = 0; ///< workers that owe a message; parked workers (kept by become())
     std::vector<chunk_event> trace_;

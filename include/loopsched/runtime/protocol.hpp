@@ -33,8 +33,9 @@ enum tag : int { request_tag = 7701, failed_tag, report_tag, work_tag, stop_tag,
 
 /// What every rank knows about how the loop runs.
 struct runtime_settings {
-    std::vector<int> worker_ranks;  ///< rank of worker index k
-    std::vector<int> index_of_rank; ///< worker index of each rank, -1 if it does not work
+    // Inline up to 16 ranks: back-to-back short loops should not allocate for them.
+    boost::container::small_vector<int, 16> worker_ranks;  ///< rank of worker index k
+    boost::container::small_vector<int, 16> index_of_rank; ///< worker index of each rank, -1 if it does not work
     int root = 0;
     int own_index = -1;             ///< the master's worker index if it computes, else -1
     double poll_interval = 1e-4;
@@ -114,8 +115,7 @@ public:
         if (per_iteration_ == 0) return {};
         wire_writer w;
         w.put(c.first).put(c.size);
-        auto head = std::move(w).take();
-        bytes_.insert(bytes_.end(), head.begin(), head.end());
+        bytes_.insert(bytes_.end(), w.view().begin(), w.view().end());
         std::size_t const at = bytes_.size();
         bytes_.resize(at + static_cast<std::size_t>(c.size) * per_iteration_);
         ++count_;
@@ -150,14 +150,14 @@ inline void read_result_blocks(wire_reader& r, std::span<std::byte> results, std
     }
 }
 
-inline bytes encode_request(worker_status s, chunk_timing t, result_blocks const& results) {
-    wire_writer w;
+/// Encodes a request into `w` and returns its bytes (valid as long as `w`).
+inline std::span<std::byte const> encode_request(wire_writer& w, worker_status s, chunk_timing t,
+                                                 result_blocks const& results) {
     w.put(s).put(t);
     results.write_to(w);
-    return std::move(w).take();
+    return w.view();
 }
 
-inline bytes encode_work(chunk c) { return std::move(wire_writer{}.put(c)).take(); }
 inline chunk decode_work(message const& m) { return wire_reader(m.payload).get<chunk>(); }
 
 inline bytes encode_failure(int origin, std::string const& what) {

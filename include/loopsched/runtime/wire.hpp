@@ -6,6 +6,7 @@
 #include <loopsched/transport/transport.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstring>
 #include <span>
@@ -15,8 +16,15 @@
 
 namespace loopsched::detail {
 
+/// Encodes a message. A small one (every request and reply) stays in the
+/// writer's own array and goes out through view() with no copy; a larger one
+/// spills to a `bytes` buffer that take() hands over without copying.
 class wire_writer {
 public:
+    wire_writer() = default;
+    wire_writer(wire_writer const&) = delete; // data_ may point into this object
+    wire_writer& operator=(wire_writer const&) = delete;
+
     template <class T>
         requires std::is_trivially_copyable_v<T>
     wire_writer& put(T const& value) {
@@ -34,25 +42,39 @@ public:
         if (!data.empty()) std::memcpy(grow(data.size()), data.data(), data.size());
         return *this;
     }
+    /// The bytes written so far; valid until the next put or take.
+    [[nodiscard]] std::span<std::byte const> view() const noexcept { return {data_, used_}; }
     bytes take() && {
-        bytes_.resize(used_);
-        return std::move(bytes_);
+        if (data_ == small_.data()) return bytes(small_.begin(), small_.begin() + static_cast<std::ptrdiff_t>(used_));
+        spilled_.resize(used_);
+        return std::move(spilled_);
     }
 
 private:
-    /// Room for n more bytes, left uninitialised. Every request and reply is
-    /// encoded here: the buffer starts at its inline capacity and grows
-    /// geometrically, so a small message costs no resize per field.
+    static constexpr std::size_t small_capacity = 128;
+
+    /// Room for n more bytes, left uninitialised; grows geometrically.
     std::byte* grow(std::size_t n) {
-        if (n > bytes_.size() - used_)
-            bytes_.resize(std::max(2 * bytes_.size(), used_ + n), boost::container::default_init);
-        std::byte* const at = bytes_.data() + used_;
+        if (n > capacity_ - used_) [[unlikely]] {
+            std::size_t const capacity = std::max(2 * capacity_, used_ + n);
+            if (data_ == small_.data()) {
+                spilled_.resize(capacity, boost::container::default_init);
+                std::memcpy(spilled_.data(), small_.data(), used_);
+            } else {
+                spilled_.resize(capacity, boost::container::default_init);
+            }
+            data_ = spilled_.data();
+            capacity_ = capacity;
+        }
+        std::byte* const at = data_ + used_;
         used_ += n;
         return at;
     }
 
-    bytes bytes_ = bytes(bytes{}.capacity(), boost::container::default_init);
-    std::size_t used_ = 0;
+    std::array<std::byte, small_capacity> small_; // uninitialised on purpose: only used_ bytes are read
+    bytes spilled_;
+    std::byte* data_ = small_.data();
+    std::size_t capacity_ = small_capacity, used_ = 0;
 };
 
 class wire_reader {

@@ -26,21 +26,32 @@ loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile&
     std::vector<std::byte> current; // the running chunk's results: a request may leave before they are complete
     std::vector<chunk_event> trace;
 
-    // A clock read costs ~30 ns, a few percent of a round trip: two per chunk
-    // (received, computed). The time spent sending is measured on one request
-    // in comm_sampling and scaled, and the rest of the gap counts as waiting.
+    // A clock read costs 20-40 ns here, a few percent of a round trip, so a
+    // chunk costs two: when it arrived, and when its request has left. The
+    // request goes before the second read, so that read is off the round trip;
+    // it therefore carries the timing of the chunk before (as with
+    // request-ahead). Sending is timed on the last request of every comm_sampling
+    // (not the first, which may set up MPI's connection; a loop of a few chunks
+    // times none), and its mean is moved from computing to communicating. The status a request carries was read while
+    // waiting for the previous reply: reading /proc/stat takes microseconds.
     std::uint64_t requests = 0;
     double sampled_comm = 0.0;
     std::uint64_t samples = 0;
     constexpr std::uint64_t comm_sampling = 16;
-    auto ask = [&](double now) {
-        t.send(master, request_tag, encode_request(profile.status(now), last, pending));
-        pending.clear();
-        if (requests++ % comm_sampling == 0) {
-            sampled_comm += t.now() - now;
+    double idle_since = t.now(); // when this rank last began to wait for a reply
+    worker_status status = profile.status(idle_since);
+    auto mean_send = [&] { return samples ? sampled_comm / static_cast<double>(samples) : 0.0; };
+    auto ask = [&] {
+        wire_writer w;
+        auto const request = encode_request(w, status, last, pending);
+        bool const sampled = requests++ % comm_sampling == comm_sampling - 1;
+        double const before = sampled ? t.now() : 0.0;
+        send_view(t, master, request_tag, request);
+        if (sampled) {
+            sampled_comm += t.now() - before;
             ++samples;
         }
-        return now;
+        pending.clear();
     };
     // Tells the master this rank failed, then drains replies up to its abort.
     auto fail = [&](std::string const& what) -> loop_statistics {
@@ -55,7 +66,7 @@ loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile&
     };
     auto const bytes = [&](index_t iterations) { return static_cast<std::size_t>(iterations) * settings.result_bytes; };
 
-    double idle_since = ask(t.now()); // when this rank last began to wait for a reply (or to send)
+    ask(); // its sending counts as waiting
     while (true) {
         message reply = t.receive(master, any_tag);
         double const received = t.now();
@@ -72,10 +83,11 @@ loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile&
             double computed = 0.0, done = 0.0;
             try {
                 run_part(execute, chunk{c.first, before}, out.first(bytes(before)), profile.slowness);
-                done = t.now();
-                computed = done - received;
                 if (before < c.size) {
-                    double const resumed = ask(done);
+                    double const asked = t.now();
+                    computed = asked - received;
+                    ask();
+                    double const resumed = t.now();
                     run_part(execute, chunk{c.first + before, c.size - before}, out.subspan(bytes(before)), profile.slowness);
                     done = t.now();
                     computed += done - resumed;
@@ -83,21 +95,26 @@ loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile&
             } catch (...) {
                 return fail(current_exception_message());
             }
-            last = settings.deterministic ? modelled_timing(c.size, profile.power) : chunk_timing{c.size, computed, done - received};
             if (settings.result_bytes > 0) std::ranges::copy(current, pending.add(c).begin());
-            // The request first: the bookkeeping below is off the round trip.
-            idle_since = before == c.size ? ask(done) : done;
+            if (settings.deterministic) last = modelled_timing(c.size, profile.power); // known now: no lag
+            if (before == c.size) {
+                ask();
+                done = t.now();
+                computed = std::max(0.0, done - received - mean_send());
+            }
+            status = profile.status(done);
+            idle_since = done;
+            if (!settings.deterministic) last = chunk_timing{c.size, computed, done - received};
             mine.compute_seconds += computed;
             mine.iterations += c.size;
             ++mine.chunks;
             if (settings.trace) trace.push_back({t.rank(), c.first, c.size, received, done});
         } else if (reply.tag == stop_tag) {
-            double const comm = samples ? sampled_comm / static_cast<double>(samples) * static_cast<double>(requests) : 0.0;
-            // With request-ahead the requests leave in the middle of chunks.
-            double& contains = settings.request_ahead > 0.0 ? mine.compute_seconds : mine.wait_seconds;
-            mine.comm_seconds = std::min(comm, contains);
-            contains -= mine.comm_seconds;
-            t.send(master, report_tag, encode_report(mine, t.now(), pending, trace));
+            // Sending was taken out of computing, or (the first request's) out of waiting.
+            mine.comm_seconds = mean_send() * static_cast<double>(requests);
+            mine.wait_seconds = std::max(0.0, mine.wait_seconds - mean_send());
+            // The clock goes along only to place the trace's events on the master's clock.
+            t.send(master, report_tag, encode_report(mine, settings.trace ? t.now() : 0.0, pending, trace));
             message verdict = t.receive(master, any_tag);
             if (verdict.tag == table_tag) return decode_table(verdict);
             auto [origin, what] = decode_failure(verdict);

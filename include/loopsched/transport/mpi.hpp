@@ -15,6 +15,7 @@
 #include <exception>
 #include <list>
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace loopsched {
@@ -75,6 +76,12 @@ public:
         }
         MPI_Send(data.data(), static_cast<int>(data.size()), MPI_BYTE, dest, tag, raw_);
     }
+    /// As send(), for bytes the caller keeps: a small message leaves straight
+    /// from them, a larger one is copied first (its send may outlive them).
+    void send_view(int dest, int tag, std::span<std::byte const> data) {
+        if (data.size() < blocking_limit) MPI_Send(data.data(), static_cast<int>(data.size()), MPI_BYTE, dest, tag, raw_);
+        else send(dest, tag, bytes(data.begin(), data.end()));
+    }
     message receive(int source, int tag) {
         MPI_Status status;
         MPI_Recv(buffer_.data(), eager_capacity, MPI_BYTE, wildcard_source(source), wildcard_tag(tag), raw_, &status);
@@ -131,7 +138,7 @@ private:
     // Read once: Boost's conversion and rank() are out-of-line calls per use.
     MPI_Comm raw_;
     int rank_, size_;
-    std::array<std::byte, eager_capacity> buffer_{};
+    std::array<std::byte, eager_capacity> buffer_; // uninitialised on purpose: a transport is made per loop
     std::list<in_flight> in_flight_;
 };
 

@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <deque>
 #include <optional>
+#include <span>
 #include <utility>
 
 namespace loopsched {
@@ -53,6 +54,15 @@ concept Transport = requires(T& t, T const& ct, int peer, int tag, bytes data) {
 };
 
 namespace detail {
+
+/// Sends bytes the caller keeps: through the transport's send_view if it has
+/// one (Boost.MPI sends a small message straight from them), else as a copy.
+/// The runtime's per-chunk requests and replies go this way.
+template <Transport T>
+void send_view(T& t, int dest, int tag, std::span<std::byte const> data) {
+    if constexpr (requires { t.send_view(dest, tag, data); }) t.send_view(dest, tag, data);
+    else t.send(dest, tag, bytes(data.begin(), data.end()));
+}
 
 /// Takes the oldest message of `queue` from `source` with `tag` (wildcards
 /// allowed): FIFO per sender, MPI's non-overtaking rule. For transports that
