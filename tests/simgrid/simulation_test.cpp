@@ -36,11 +36,19 @@ struct clusters {
     sim::simulator three{cluster({2e9, 1e9, 1e9}, {0, 1, 0})};
     sim::simulator doacross{cluster({1e9, 0.5e9, 1e9}, {0, 1, 0})};
     sim::simulator plain{cluster({1e9, 1e9, 1e9})};
+    sim::simulator rendezvous{cluster({1e9}), [] {
+        sim::simulation_options o;
+        o.rendezvous_bytes = 1000;
+        o.rendezvous_round_trip = 1e-3;
+        return o;
+    }()};
 };
 clusters& all() {
     static clusters c;
     return c;
 }
+
+bytes bytes_of(std::size_t n) { return bytes(n, std::byte{1}); }
 
 double seconds_per_iteration(worker_statistics const& w) {
     return w.compute_seconds / static_cast<double>(w.iterations);
@@ -115,6 +123,38 @@ TEST_CASE("simgrid: simulated time follows the hosts' speeds, links and load") {
         CHECK(a.root.parallel_seconds == b.root.parallel_seconds);
         for (std::size_t k = 0; k < a.root.workers.size(); ++k) CHECK(a.root.workers[k].iterations == b.root.workers[k].iterations);
     }
+}
+
+TEST_CASE("simgrid: a large message moves at the sender's first transport call after the clear-to-send (rendezvous)") {
+    auto& s = all().rendezvous;
+    // Rank 0 sends, then computes 1 s (1e9 flops on a 1e9 flop/s host) before it calls the transport again.
+    auto arrival = [&](std::size_t bytes, bool receive_after, bool small_behind) {
+        double at = 0.0;
+        int first_tag = 0;
+        s.run([&](sim::transport& t) {
+            if (t.rank() == 0) {
+                t.send(1, 1, bytes_of(bytes));
+                if (small_behind) t.send(1, 2, bytes_of(8));
+                t.compute(1e9);
+                if (receive_after) t.receive(1, 3);   // a blocking receive moves it (MPI progresses)
+                else t.send(1, 3, bytes_of(8));       // so does a later send
+            } else {
+                double const start = t.now(); // the simulated clock runs on across runs
+                message m = t.receive(0, any_tag);
+                at = t.now() - start;
+                first_tag = m.tag;
+                if (small_behind) CHECK(t.receive(0, any_tag).tag == 2);
+                if (receive_after) t.send(0, 3, bytes_of(8));
+                else t.receive(0, 3);
+            }
+        });
+        if (small_behind) CHECK(first_tag == 1); // the small message does not overtake the held one
+        return at;
+    };
+    CHECK(arrival(999, false, false) < 0.01);              // eager: there within the link's latency
+    CHECK(arrival(1000, false, false) == doctest::Approx(1.0).epsilon(0.01)); // after the sender's second of work
+    CHECK(arrival(1000, false, true) == doctest::Approx(1.0).epsilon(0.01));
+    CHECK(arrival(1000, true, false) == doctest::Approx(1.0).epsilon(0.01));
 }
 
 TEST_CASE("simgrid: a DOACROSS loop on simulated hosts gives the sequential loop's bytes") {

@@ -14,6 +14,7 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -88,6 +89,14 @@ struct simulation_options {
     bool charge_engine_time = false; ///< charge the real time the engines run between transport calls
     double engine_time_scale = 1.0;  ///< simulated seconds per real second of engine time
     std::size_t envelope_bytes = 64; ///< bytes a message carries besides its payload
+    /// Messages of at least this many payload bytes follow MPI's rendezvous
+    /// protocol: the receiver's clear-to-send takes `rendezvous_round_trip`
+    /// seconds, and the data move only at the sender's first transport call
+    /// after that (a blocking receive moves them at once: MPI progresses while
+    /// it waits). A halo sent before a tile thus arrives after it. 0: every
+    /// message is eager. Open MPI's shared-memory eager limit is 4 KiB.
+    std::size_t rendezvous_bytes = 0;
+    double rendezvous_round_trip = 0.0;
 };
 
 namespace detail {
@@ -152,18 +161,32 @@ public:
     [[nodiscard]] int rank() const noexcept { return rank_; }
     [[nodiscard]] int size() const noexcept { return static_cast<int>(net_->boxes.size()); }
 
+    /// Sends what is still held back, so that no receiver waits for ever.
+    ~transport() {
+        try {
+            release_held(std::numeric_limits<double>::infinity());
+        } catch (...) { // the simulation is being torn down
+        }
+    }
+
     void send(int dest, int tag, bytes data) {
         loopsched::detail::require(dest >= 0 && dest < size(), "destination rank", dest, "must be a rank of the platform");
         charge(net_->options.message_overhead);
-        std::uint64_t const size = data.size() + net_->options.envelope_bytes;
-        auto* m = new message{rank_, tag, std::move(data)};
-        auto comm = net_->boxes[static_cast<std::size_t>(dest)]->put_init(m, size);
-        comm->detach([](void* p) { delete static_cast<message*>(p); }); // freed if never received
+        double const now = ::simgrid::s4u::Engine::get_clock();
+        release_held(now); // back in MPI, its work done: the held messages that may move
+        std::size_t const limit = net_->options.rendezvous_bytes;
+        bool const large = limit > 0 && data.size() >= limit;
+        // Behind a held message even a small one waits: MPI keeps a sender's order.
+        if (large || !held_.empty())
+            held_.push_back({dest, message{rank_, tag, std::move(data)}, large ? now + net_->options.rendezvous_round_trip : now});
+        else
+            post(dest, message{rank_, tag, std::move(data)});
         resume();
     }
 
     message receive(int source, int tag) {
         charge(0.0);
+        release_held(std::numeric_limits<double>::infinity());
         while (true) {
             if (auto m = take_early(source, tag)) return finish(std::move(*m));
             early_.push_back(pull());
@@ -172,6 +195,7 @@ public:
 
     std::optional<message> try_receive(int source, int tag) {
         charge(0.0);
+        release_held(::simgrid::s4u::Engine::get_clock());
         while (own_box()->ready()) early_.push_back(pull());
         auto m = take_early(source, tag);
         if (m) return finish(std::move(*m));
@@ -227,6 +251,24 @@ private:
         double const flops = std::exchange(pending_flops_, 0.0) + seconds * host()->get_speed();
         if (flops > 0.0) ::simgrid::s4u::this_actor::execute(flops);
     }
+
+    /// Puts a message into dest's mailbox; it travels at once (eager).
+    void post(int dest, message m) const {
+        std::uint64_t const size = m.payload.size() + net_->options.envelope_bytes;
+        auto* p = new message(std::move(m));
+        auto comm = net_->boxes[static_cast<std::size_t>(dest)]->put_init(p, size);
+        comm->detach([](void* q) { delete static_cast<message*>(q); }); // freed if never received
+    }
+    /// Sends the held messages in order (MPI's non-overtaking rule: a later
+    /// send is posted after them). Reading the clock does not release them:
+    /// MPI_Wtime does not progress MPI.
+    void release_held(double now) const {
+        while (!held_.empty() && held_.front().ready_at <= now) {
+            auto [dest, m, ready_at] = std::move(held_.front());
+            held_.pop_front();
+            post(dest, std::move(m));
+        }
+    }
     void resume() const {
         if (net_->options.charge_engine_time) ran_since_ = clock::now();
     }
@@ -235,6 +277,13 @@ private:
     detail::network* net_;
     int rank_;
     std::deque<message> early_;
+    /// Large messages waiting for this rank's next transport call (rendezvous_bytes).
+    struct held_message {
+        int dest;
+        message m;
+        double ready_at; ///< simulated time from which a transport call moves it
+    };
+    mutable std::deque<held_message> held_;
     mutable std::optional<clock::time_point> ran_since_; ///< when the last transport call returned
     mutable double pending_flops_ = 0.0;                  ///< charged by compute(), run by charge()
 };
