@@ -30,10 +30,12 @@ loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile&
     // chunk costs two: when it arrived, and when its request has left. The
     // request goes before the second read, so that read is off the round trip;
     // it therefore carries the timing of the chunk before (as with
-    // request-ahead). Sending is timed on the last request of every comm_sampling
-    // (not the first, which may set up MPI's connection; a loop of a few chunks
-    // times none), and its mean is moved from computing to communicating. The status a request carries was read while
-    // waiting for the previous reply: reading /proc/stat takes microseconds.
+    // request-ahead), while its results go at once. Sending is timed on the
+    // last request of every comm_sampling (not the first, which may set up
+    // MPI's connection; a loop of a few chunks times none), and its mean is
+    // moved from computing to communicating. The status a request carries was
+    // read while waiting for the previous reply: reading /proc/stat takes
+    // microseconds.
     std::uint64_t requests = 0;
     double sampled_comm = 0.0;
     std::uint64_t samples = 0;
