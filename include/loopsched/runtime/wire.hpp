@@ -57,12 +57,9 @@ private:
     std::byte* grow(std::size_t n) {
         if (n > capacity_ - used_) [[unlikely]] {
             std::size_t const capacity = std::max(2 * capacity_, used_ + n);
-            if (data_ == small_.data()) {
-                spilled_.resize(capacity, boost::container::default_init);
-                std::memcpy(spilled_.data(), small_.data(), used_);
-            } else {
-                spilled_.resize(capacity, boost::container::default_init);
-            }
+            bool const leaving_small = data_ == small_.data();
+            spilled_.resize(capacity, boost::container::default_init); // keeps what spilled before
+            if (leaving_small) std::memcpy(spilled_.data(), small_.data(), used_);
             data_ = spilled_.data();
             capacity_ = capacity;
         }
