@@ -162,16 +162,23 @@ struct artificial {
     };
 };
 
-/// Runs kernel K over `space` with parallel_for_doacross on any transport or communicator.
-template <class K, class Comm, class Policy>
-auto run(Comm& comm, box<K::rank> const& space, Policy const& policy, loopsched::doacross_options options = {}) {
+/// Runs kernel K's dependences and fields over `space` with `body` (a
+/// simulation passes a cost instead of K's body) on any transport or communicator.
+template <class K, class Comm, class Policy, class Body>
+auto run_with(Comm& comm, box<K::rank> const& space, Policy const& policy, Body const& body,
+              loopsched::doacross_options options = {}) {
     options.input_halo = K::input_halo;
     return std::apply(
         [&](auto const&... f) {
-            return loopsched::parallel_for_doacross(comm, space, typename K::dependences{}, policy, f...,
-                                                    typename K::body{space}, options);
+            return loopsched::parallel_for_doacross(comm, space, typename K::dependences{}, policy, f..., body, options);
         },
         K::fields());
+}
+
+/// Runs kernel K over `space` with parallel_for_doacross on any transport or communicator.
+template <class K, class Comm, class Policy>
+auto run(Comm& comm, box<K::rank> const& space, Policy const& policy, loopsched::doacross_options options = {}) {
+    return run_with<K>(comm, space, policy, typename K::body{space}, options);
 }
 
 /// The sequential loop: every field over the whole space, the body over all of it in order.

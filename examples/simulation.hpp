@@ -310,7 +310,7 @@ struct simulated_run {
 /// Runs `policy` (any_policy, or a concrete type: then nothing is erased) on
 /// the simulator's platform: a dedicated master on rank 0 (as in the
 /// documents) unless master_computes, powers and run-queue lengths from the
-/// platform. DOACROSS loops send real sets of doubles; they need the S adaptor,
+/// platform. DOACROSS loops fill and send their kernel's real fields; they need the S adaptor,
 /// and run one chunk at a time per rank, as in the documents.
 template <ChunkPolicy P>
 simulated_run simulate(sim::simulator& simulator, workload const& w, P const& policy, bool master_computes = false,
@@ -358,13 +358,8 @@ simulated_run simulate(sim::simulator& simulator, workload const& w, P const& po
             typename box<N>::point extents{};
             for (std::size_t d = 0; d < N; ++d) extents[d] = w.extents[d];
             auto const space = box<N>::from_extents(extents);
-            o.input_halo = K::input_halo;
             auto cost = [&](box<N> const& part, auto&...) { t.compute(static_cast<double>(part.size()) * w.flops_per_point); };
-            auto result = std::apply(
-                [&](auto const&... f) {
-                    return parallel_for_doacross(t, space, typename K::dependences{}, policy, f..., cost, o);
-                },
-                K::fields());
+            auto result = kernels::run_with<K>(t, space, policy, cost, o);
             if (t.rank() == 0) {
                 out.statistics = std::move(result.statistics);
                 out.interval = result.interval;

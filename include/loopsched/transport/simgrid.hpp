@@ -262,7 +262,7 @@ private:
     /// Sends the held messages in order (MPI's non-overtaking rule: a later
     /// send is posted after them). Reading the clock does not release them:
     /// MPI_Wtime does not progress MPI.
-    void release_held(double now) const {
+    void release_held(double now) {
         while (!held_.empty() && held_.front().ready_at <= now) {
             auto [dest, m, ready_at] = std::move(held_.front());
             held_.pop_front();
@@ -283,7 +283,7 @@ private:
         message m;
         double ready_at; ///< simulated time from which a transport call moves it
     };
-    mutable std::deque<held_message> held_;
+    std::deque<held_message> held_;
     mutable std::optional<clock::time_point> ran_since_; ///< when the last transport call returned
     mutable double pending_flops_ = 0.0;                  ///< charged by compute(), run by charge()
 };
