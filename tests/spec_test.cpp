@@ -3,7 +3,9 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <string>
+#include <vector>
 
 using namespace loopsched;
 
@@ -37,6 +39,43 @@ TEST_CASE("parse_policy builds the right type and parameters") {
     CHECK_FALSE(p == any_policy(gss(81, rounding::floor)));
     CHECK(parse_policy("w-fss").target<weighted<any_policy>>() != nullptr);
     CHECK(parse_policy("tss:first=125,last=1").target<tss>()->first() == 125);
+}
+
+namespace {
+/// A policy whose state is too large to live inside any_state: it goes to the heap.
+struct large_state_policy {
+    struct state {
+        std::array<index_t, 64> handed{}; // per worker
+        index_t propose(request const& r) const { return 10 + handed[r.worker % 64] % 7; }
+        void commit(request const& r, index_t n) { handed[r.worker % 64] += n; }
+    };
+    state start(loop_info const&) const { return {}; }
+};
+} // namespace
+
+TEST_CASE("any_policy: a state proposes the same chunks after moves, whether held inline or on the heap") {
+    loop_info const info{100000, 3, {}};
+    std::vector<any_policy> policies{any_policy(large_state_policy{})};
+    for (std::string spec : {"gss", "tss", "fss", "af", "w-fss", "dtss", "w-af"}) policies.push_back(parse_policy(spec));
+    for (auto const& policy : policies) {
+        CAPTURE(policy.spec());
+        any_state reference = policy.start(info);
+        any_state moved(policy.start(info));
+        any_state other = policy.start(loop_info{10, 1, {}});
+        for (std::size_t k = 0; k < 12; ++k) {
+            if (k == 3) moved = std::move(other = std::move(moved)); // through another state and back
+            if (k == 6) {
+                any_state constructed(std::move(moved));
+                moved = std::move(constructed);
+            }
+            request const r{k % 3, {}, {}};
+            index_t const expected = reference.propose(r);
+            REQUIRE(expected > 0);
+            CHECK(moved.propose(r) == expected);
+            reference.commit(r, expected);
+            moved.commit(r, expected);
+        }
+    }
 }
 
 TEST_CASE("bad spec strings raise spec_error naming the mistake and the valid choices") {

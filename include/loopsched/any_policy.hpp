@@ -5,7 +5,9 @@
 #include <loopsched/adaptor/weighted.hpp>
 #include <loopsched/concepts.hpp>
 
+#include <cstddef>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -14,11 +16,24 @@
 
 namespace loopsched {
 
-/// The state of an any_policy.
+/// The state of an any_policy. A small state lives inside the object, so that
+/// starting a loop (back-to-back short loops start many) does not allocate.
 class any_state {
 public:
     template <ChunkState S>
-    explicit any_state(S s) : self_(std::make_unique<model<S>>(std::move(s))) {}
+    explicit any_state(S s) {
+        if constexpr (fits_inline<S>) self_ = new (buffer_) model<S>(std::move(s));
+        else self_ = new model<S>(std::move(s));
+    }
+    any_state(any_state&& other) noexcept { take(other); }
+    any_state& operator=(any_state&& other) noexcept {
+        if (this != &other) {
+            reset();
+            take(other);
+        }
+        return *this;
+    }
+    ~any_state() { reset(); }
 
     index_t propose(request const& r) { return self_->propose(r); }
     void commit(request const& r, index_t granted) { self_->commit(r, granted); }
@@ -28,15 +43,45 @@ private:
         virtual ~concept_base() = default;
         virtual index_t propose(request const&) = 0;
         virtual void commit(request const&, index_t) = 0;
+        virtual concept_base* move_into(std::byte* where) noexcept = 0; ///< for an inline state only
     };
     template <class S>
     struct model final : concept_base {
         explicit model(S s) : state(std::move(s)) {}
         index_t propose(request const& r) override { return state.propose(r); }
         void commit(request const& r, index_t granted) override { state.commit(r, granted); }
+        concept_base* move_into(std::byte* where) noexcept override {
+            if constexpr (std::is_nothrow_move_constructible_v<S>) return new (where) model(std::move(state));
+            else return nullptr; // never inline: see fits_inline
+        }
         S state;
     };
-    std::unique_ptr<concept_base> self_;
+
+    // Room for the state of every catalogue policy and its w- form (at most 208 bytes with libstdc++).
+    static constexpr std::size_t inline_bytes = 224;
+    template <class S>
+    static constexpr bool fits_inline = sizeof(model<S>) <= inline_bytes &&
+                                        alignof(model<S>) <= alignof(std::max_align_t) &&
+                                        std::is_nothrow_move_constructible_v<S>;
+
+    [[nodiscard]] bool is_inline() const noexcept { return static_cast<void const*>(self_) == buffer_; }
+    void reset() noexcept {
+        if (is_inline()) self_->~concept_base();
+        else delete self_;
+        self_ = nullptr;
+    }
+    void take(any_state& other) noexcept {
+        if (other.self_ == nullptr) return;
+        if (other.is_inline()) {
+            self_ = other.self_->move_into(buffer_);
+            other.reset();
+        } else {
+            self_ = std::exchange(other.self_, nullptr);
+        }
+    }
+
+    alignas(std::max_align_t) std::byte buffer_[inline_bytes];
+    concept_base* self_ = nullptr;
 };
 
 /// Any ChunkPolicy behind one type, with value semantics; itself a ChunkPolicy.

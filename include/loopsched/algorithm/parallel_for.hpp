@@ -93,8 +93,6 @@ inline rank_plan plan_ranks(int ranks, int self, index_t iterations, parallel_fo
     settings.request_ahead = options.request_ahead;
     settings.deterministic = options.deterministic;
     settings.trace = options.trace;
-    settings.index_of_rank.assign(static_cast<std::size_t>(ranks), -1);
-    settings.worker_ranks.reserve(static_cast<std::size_t>(ranks));
 
     auto power = [&](int r) { return options.powers.empty() ? 1.0 : options.powers[static_cast<std::size_t>(r)]; };
     auto given_queue = [&](int r) -> std::optional<double> {
@@ -102,14 +100,19 @@ inline rank_plan plan_ranks(int ranks, int self, index_t iterations, parallel_fo
         if (options.deterministic || !options.read_os_load) return 1.0;
         return std::nullopt;
     };
+    // Initial statuses only when some differ from V = 1, Q = 1 (loop_info's
+    // empty default): back-to-back short loops should not allocate for them.
+    bool const uneven = !options.powers.empty() || !options.run_queues.empty();
     plan.info = loop_info{iterations, 0, {}};
-    plan.info.status.reserve(static_cast<std::size_t>(ranks));
+    if (uneven) plan.info.status.reserve(static_cast<std::size_t>(ranks));
+    // One pass, no fill: for a few ranks, filling index_of_rank first cost more than the rest of the plan.
     for (int r = 0; r < ranks; ++r) {
-        if (r == options.root && !master_computes) continue;
+        bool const works = r != options.root || master_computes;
+        settings.index_of_rank.push_back(works ? static_cast<int>(settings.worker_ranks.size()) : -1);
+        if (!works) continue;
         if (r == options.root) settings.own_index = static_cast<int>(settings.worker_ranks.size());
-        settings.index_of_rank[static_cast<std::size_t>(r)] = static_cast<int>(settings.worker_ranks.size());
         settings.worker_ranks.push_back(r);
-        plan.info.status.push_back(worker_status{power(r), given_queue(r).value_or(1.0)});
+        if (uneven) plan.info.status.push_back(worker_status{power(r), given_queue(r).value_or(1.0)});
     }
     plan.info.workers = settings.worker_ranks.size();
 
