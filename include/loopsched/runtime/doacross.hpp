@@ -395,8 +395,10 @@ private:
             for (auto e : own_trace_) trace_.push_back({e.rank, e.first, e.size, e.start - start_, e.end - start_});
         }
         loop_statistics table{t_.now() - start_, stats_, {}};
+        wire_writer w;
+        auto const encoded = encode_table(w, table);
         for (std::size_t k = 0; k < state_.size(); ++k)
-            if (remote(k)) t_.send(settings_.worker_ranks[k], dx_table, encode_table(table));
+            if (remote(k)) send_view(t_, settings_.worker_ranks[k], dx_table, encoded);
         table.trace = std::move(trace_);
         std::ranges::sort(table.trace, {}, &chunk_event::start);
         return table;

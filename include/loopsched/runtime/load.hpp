@@ -46,6 +46,15 @@ public:
         if (now - read_at_ >= interval_ || now < read_at_) { // or another transport's clock
             value_ = read_run_queue();
             read_at_ = now;
+            read_ = true;
+        }
+        return value_;
+    }
+    /// The last reading, whatever its age; read now if there is none.
+    double latest() {
+        if (!read_) {
+            value_ = read_run_queue();
+            read_ = true;
         }
         return value_;
     }
@@ -54,6 +63,7 @@ private:
     double interval_;
     double read_at_ = -1e300;
     double value_ = 1.0;
+    bool read_ = false;
 };
 
 /// Seconds this rank takes for a fixed arithmetic kernel (best of three).

@@ -45,17 +45,16 @@ public:
             if (!computing && !unsettled()) break;
             if (computing && !settings_.deterministic) {
                 computing = compute_a_slice();
-                while (auto m = t_.try_receive(any_source, any_tag)) handle(*m);
+                while (auto m = try_receive_view(t_, any_source, any_tag, held_)) handle(*m);
             } else {
-                handle(t_.receive(any_source, any_tag));
+                handle(receive_view(t_, any_source, any_tag, held_));
             }
         }
         loop_statistics table{t_.now() - start_, std::move(stats_), {}}; // the loop is over: nothing counts any more
-        for (std::size_t k = 0; k < state_.size(); ++k) {
-            if (state_[k] != peer::reported) continue;
-            if (failure_) t_.send(settings_.worker_ranks[k], abort_tag, encode_failure(failure_->first, failure_->second));
-            else t_.send(settings_.worker_ranks[k], table_tag, encode_table(table));
-        }
+        wire_writer w;
+        auto const verdict = failure_ ? encode_failure(w, failure_->first, failure_->second) : encode_table(w, table);
+        for (std::size_t k = 0; k < state_.size(); ++k)
+            if (state_[k] == peer::reported) send_view(t_, settings_.worker_ranks[k], failure_ ? abort_tag : table_tag, verdict);
         if (failure_) throw remote_error(failure_->first, failure_->second);
         table.trace = std::move(trace_);
         std::ranges::sort(table.trace, {}, &chunk_event::start);
@@ -90,7 +89,7 @@ private:
         if (!failure_) failure_.emplace(origin, std::move(what));
     }
 
-    void handle(message const& m) {
+    void handle(message_view m) {
         std::size_t const k = index_of(m.source);
         if (m.tag == request_tag) {
             wire_reader r(m.payload);
@@ -277,6 +276,7 @@ private:
     }
 
     T& t_;
+    message held_; // the last message, for a transport that cannot lend its bytes
     chunk_sequencer<P> seq_;
     runtime_settings const& settings_;
     rank_profile& profile_;

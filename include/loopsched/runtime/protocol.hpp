@@ -78,12 +78,19 @@ struct rank_profile {
     bool read_os_load = true;
     emulated_slowness slowness;           ///< emulated heterogeneity: sleeps after each piece of work
 
+    /// The status at time `now`: Q_k read again if the last reading is older than the monitor's interval.
     worker_status status(double now) const {
-        // One monitor per thread (per rank), kept across loops: back-to-back short
-        // loops should not each pay for reading /proc/stat.
-        thread_local constinit run_queue_monitor monitor{0.01};
-        double q = run_queue ? *run_queue : (read_os_load ? monitor.current(now) : 1.0);
-        return {power, q};
+        return {power, run_queue ? *run_queue : (read_os_load ? monitor().current(now) : 1.0)};
+    }
+    /// The status without reading the clock: the last reading of Q_k (taken now if there is none).
+    worker_status status() const { return {power, run_queue ? *run_queue : (read_os_load ? monitor().latest() : 1.0)}; }
+
+private:
+    // One monitor per thread (per rank), kept across loops: back-to-back short
+    // loops should not each pay for reading /proc/stat.
+    static run_queue_monitor& monitor() {
+        thread_local constinit run_queue_monitor m{0.01};
+        return m;
     }
 };
 
@@ -158,39 +165,45 @@ inline std::span<std::byte const> encode_request(wire_writer& w, worker_status s
     return w.view();
 }
 
-inline chunk decode_work(message const& m) { return wire_reader(m.payload).get<chunk>(); }
+inline chunk decode_work(message_view m) { return wire_reader(m.payload).get<chunk>(); }
 
-inline bytes encode_failure(int origin, std::string const& what) {
-    return std::move(wire_writer{}.put(origin).put(what)).take();
+inline std::span<std::byte const> encode_failure(wire_writer& w, int origin, std::string const& what) {
+    return w.put(origin).put(what).view();
 }
-inline std::pair<int, std::string> decode_failure(message const& m) {
+inline bytes encode_failure(int origin, std::string const& what) {
+    wire_writer w;
+    encode_failure(w, origin, what);
+    return std::move(w).take();
+}
+inline std::pair<int, std::string> decode_failure(message_view m) {
     wire_reader r(m.payload);
     int origin = r.get<int>();
     return {origin, r.get_string()};
 }
 
-inline bytes encode_report(worker_statistics const& w, double clock, result_blocks const& results,
-                                            std::vector<chunk_event> const& trace) {
-    wire_writer out;
+/// Encodes a report into `out` and returns its bytes (valid as long as `out`).
+inline std::span<std::byte const> encode_report(wire_writer& out, worker_statistics const& w, double clock,
+                                                result_blocks const& results, std::vector<chunk_event> const& trace) {
     out.put(w).put(clock);
     results.write_to(out);
     out.put(trace.size());
     for (auto const& e : trace) out.put(e);
-    return std::move(out).take();
+    return out.view();
 }
 
-inline bytes encode_table(loop_statistics const& s) {
-    wire_writer w;
+/// Encodes the loop's statistics into `w` (once for all workers) and returns its bytes.
+inline std::span<std::byte const> encode_table(wire_writer& w, loop_statistics const& s) {
     w.put(s.parallel_seconds).put(s.workers.size());
     for (auto const& x : s.workers) w.put(x);
-    return std::move(w).take();
+    return w.view();
 }
-inline loop_statistics decode_table(message const& m) {
+inline loop_statistics decode_table(message_view m) {
     wire_reader r(m.payload);
     loop_statistics s;
     s.parallel_seconds = r.get<double>();
-    s.workers.resize(r.get<std::size_t>());
-    for (auto& x : s.workers) x = r.get<worker_statistics>();
+    auto const n = r.get<std::size_t>();
+    s.workers.reserve(std::min<std::size_t>(n, r.remaining() / sizeof(worker_statistics)));
+    for (std::size_t k = 0; k < n; ++k) s.workers.push_back(r.get<worker_statistics>());
     return s;
 }
 

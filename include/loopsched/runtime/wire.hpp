@@ -55,17 +55,19 @@ private:
 
     /// Room for n more bytes, left uninitialised; grows geometrically.
     std::byte* grow(std::size_t n) {
-        if (n > capacity_ - used_) [[unlikely]] {
-            std::size_t const capacity = std::max(2 * capacity_, used_ + n);
-            bool const leaving_small = data_ == small_.data();
-            spilled_.resize(capacity, boost::container::default_init); // keeps what spilled before
-            if (leaving_small) std::memcpy(spilled_.data(), small_.data(), used_);
-            data_ = spilled_.data();
-            capacity_ = capacity;
-        }
+        if (n > capacity_ - used_) [[unlikely]] spill(n);
         std::byte* const at = data_ + used_;
         used_ += n;
         return at;
+    }
+    /// Kept out of line so that grow(), on every put, stays small enough to inline.
+    [[gnu::noinline]] void spill(std::size_t n) {
+        std::size_t const capacity = std::max(2 * capacity_, used_ + n);
+        bool const leaving_small = data_ == small_.data();
+        spilled_.resize(capacity, boost::container::default_init); // keeps what spilled before
+        if (leaving_small) std::memcpy(spilled_.data(), small_.data(), used_);
+        data_ = spilled_.data();
+        capacity_ = capacity;
     }
 
     std::array<std::byte, small_capacity> small_; // uninitialised on purpose: only used_ bytes are read
@@ -92,6 +94,7 @@ public:
         return std::string(reinterpret_cast<char const*>(s.data()), n);
     }
     std::span<std::byte const> get_raw(std::size_t n) { return advance(n); }
+    [[nodiscard]] std::size_t remaining() const noexcept { return bytes_.size() - offset_; }
 
 private:
     std::span<std::byte const> advance(std::size_t n) {

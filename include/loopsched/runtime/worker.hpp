@@ -14,6 +14,59 @@
 
 namespace loopsched::detail {
 
+/// Which chunks a worker times, and the split of the others. Timing a chunk
+/// costs a clock read when it arrives, on the request-reply round trip (20-40 ns
+/// here, some 3% of it). A chunk expected to compute for less than
+/// `short_chunk` seconds is timed only every `sampling`-th; the loop's time is
+/// still all counted, since the worker reads the clock after every request (off
+/// the round trip): an untimed chunk's cycle (waiting and computing) is split as
+/// the timed chunks' time per iteration says. Its request reports no timing.
+class chunk_timing_sampler {
+public:
+    static constexpr double short_chunk = 5e-6;
+    static constexpr std::uint64_t sampling = 16;
+
+    /// `every_chunk`: time them all (tracing, request-ahead).
+    explicit chunk_timing_sampler(bool every_chunk) noexcept : every_chunk_(every_chunk) {}
+
+    /// Whether to time the next chunk, of `size` iterations.
+    [[nodiscard]] bool wants(index_t size) noexcept {
+        if (every_chunk_ || ++skipped_ >= sampling || per_iteration_ * static_cast<double>(size) >= short_chunk) {
+            skipped_ = 0;
+            return true;
+        }
+        return false;
+    }
+    void timed(index_t size, double compute_seconds) noexcept {
+        per_iteration_ = compute_seconds / static_cast<double>(size);
+        timed_iterations_ += static_cast<double>(size);
+        timed_compute_ += compute_seconds;
+    }
+    /// An untimed chunk: `cycle_seconds` from the end of the last request to the end of this one.
+    void untimed(index_t size, double cycle_seconds) noexcept {
+        untimed_iterations_ += static_cast<double>(size);
+        untimed_cycles_ += cycle_seconds;
+        ++untimed_chunks_;
+    }
+    /// Adds the untimed chunks' estimated computing and waiting to `w`; their
+    /// requests' sending (`mean_send` each) is counted by the caller.
+    void settle(worker_statistics& w, double mean_send) const noexcept {
+        double const cycles = std::max(0.0, untimed_cycles_ - mean_send * static_cast<double>(untimed_chunks_));
+        double const per_iteration = timed_iterations_ > 0.0 ? timed_compute_ / timed_iterations_ : 0.0;
+        double const compute = std::min(cycles, per_iteration * untimed_iterations_);
+        w.compute_seconds += compute;
+        w.wait_seconds += cycles - compute;
+    }
+
+private:
+    bool every_chunk_;
+    std::uint64_t skipped_ = sampling; // the first chunk is timed
+    double per_iteration_ = 0.0;       ///< the last timed chunk's computing time per iteration
+    double timed_iterations_ = 0.0, timed_compute_ = 0.0;
+    double untimed_iterations_ = 0.0, untimed_cycles_ = 0.0;
+    std::uint64_t untimed_chunks_ = 0;
+};
+
 /// Runs chunks from the master until told to stop; returns the loop's statistics
 /// (sent by the master to every rank). Throws remote_error if any rank failed.
 /// `execute(chunk, std::span<std::byte> results)` runs iterations of the loop.
@@ -25,23 +78,27 @@ loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile&
     result_blocks pending(settings.result_bytes);
     std::vector<std::byte> current; // the running chunk's results: a request may leave before they are complete
     std::vector<chunk_event> trace;
+    message held; // the last reply, for a transport that cannot lend its bytes
 
     // A clock read costs 20-40 ns here, a few percent of a round trip, so a
-    // chunk costs two: when it arrived, and when its request has left. The
-    // request goes before the second read, so that read is off the round trip;
-    // it therefore carries the timing of the chunk before (as with
-    // request-ahead), while its results go at once. Sending is timed on the
-    // last request of every comm_sampling (not the first, which may set up
-    // MPI's connection; a loop of a few chunks times none), and its mean is
-    // moved from computing to communicating. The status a request carries was
-    // read while waiting for the previous reply: reading /proc/stat takes
-    // microseconds.
+    // chunk costs at most two: when it arrived (only if timed, see
+    // chunk_timing_sampler), and when its request has left. The request goes
+    // before the second read, so that read is off the round trip; it therefore
+    // carries the timing of the chunk before (as with request-ahead), while its
+    // results go at once. Sending is timed on the last request of every
+    // comm_sampling (not the first, which may set up MPI's connection; a loop
+    // of a few chunks times none), and its mean is moved from computing to
+    // communicating. The status a request carries was read while waiting for
+    // the previous reply: reading /proc/stat takes microseconds.
     std::uint64_t requests = 0;
     double sampled_comm = 0.0;
     std::uint64_t samples = 0;
     constexpr std::uint64_t comm_sampling = 16;
-    double idle_since = t.now(); // when this rank last began to wait for a reply
-    worker_status status = profile.status(idle_since);
+    chunk_timing_sampler sampler(settings.trace || settings.request_ahead > 0.0);
+    // The first request goes before any clock read (its status is the last one
+    // read); its sending is counted with the others', as communication.
+    worker_status status = profile.status();
+    double idle_since = 0.0; // when this rank last began to wait for a reply
     auto mean_send = [&] { return samples ? sampled_comm / static_cast<double>(samples) : 0.0; };
     auto ask = [&] {
         wire_writer w;
@@ -68,14 +125,16 @@ loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile&
     };
     auto const bytes = [&](index_t iterations) { return static_cast<std::size_t>(iterations) * settings.result_bytes; };
 
-    ask(); // its sending counts as waiting
+    ask();
+    idle_since = t.now();
     while (true) {
-        message reply = t.receive(master, any_tag);
-        double const received = t.now();
-        mine.wait_seconds += received - idle_since;
+        message_view const reply = receive_view(t, master, any_tag, held);
 
         if (reply.tag == work_tag) {
             chunk const c = decode_work(reply);
+            bool const timed = sampler.wants(c.size);
+            double const received = timed ? t.now() : 0.0;
+            if (timed) mine.wait_seconds += received - idle_since;
             current.resize(bytes(c.size));
             std::span<std::byte> out(current);
             // With request-ahead, the request goes out when the set fraction remains.
@@ -85,7 +144,7 @@ loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile&
             double computed = 0.0, done = 0.0;
             try {
                 run_part(execute, chunk{c.first, before}, out.first(bytes(before)), profile.slowness);
-                if (before < c.size) {
+                if (before < c.size) { // request-ahead times every chunk
                     double const asked = t.now();
                     computed = asked - received;
                     ask();
@@ -102,22 +161,29 @@ loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile&
             if (before == c.size) {
                 ask();
                 done = t.now();
-                computed = std::max(0.0, done - received - mean_send());
+                if (timed) computed = std::max(0.0, done - received - mean_send());
             }
             status = profile.status(done);
+            if (timed) {
+                sampler.timed(c.size, computed);
+                mine.compute_seconds += computed;
+                if (!settings.deterministic) last = chunk_timing{c.size, computed, done - received};
+            } else {
+                sampler.untimed(c.size, done - idle_since);
+                if (!settings.deterministic) last = chunk_timing{}; // no measurement
+            }
             idle_since = done;
-            if (!settings.deterministic) last = chunk_timing{c.size, computed, done - received};
-            mine.compute_seconds += computed;
             mine.iterations += c.size;
             ++mine.chunks;
             if (settings.trace) trace.push_back({t.rank(), c.first, c.size, received, done});
         } else if (reply.tag == stop_tag) {
-            // Sending was taken out of computing, or (the first request's) out of waiting.
-            mine.comm_seconds = mean_send() * static_cast<double>(requests);
-            mine.wait_seconds = std::max(0.0, mine.wait_seconds - mean_send());
+            mine.wait_seconds += t.now() - idle_since;
+            sampler.settle(mine, mean_send());
+            mine.comm_seconds = mean_send() * static_cast<double>(requests); // taken out of computing
             // The clock goes along only to place the trace's events on the master's clock.
-            t.send(master, report_tag, encode_report(mine, settings.trace ? t.now() : 0.0, pending, trace));
-            message verdict = t.receive(master, any_tag);
+            wire_writer report;
+            send_view(t, master, report_tag, encode_report(report, mine, settings.trace ? t.now() : 0.0, pending, trace));
+            message_view const verdict = receive_view(t, master, any_tag, held);
             if (verdict.tag == table_tag) return decode_table(verdict);
             auto [origin, what] = decode_failure(verdict);
             throw remote_error(origin, what);

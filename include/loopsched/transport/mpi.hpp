@@ -15,6 +15,7 @@
 #include <exception>
 #include <list>
 #include <optional>
+#include <utility>
 #include <span>
 #include <vector>
 
@@ -36,7 +37,13 @@ public:
     static constexpr int eager_capacity = 1024;
     static constexpr std::size_t blocking_limit = 128;
 
-    explicit mpi_transport(boost::mpi::communicator comm) : comm_(std::move(comm)), raw_(comm_), rank_(comm_.rank()), size_(comm_.size()) {}
+    /// Borrows `comm`, which must outlive the transport, as in parallel_for: a
+    /// copy would cost two atomic updates of its shared count per loop.
+    explicit mpi_transport(boost::mpi::communicator const& comm)
+        : comm_(&comm), raw_(comm), rank_(comm.rank()), size_(comm.size()) {}
+    /// Owns `comm`, e.g. a duplicate made for one loop.
+    explicit mpi_transport(boost::mpi::communicator&& comm)
+        : owned_(std::move(comm)), comm_(&*owned_), raw_(*owned_), rank_(owned_->rank()), size_(owned_->size()) {}
     mpi_transport(mpi_transport const&) = delete;
     mpi_transport& operator=(mpi_transport const&) = delete;
 
@@ -57,7 +64,7 @@ public:
 
     [[nodiscard]] int rank() const noexcept { return rank_; }
     [[nodiscard]] int size() const noexcept { return size_; }
-    [[nodiscard]] boost::mpi::communicator const& communicator() const noexcept { return comm_; }
+    [[nodiscard]] boost::mpi::communicator const& communicator() const noexcept { return *comm_; }
 
     void send(int dest, int tag, bytes data) {
         detail::require(data.size() <= static_cast<std::size_t>(INT_MAX), "message size", data.size(),
@@ -82,19 +89,26 @@ public:
         if (data.size() < blocking_limit) MPI_Send(data.data(), static_cast<int>(data.size()), MPI_BYTE, dest, tag, raw_);
         else send(dest, tag, bytes(data.begin(), data.end()));
     }
-    message receive(int source, int tag) {
+    message receive(int source, int tag) { return copy(receive_view(source, tag)); }
+    std::optional<message> try_receive(int source, int tag) {
+        auto v = try_receive_view(source, tag);
+        if (!v) return std::nullopt;
+        return copy(*v);
+    }
+    /// receive(), the bytes left where they arrived: valid until the next receive.
+    message_view receive_view(int source, int tag) {
         MPI_Status status;
         MPI_Recv(buffer_.data(), eager_capacity, MPI_BYTE, wildcard_source(source), wildcard_tag(tag), raw_, &status);
-        return take(status);
+        return view(status);
     }
-    std::optional<message> try_receive(int source, int tag) {
+    std::optional<message_view> try_receive_view(int source, int tag) {
         int flag = 0;
         MPI_Status status;
         MPI_Iprobe(wildcard_source(source), wildcard_tag(tag), raw_, &flag, &status);
         if (!flag) return std::nullopt;
         // Receive exactly the probed message: it may be the announcement of a large one.
         MPI_Recv(buffer_.data(), eager_capacity, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, raw_, &status);
-        return take(status);
+        return view(status);
     }
     [[nodiscard]] double now() const noexcept { return detail::fast_clock::now(); }
 
@@ -102,21 +116,23 @@ private:
     static int wildcard_source(int s) { return s == any_source ? MPI_ANY_SOURCE : s; }
     static int wildcard_tag(int t) { return t == any_tag ? MPI_ANY_TAG : t; }
 
-    /// The message in buffer_, or the large message it announces.
-    message take(MPI_Status const& status) {
+    /// The message in buffer_, or the large message it announces (received into large_).
+    message_view view(MPI_Status const& status) {
         int count = 0;
         MPI_Get_count(&status, MPI_BYTE, &count);
-        message m{status.MPI_SOURCE, status.MPI_TAG, {}};
-        if (count < eager_capacity) {
-            m.payload.assign(buffer_.begin(), buffer_.begin() + count);
-            return m;
-        }
+        if (count < eager_capacity)
+            return {status.MPI_SOURCE, status.MPI_TAG, {buffer_.data(), static_cast<std::size_t>(count)}};
         std::uint64_t n = 0;
         std::memcpy(&n, buffer_.data(), sizeof n);
-        m.payload.resize(n);
-        MPI_Recv(m.payload.data(), static_cast<int>(n), MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, raw_,
+        large_.resize(n, boost::container::default_init);
+        MPI_Recv(large_.data(), static_cast<int>(n), MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, raw_,
                  MPI_STATUS_IGNORE);
-        return m;
+        return {status.MPI_SOURCE, status.MPI_TAG, {large_.data(), large_.size()}};
+    }
+    /// A message of its own; a large one takes large_'s bytes rather than copying them.
+    message copy(message_view v) {
+        if (!large_.empty() && v.payload.data() == large_.data()) return {v.source, v.tag, std::exchange(large_, {})};
+        return {v.source, v.tag, bytes(v.payload.begin(), v.payload.end())};
     }
 
     void complete_finished_sends() {
@@ -134,11 +150,13 @@ private:
         MPI_Request request = MPI_REQUEST_NULL;
     };
 
-    boost::mpi::communicator comm_;
+    std::optional<boost::mpi::communicator> owned_;
+    boost::mpi::communicator const* comm_;
     // Read once: Boost's conversion and rank() are out-of-line calls per use.
     MPI_Comm raw_;
     int rank_, size_;
     std::array<std::byte, eager_capacity> buffer_; // uninitialised on purpose: a transport is made per loop
+    bytes large_;                                  // the last large message received by receive_view
     std::list<in_flight> in_flight_;
 };
 

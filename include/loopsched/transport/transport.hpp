@@ -35,6 +35,18 @@ struct message {
     bytes payload;
 };
 
+/// A received message's bytes, borrowed: from a message, or from a transport's
+/// own buffer until its next receive (see detail::receive_view).
+struct message_view {
+    int source = 0;
+    int tag = 0;
+    std::span<std::byte const> payload;
+
+    message_view() = default;
+    message_view(int from, int with_tag, std::span<std::byte const> data) : source(from), tag(with_tag), payload(data) {}
+    message_view(message const& m) : source(m.source), tag(m.tag), payload(m.payload.data(), m.payload.size()) {} // implicit: it only looks
+};
+
 /// A message layer between ranks 0 .. size()-1.
 /// Requirements:
 ///  1. `rank()` and `size()`;
@@ -62,6 +74,33 @@ template <Transport T>
 void send_view(T& t, int dest, int tag, std::span<std::byte const> data) {
     if constexpr (requires { t.send_view(dest, tag, data); }) t.send_view(dest, tag, data);
     else t.send(dest, tag, bytes(data.begin(), data.end()));
+}
+
+/// receive() without copying the bytes where the transport can lend them
+/// (Boost.MPI reads a small message in place): the view is valid until the
+/// transport's next receive. Otherwise the message is kept in `held`. The
+/// runtime's per-chunk requests and replies come this way.
+template <Transport T>
+message_view receive_view(T& t, int source, int tag, message& held) {
+    if constexpr (requires { { t.receive_view(source, tag) } -> std::same_as<message_view>; }) {
+        return t.receive_view(source, tag);
+    } else {
+        held = t.receive(source, tag);
+        return held;
+    }
+}
+
+/// try_receive() as receive_view() receives.
+template <Transport T>
+std::optional<message_view> try_receive_view(T& t, int source, int tag, message& held) {
+    if constexpr (requires { { t.try_receive_view(source, tag) } -> std::same_as<std::optional<message_view>>; }) {
+        return t.try_receive_view(source, tag);
+    } else {
+        auto m = t.try_receive(source, tag);
+        if (!m) return std::nullopt;
+        held = std::move(*m);
+        return message_view(held);
+    }
 }
 
 /// Takes the oldest message of `queue` from `source` with `tag` (wildcards
