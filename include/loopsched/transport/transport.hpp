@@ -44,7 +44,8 @@ struct message_view {
 
     message_view() = default;
     message_view(int from, int with_tag, std::span<std::byte const> data) : source(from), tag(with_tag), payload(data) {}
-    message_view(message const& m) : source(m.source), tag(m.tag), payload(m.payload.data(), m.payload.size()) {} // implicit: it only looks
+    // Implicit, as std::string_view from std::string: the message must outlive the view.
+    message_view(message const& m) : source(m.source), tag(m.tag), payload(m.payload.data(), m.payload.size()) {}
 };
 
 /// A message layer between ranks 0 .. size()-1.
