@@ -74,11 +74,18 @@ std::string to_text(T const& value) {
     return out.str();
 }
 
+template <class T>
+[[noreturn, gnu::cold, gnu::noinline]] void fail_requirement(std::string_view parameter, T const& value,
+                                                             std::string_view requirement) {
+    throw invalid_parameter(std::string(parameter), to_text(value), requirement);
+}
+
 /// Throws invalid_parameter unless `ok`; constexpr so that a policy built in a
-/// constant expression with a bad value fails to compile.
+/// constant expression with a bad value fails to compile. The check stays inline
+/// and the throw out of line: loops check their arguments every time they start.
 template <class T>
 constexpr void require(bool ok, std::string_view parameter, T const& value, std::string_view requirement) {
-    if (!ok) throw invalid_parameter(std::string(parameter), to_text(value), requirement);
+    if (!ok) [[unlikely]] fail_requirement(parameter, value, requirement);
 }
 
 } // namespace detail

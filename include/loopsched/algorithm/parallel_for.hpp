@@ -65,14 +65,14 @@ inline void validate(parallel_for_options const& o, int ranks, std::size_t space
             "must be in [0, 1)");
     // Names are built only for a failure: back-to-back short loops should not pay for strings.
     auto per_rank = [&](std::vector<double> const& v, char const* name, double least, char const* rule) {
-        if (!v.empty() && v.size() != static_cast<std::size_t>(ranks))
+        if (v.size() != static_cast<std::size_t>(ranks))
             require(false, "options." + std::string(name) + " count", v.size(), "must be 0 or the number of ranks");
         for (std::size_t r = 0; r < v.size(); ++r)
             if (!(v[r] >= least && (least > 0.0 || v[r] > 0.0)))
                 require(false, "options." + std::string(name) + "[" + std::to_string(r) + "]", v[r], rule);
     };
-    per_rank(o.powers, "powers", 0.0, "must be > 0");
-    per_rank(o.run_queues, "run_queues", 1.0, "must be >= 1");
+    if (!o.powers.empty()) per_rank(o.powers, "powers", 0.0, "must be > 0");
+    if (!o.run_queues.empty()) per_rank(o.run_queues, "run_queues", 1.0, "must be >= 1");
 }
 
 /// Who works and how each rank reports its load: the part of a loop's set-up
