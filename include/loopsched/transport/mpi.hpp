@@ -39,11 +39,12 @@ public:
 
     /// Borrows `comm`, which must outlive the transport, as in parallel_for: a
     /// copy would cost two atomic updates of its shared count per loop.
-    explicit mpi_transport(boost::mpi::communicator const& comm)
-        : comm_(&comm), raw_(comm), rank_(comm.rank()), size_(comm.size()) {}
+    explicit mpi_transport(boost::mpi::communicator const& comm) : comm_(&comm), raw_(comm) { read_rank_and_size(); }
     /// Owns `comm`, e.g. a duplicate made for one loop.
     explicit mpi_transport(boost::mpi::communicator&& comm)
-        : owned_(std::move(comm)), comm_(&*owned_), raw_(*owned_), rank_(owned_->rank()), size_(owned_->size()) {}
+        : owned_(std::move(comm)), comm_(&*owned_), raw_(*owned_) {
+        read_rank_and_size();
+    }
     mpi_transport(mpi_transport const&) = delete;
     mpi_transport& operator=(mpi_transport const&) = delete;
 
@@ -113,15 +114,33 @@ public:
     [[nodiscard]] double now() const noexcept { return detail::fast_clock::now(); }
 
 private:
+    // Straight from the handle: Boost's rank() and size() add an out-of-line call each, per loop.
+    void read_rank_and_size() {
+        MPI_Comm_rank(raw_, &rank_);
+        MPI_Comm_size(raw_, &size_);
+    }
+
+    /// Bytes in a received message. Open MPI's status holds the count in bytes,
+    /// and MPI_Get_count spends some 40 instructions checking its arguments on
+    /// every message; other MPIs go through it.
+    static std::size_t received_bytes(MPI_Status const& status) {
+#if defined(OPEN_MPI)
+        return status._ucount;
+#else
+        int count = 0;
+        MPI_Get_count(&status, MPI_BYTE, &count);
+        return static_cast<std::size_t>(count);
+#endif
+    }
+
     static int wildcard_source(int s) { return s == any_source ? MPI_ANY_SOURCE : s; }
     static int wildcard_tag(int t) { return t == any_tag ? MPI_ANY_TAG : t; }
 
     /// The message in buffer_, or the large message it announces (received into large_).
     message_view view(MPI_Status const& status) {
-        int count = 0;
-        MPI_Get_count(&status, MPI_BYTE, &count);
-        if (count < eager_capacity)
-            return {status.MPI_SOURCE, status.MPI_TAG, {buffer_.data(), static_cast<std::size_t>(count)}};
+        std::size_t const count = received_bytes(status);
+        if (count < static_cast<std::size_t>(eager_capacity))
+            return {status.MPI_SOURCE, status.MPI_TAG, {buffer_.data(), count}};
         std::uint64_t n = 0;
         std::memcpy(&n, buffer_.data(), sizeof n);
         large_.resize(n, boost::container::default_init);
@@ -154,7 +173,7 @@ private:
     boost::mpi::communicator const* comm_;
     // Read once: Boost's conversion and rank() are out-of-line calls per use.
     MPI_Comm raw_;
-    int rank_, size_;
+    int rank_ = 0, size_ = 0;
     std::array<std::byte, eager_capacity> buffer_; // uninitialised on purpose: a transport is made per loop
     bytes large_;                                  // the last large message received by receive_view
     std::list<in_flight> in_flight_;
