@@ -152,7 +152,7 @@ private:
     }
 
     void stop(std::size_t k) {
-        t_.send(settings_.worker_ranks[k], stop_tag, {});
+        send_view(t_, settings_.worker_ranks[k], stop_tag, {});
         become(k, peer::stopped);
     }
     void abort(std::size_t k) {

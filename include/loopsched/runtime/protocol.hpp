@@ -197,13 +197,19 @@ inline std::span<std::byte const> encode_table(wire_writer& w, loop_statistics c
     for (auto const& x : s.workers) w.put(x);
     return w.view();
 }
-inline loop_statistics decode_table(message_view m) {
+/// Decodes the loop's statistics into `s`, whose `workers` may already have
+/// room for them (a worker makes it while it waits for the table).
+inline void decode_table(message_view m, loop_statistics& s) {
     wire_reader r(m.payload);
-    loop_statistics s;
     s.parallel_seconds = r.get<double>();
     auto const n = r.get<std::size_t>();
+    s.workers.clear();
     s.workers.reserve(std::min<std::size_t>(n, r.remaining() / sizeof(worker_statistics)));
     for (std::size_t k = 0; k < n; ++k) s.workers.push_back(r.get<worker_statistics>());
+}
+inline loop_statistics decode_table(message_view m) {
+    loop_statistics s;
+    decode_table(m, s);
     return s;
 }
 

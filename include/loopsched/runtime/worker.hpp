@@ -73,6 +73,17 @@ private:
 template <Transport T, class Execute>
 loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile& profile, Execute& execute) {
     int const master = settings.root;
+    // The first request leaves before the rest of the set-up, which then runs
+    // while the request travels instead of before it. It carries the last status
+    // read (rank_profile::status()); its sending is counted with the others'.
+    worker_status status = profile.status();
+    {
+        wire_writer w;
+        send_view(t, master, request_tag, encode_request(w, status, chunk_timing{}, result_blocks(0)));
+    }
+    double idle_since = t.now(); // when this rank last began to wait for a reply
+    std::uint64_t requests = 1;
+
     worker_statistics mine{t.rank()};
     chunk_timing last{};
     result_blocks pending(settings.result_bytes);
@@ -90,15 +101,10 @@ loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile&
     // of a few chunks times none), and its mean is moved from computing to
     // communicating. The status a request carries was read while waiting for
     // the previous reply: reading /proc/stat takes microseconds.
-    std::uint64_t requests = 0;
     double sampled_comm = 0.0;
     std::uint64_t samples = 0;
     constexpr std::uint64_t comm_sampling = 16;
     chunk_timing_sampler sampler(settings.trace || settings.request_ahead > 0.0);
-    // The first request goes before any clock read (its status is the last one
-    // read); its sending is counted with the others', as communication.
-    worker_status status = profile.status();
-    double idle_since = 0.0; // when this rank last began to wait for a reply
     auto mean_send = [&] { return samples ? sampled_comm / static_cast<double>(samples) : 0.0; };
     auto ask = [&] {
         wire_writer w;
@@ -125,8 +131,6 @@ loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile&
     };
     auto const bytes = [&](index_t iterations) { return static_cast<std::size_t>(iterations) * settings.result_bytes; };
 
-    ask();
-    idle_since = t.now();
     while (true) {
         message_view const reply = receive_view(t, master, any_tag, held);
 
@@ -183,8 +187,13 @@ loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile&
             // The clock goes along only to place the trace's events on the master's clock.
             wire_writer report;
             send_view(t, master, report_tag, encode_report(report, mine, settings.trace ? t.now() : 0.0, pending, trace));
+            loop_statistics table; // its room is made while the table travels
+            table.workers.reserve(settings.worker_ranks.size());
             message_view const verdict = receive_view(t, master, any_tag, held);
-            if (verdict.tag == table_tag) return decode_table(verdict);
+            if (verdict.tag == table_tag) {
+                decode_table(verdict, table);
+                return table;
+            }
             auto [origin, what] = decode_failure(verdict);
             throw remote_error(origin, what);
         } else {
