@@ -57,8 +57,8 @@ private:
         S state;
     };
 
-    // Room for the state of every catalogue policy and its w- form (at most 208 bytes with libstdc++).
-    static constexpr std::size_t inline_bytes = 224;
+    // Room for the state of every catalogue policy and its w- form (at most 264 bytes with libstdc++).
+    static constexpr std::size_t inline_bytes = 272;
     template <class S>
     static constexpr bool fits_inline = sizeof(model<S>) <= inline_bytes &&
                                         alignof(model<S>) <= alignof(std::max_align_t) &&

@@ -101,6 +101,36 @@ TEST_CASE("DTSS recomputes F, N, D when more than half of the A_k changed") {
     CHECK(seq.next({0, {1, 1}, {}})->size == 141); // a = 2, S = 1: floor(2 (75 - 3 (1 + 0.5)))
 }
 
+TEST_CASE("available_power keeps its counts: any run of reports agrees with counting afresh") {
+    // report() updates how many A_k changed since the snapshot and how many reach
+    // A_min, instead of scanning every worker; check against a scan after each report.
+    std::size_t const p = 7;
+    index_t const a_min = 6;
+    detail::available_power a(loop_info{1000, p, {}}, a_min, 10.0);
+    std::vector<index_t> latest(p, 10), snapshot(p, 10);
+    std::uint64_t seed = 12345;
+    auto next = [&] { return (seed = seed * 6364136223846793005ULL + 1442695040888963407ULL) >> 33; };
+    double const queues[] = {1.0, 1.0, 2.0, 4.0, 5.0}; // A = 10, 10, 5, 2, 2: some under A_min
+    for (int step = 0; step < 2000; ++step) {
+        std::size_t const k = next() % p;
+        worker_status const s{1.0, queues[next() % 5]};
+        a.report(k, s);
+        latest[k] = a.of(s);
+        std::size_t changed = 0, qualifying = 0;
+        for (std::size_t j = 0; j < p; ++j) {
+            changed += latest[j] != snapshot[j];
+            qualifying += latest[j] >= a_min;
+        }
+        REQUIRE(a.should_recompute() == (2 * changed > p));
+        for (std::size_t j = 0; j < p; ++j) REQUIRE(a.excluded(j) == (qualifying > 0 && latest[j] < a_min));
+        if (a.should_recompute()) {
+            a.take_snapshot();
+            snapshot = latest;
+            CHECK_FALSE(a.should_recompute());
+        }
+    }
+}
+
 TEST_CASE("seed 001 section 3.1: weighted factoring splits the first batch of 500 by weight") {
     // Weights 1/2, 1/2, 1, 2: 62.5, 62.5, 125, 250, rounded up (the paper prints 75).
     auto s = round_robin_sizes(wf({0.5, 0.5, 1.0, 2.0}), 1000, 4);

@@ -2,15 +2,7 @@
 // message layer (Boost.MPI, in-process threads, or a simulator).
 #pragma once
 
-// GCC 12 reports a false -Wstringop-overread inside small_vector's move.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-overread"
-#endif
-#include <boost/container/small_vector.hpp>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include <loopsched/detail/small_vector.hpp>
 
 #include <concepts>
 #include <cstddef>
