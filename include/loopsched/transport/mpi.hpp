@@ -54,6 +54,7 @@ public:
     /// and their bytes parked until the process ends, so MPI may still read
     /// them and no rank hangs.
     ~mpi_transport() {
+        if (in_flight_.empty()) return; // the usual case, without asking the runtime about exceptions
         if (std::uncaught_exceptions() > 0) {
             for (auto& p : in_flight_) MPI_Request_free(&p.request);
             static std::list<in_flight> abandoned; // a failed loop's unsent messages
