@@ -46,15 +46,14 @@ public:
     void take_snapshot() {
         for (auto& p : powers_) p.snapshot = p.latest;
         changed_ = 0;
-        snapshot_qualifying_ = latest_qualifying_;
         unit_ = 0;
         for (auto const& p : powers_)
-            if (included(p.snapshot, snapshot_qualifying_)) unit_ = std::gcd(unit_, clamped(p.snapshot));
+            if (included(p.snapshot, latest_qualifying_)) unit_ = std::gcd(unit_, clamped(p.snapshot));
         if (unit_ == 0) unit_ = 1;
         total_ = 0.0;
         active_ = 0;
         for (auto const& p : powers_)
-            if (included(p.snapshot, snapshot_qualifying_)) {
+            if (included(p.snapshot, latest_qualifying_)) {
                 total_ += static_cast<double>(clamped(p.snapshot)) / static_cast<double>(unit_);
                 ++active_;
             }
@@ -89,7 +88,7 @@ private:
     // Inline for a few workers: a worker builds this state too, to check the
     // policy before each loop, and back-to-back short loops should not allocate.
     boost::container::small_vector<powers, 4> powers_;
-    std::size_t latest_qualifying_ = 0, snapshot_qualifying_ = 0; ///< workers with A_k >= A_min
+    std::size_t latest_qualifying_ = 0; ///< workers whose latest A_k >= A_min (the snapshot's, in take_snapshot)
     std::size_t changed_ = 0; ///< workers whose latest A_k differs from the snapshot's
     index_t unit_ = 1;
     double total_ = 0.0;

@@ -73,17 +73,6 @@ private:
 template <Transport T, class Execute>
 loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile& profile, Execute& execute) {
     int const master = settings.root;
-    // The first request leaves before the rest of the set-up, which then runs
-    // while the request travels instead of before it. It carries the last status
-    // read (rank_profile::status()); its sending is counted with the others'.
-    worker_status status = profile.status();
-    {
-        wire_writer w;
-        send_view(t, master, request_tag, encode_request(w, status, chunk_timing{}, result_blocks(0)));
-    }
-    double idle_since = t.now(); // when this rank last began to wait for a reply
-    std::uint64_t requests = 1;
-
     worker_statistics mine{t.rank()};
     chunk_timing last{};
     result_blocks pending(settings.result_bytes);
@@ -101,10 +90,15 @@ loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile&
     // of a few chunks times none), and its mean is moved from computing to
     // communicating. The status a request carries was read while waiting for
     // the previous reply: reading /proc/stat takes microseconds.
+    std::uint64_t requests = 0;
     double sampled_comm = 0.0;
     std::uint64_t samples = 0;
     constexpr std::uint64_t comm_sampling = 16;
     chunk_timing_sampler sampler(settings.trace || settings.request_ahead > 0.0);
+    // The first request goes before any clock read (its status is the last one
+    // read); its sending is counted with the others', as communication.
+    worker_status status = profile.status();
+    double idle_since = 0.0; // when this rank last began to wait for a reply
     auto mean_send = [&] { return samples ? sampled_comm / static_cast<double>(samples) : 0.0; };
     auto ask = [&] {
         wire_writer w;
@@ -131,6 +125,8 @@ loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile&
     };
     auto const bytes = [&](index_t iterations) { return static_cast<std::size_t>(iterations) * settings.result_bytes; };
 
+    ask();
+    idle_since = t.now();
     while (true) {
         message_view const reply = receive_view(t, master, any_tag, held);
 
@@ -171,11 +167,11 @@ loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile&
             if (timed) {
                 sampler.timed(c.size, computed);
                 mine.compute_seconds += computed;
-                if (!settings.deterministic) last = chunk_timing{c.size, computed, done - received};
             } else {
                 sampler.untimed(c.size, done - idle_since);
-                if (!settings.deterministic) last = chunk_timing{}; // no measurement
             }
+            // An untimed chunk reports no measurement; a deterministic run set the model's above.
+            if (!settings.deterministic) last = timed ? chunk_timing{c.size, computed, done - received} : chunk_timing{};
             idle_since = done;
             mine.iterations += c.size;
             ++mine.chunks;
