@@ -93,12 +93,11 @@ private:
         std::size_t const k = index_of(m.source);
         if (m.tag == request_tag) {
             wire_reader r(m.payload);
-            auto const status = r.get<worker_status>();
-            auto const timing = r.get<chunk_timing>();
+            auto const h = r.get<request_header>();
             // The reply first, then the results that came with the request: the worker is waiting.
-            if (settings_.deterministic && !failure_) waiting_[k] = request{k, status, timing};
-            else serve(k, request{k, status, timing});
-            read_result_blocks(r, results_, settings_.result_bytes);
+            if (settings_.deterministic && !failure_) waiting_[k] = request{k, h.status, h.timing};
+            else serve(k, request{k, h.status, h.timing});
+            read_result_blocks(r, h.result_blocks, results_, settings_.result_bytes);
         } else if (m.tag == failed_tag) {
             auto [origin, what] = decode_failure(m);
             fail(origin, what);
@@ -109,7 +108,7 @@ private:
             wire_reader r(m.payload);
             auto const w = r.get<worker_statistics>();
             double const offset = received - r.get<double>() - start_; // worker clock -> loop time
-            read_result_blocks(r, results_, settings_.result_bytes);
+            read_result_blocks(r, r.get<std::uint64_t>(), results_, settings_.result_bytes);
             for (auto n = r.get<std::size_t>(); n > 0; --n) {
                 auto e = r.get<chunk_event>();
                 e.start += offset;
@@ -138,8 +137,7 @@ private:
             return abort(k);
         }
         if (c) {
-            wire_writer w;
-            send_view(t_, settings_.worker_ranks[k], work_tag, w.put(*c).view());
+            send_view(t_, settings_.worker_ranks[k], work_tag, encode_work(*c));
             stats_[k].iterations += c->size;
             ++stats_[k].chunks;
             become(k, peer::active);

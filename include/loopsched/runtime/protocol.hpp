@@ -128,6 +128,9 @@ public:
         ++count_;
         return std::span(bytes_).subspan(at);
     }
+    [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
+    /// The blocks without their count (a request carries the count in its header).
+    [[nodiscard]] std::span<std::byte const> blocks() const noexcept { return bytes_; }
     void write_to(wire_writer& w) const {
         w.put(count_);
         w.put_raw(bytes_);
@@ -143,10 +146,10 @@ private:
     std::uint64_t count_ = 0;
 };
 
-/// Copies the result blocks at the reader's position into `results` (the root's
-/// buffer for the whole loop), checking that each lies inside it.
-inline void read_result_blocks(wire_reader& r, std::span<std::byte> results, std::size_t per_iteration) {
-    auto const blocks = r.get<std::uint64_t>();
+/// Copies `blocks` result blocks at the reader's position into `results` (the
+/// root's buffer for the whole loop), checking that each lies inside it.
+inline void read_result_blocks(wire_reader& r, std::uint64_t blocks, std::span<std::byte> results,
+                               std::size_t per_iteration) {
     for (std::uint64_t b = 0; b < blocks; ++b) {
         auto const first = r.get<index_t>(), size = r.get<index_t>();
         auto const bytes = r.get_raw(static_cast<std::size_t>(size) * per_iteration);
@@ -157,14 +160,28 @@ inline void read_result_blocks(wire_reader& r, std::span<std::byte> results, std
     }
 }
 
-/// Encodes a request into `w` and returns its bytes (valid as long as `w`).
-inline std::span<std::byte const> encode_request(wire_writer& w, worker_status s, chunk_timing t,
+/// A request's fixed part, which travels as it lies in memory: a request
+/// without results is only this, sent from the worker's stack and read with
+/// one bounds check, as a chunk's work message is.
+struct request_header {
+    worker_status status;
+    chunk_timing timing;
+    std::uint64_t result_blocks = 0; ///< blocks of results that follow (see result_blocks)
+};
+static_assert(sizeof(request_header) == sizeof(worker_status) + sizeof(chunk_timing) + sizeof(std::uint64_t),
+              "a request header has no padding to send");
+static_assert(sizeof(chunk) == 2 * sizeof(index_t), "a work message has no padding to send");
+
+/// A request's bytes: the header itself when no results ride along (valid as
+/// long as `header`), else the header and the blocks encoded into `w`.
+inline std::span<std::byte const> encode_request(wire_writer& w, request_header const& header,
                                                  result_blocks const& results) {
-    w.put(s).put(t);
-    results.write_to(w);
-    return w.view();
+    if (results.count() == 0) return std::as_bytes(std::span(&header, 1));
+    return w.put(header).put_raw(results.blocks()).view();
 }
 
+/// A work message's bytes: the chunk as it lies in memory (valid as long as `c`).
+inline std::span<std::byte const> encode_work(chunk const& c) { return std::as_bytes(std::span(&c, 1)); }
 inline chunk decode_work(message_view m) { return wire_reader(m.payload).get<chunk>(); }
 
 inline std::span<std::byte const> encode_failure(wire_writer& w, int origin, std::string const& what) {

@@ -28,9 +28,8 @@ public:
     /// The box [lower, upper); every upper must be >= its lower.
     constexpr box(point const& lower, point const& upper) : lower_(lower), upper_(upper) {
         for (std::size_t d = 0; d < N; ++d)
-            if (upper_[d] < lower_[d]) // strings are built only for the error: boxes are made per chunk
-                detail::require(false, "box upper[" + std::to_string(d) + "]", upper_[d],
-                                "must be >= lower[" + std::to_string(d) + "] = " + std::to_string(lower_[d]));
+            if (upper_[d] < lower_[d]) [[unlikely]]
+                fail_bounds(d, lower_[d], upper_[d]);
     }
 
     /// The box [0, extents).
@@ -55,9 +54,8 @@ public:
     /// The sub-box with positions [first, last) along `dim`, counted from lower(dim).
     [[nodiscard]] constexpr box slice(std::size_t dim, index_t first, index_t last) const {
         check_dim(dim);
-        if (first < 0 || first > last || last > extent(dim))
-            detail::require(false, "slice range", "[" + std::to_string(first) + ", " + std::to_string(last) + ")",
-                            "must lie within [0, " + std::to_string(extent(dim)) + ")");
+        if (first < 0 || first > last || last > extent(dim)) [[unlikely]]
+            fail_slice(first, last, extent(dim));
         box part = *this;
         part.lower_[dim] = lower_[dim] + first;
         part.upper_[dim] = lower_[dim] + last;
@@ -80,7 +78,21 @@ public:
 
 private:
     static constexpr void check_dim(std::size_t dim) {
-        if (dim >= N) detail::require(false, "dimension", dim, "must be < rank " + std::to_string(N));
+        if (dim >= N) [[unlikely]]
+            fail_dimension(dim);
+    }
+    // The messages are built out of line: a body gets a slice for every chunk,
+    // and a slice() or box() that builds strings inline is too large to inline.
+    [[noreturn, gnu::cold, gnu::noinline]] static void fail_bounds(std::size_t d, index_t lower, index_t upper) {
+        detail::fail_requirement("box upper[" + std::to_string(d) + "]", upper,
+                                 "must be >= lower[" + std::to_string(d) + "] = " + std::to_string(lower));
+    }
+    [[noreturn, gnu::cold, gnu::noinline]] static void fail_dimension(std::size_t dim) {
+        detail::fail_requirement("dimension", dim, "must be < rank " + std::to_string(N));
+    }
+    [[noreturn, gnu::cold, gnu::noinline]] static void fail_slice(index_t first, index_t last, index_t extent) {
+        detail::fail_requirement("slice range", "[" + std::to_string(first) + ", " + std::to_string(last) + ")",
+                                 "must lie within [0, " + std::to_string(extent) + ")");
     }
 
     point lower_{};
