@@ -52,6 +52,15 @@ TEST_CASE("constructors validate, naming the parameter") {
     CHECK(failure([] { (void)box<2>({0, 5}, {3, 4}); }) == "box upper[1] = 4");
 }
 
+TEST_CASE("a slice outside its box is rejected, naming the range") {
+    auto const b = box<2>::from_extents({4, 6});
+    CHECK(failure([&] { (void)b.slice(1, 2, 7); }) == "slice range = [2, 7)");
+    CHECK(failure([&] { (void)b.slice(0, 3, 2); }) == "slice range = [3, 2)");
+    CHECK(failure([&] { (void)b.slice(2, 0, 1); }) == "dimension = 2");
+    CHECK(failure([&] { (void)b.extent(5); }) == "dimension = 5");
+    CHECK(b.slice(1, 2, 6) == box<2>({0, 2}, {4, 6}));
+}
+
 TEST_CASE("a policy proposing a negative chunk is caught, not trusted") {
     struct broken {
         struct state {
