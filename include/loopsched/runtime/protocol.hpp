@@ -160,9 +160,8 @@ inline void read_result_blocks(wire_reader& r, std::uint64_t blocks, std::span<s
     }
 }
 
-/// A request's fixed part, which travels as it lies in memory: a request
-/// without results is only this, sent from the worker's stack and read with
-/// one bounds check, as a chunk's work message is.
+/// A request's fixed part, written and read as one value (one bounds check),
+/// as a chunk's work message is; result blocks follow when there are any.
 struct request_header {
     worker_status status;
     chunk_timing timing;
@@ -172,12 +171,10 @@ static_assert(sizeof(request_header) == sizeof(worker_status) + sizeof(chunk_tim
               "a request header has no padding to send");
 static_assert(sizeof(chunk) == 2 * sizeof(index_t), "a work message has no padding to send");
 
-/// A request's bytes: the header itself when no results ride along (valid as
-/// long as `header`), else the header and the blocks encoded into `w`.
-inline std::span<std::byte const> encode_request(wire_writer& w, request_header const& header,
+/// Encodes a request into `w` and returns its bytes (valid as long as `w`).
+inline std::span<std::byte const> encode_request(wire_writer& w, worker_status s, chunk_timing t,
                                                  result_blocks const& results) {
-    if (results.count() == 0) return std::as_bytes(std::span(&header, 1));
-    return w.put(header).put_raw(results.blocks()).view();
+    return w.put(request_header{s, t, results.count()}).put_raw(results.blocks()).view();
 }
 
 /// A work message's bytes: the chunk as it lies in memory (valid as long as `c`).

@@ -102,8 +102,7 @@ loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile&
     auto mean_send = [&] { return samples ? sampled_comm / static_cast<double>(samples) : 0.0; };
     auto ask = [&] {
         wire_writer w;
-        request_header const header{status, last, pending.count()};
-        auto const request = encode_request(w, header, pending);
+        auto const request = encode_request(w, status, last, pending);
         bool const sampled = requests++ % comm_sampling == comm_sampling - 1;
         double const before = sampled ? t.now() : 0.0;
         send_view(t, master, request_tag, request);
