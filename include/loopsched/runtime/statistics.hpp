@@ -11,6 +11,9 @@
 
 namespace loopsched {
 
+/// One rank's time in a loop. Computing, waiting and communicating add up to
+/// no more than the rank's time from its first request to the master's stop;
+/// in a loop of short chunks, some are estimated from sampled chunks and sends.
 struct worker_statistics {
     int rank = 0;
     double compute_seconds = 0.0; ///< in the loop body

@@ -7,6 +7,7 @@
 #include <loopsched/transport/transport.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <exception>
@@ -49,9 +50,9 @@ public:
         ++untimed_chunks_;
     }
     /// Adds the untimed chunks' estimated computing and waiting to `w`; their
-    /// requests' sending (`mean_send` each) is counted by the caller.
-    void settle(worker_statistics& w, double mean_send) const noexcept {
-        double const cycles = std::max(0.0, untimed_cycles_ - mean_send * static_cast<double>(untimed_chunks_));
+    /// requests' sending (`typical_send` each) is counted by the caller.
+    void settle(worker_statistics& w, double typical_send) const noexcept {
+        double const cycles = std::max(0.0, untimed_cycles_ - typical_send * static_cast<double>(untimed_chunks_));
         double const per_iteration = timed_iterations_ > 0.0 ? timed_compute_ / timed_iterations_ : 0.0;
         double const compute = std::min(cycles, per_iteration * untimed_iterations_);
         w.compute_seconds += compute;
@@ -65,6 +66,31 @@ private:
     double timed_iterations_ = 0.0, timed_compute_ = 0.0;
     double untimed_iterations_ = 0.0, untimed_cycles_ = 0.0;
     std::uint64_t untimed_chunks_ = 0;
+};
+
+/// The typical time to send a request, from sampled sends: the median of the
+/// last `window` samples. A mean would take in the rare send that was preempted
+/// (milliseconds against microseconds) and, extrapolated to every request, move
+/// more time out of computing than short chunks' cycles hold.
+class send_time_estimate {
+public:
+    static constexpr std::size_t window = 15;
+
+    void add(double seconds) noexcept {
+        samples_[next_ % window] = seconds;
+        ++next_;
+        std::array<double, window> sorted = samples_;
+        std::size_t const n = std::min<std::size_t>(next_, window);
+        std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.begin() + n);
+        median_ = sorted[n / 2];
+    }
+    /// Zero before the first sample.
+    [[nodiscard]] double typical() const noexcept { return median_; }
+
+private:
+    std::array<double, window> samples_{};
+    std::size_t next_ = 0;
+    double median_ = 0.0;
 };
 
 /// Runs chunks from the master until told to stop; returns the loop's statistics
@@ -87,29 +113,24 @@ loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile&
     // carries the timing of the chunk before (as with request-ahead), while its
     // results go at once. Sending is timed on the last request of every
     // comm_sampling (not the first, which may set up MPI's connection; a loop
-    // of a few chunks times none), and its mean is moved from computing to
-    // communicating. The status a request carries was read while waiting for
+    // of a few chunks times none), and its typical time is moved from
+    // computing to communicating. The status a request carries was read while waiting for
     // the previous reply: reading /proc/stat takes microseconds.
     std::uint64_t requests = 0;
-    double sampled_comm = 0.0;
-    std::uint64_t samples = 0;
+    send_time_estimate send_time;
     constexpr std::uint64_t comm_sampling = 16;
     chunk_timing_sampler sampler(settings.trace || settings.request_ahead > 0.0);
     // The first request goes before any clock read (its status is the last one
     // read); its sending is counted with the others', as communication.
     worker_status status = profile.status();
     double idle_since = 0.0; // when this rank last began to wait for a reply
-    auto mean_send = [&] { return samples ? sampled_comm / static_cast<double>(samples) : 0.0; };
     auto ask = [&] {
         wire_writer w;
         auto const request = encode_request(w, status, last, pending);
         bool const sampled = requests++ % comm_sampling == comm_sampling - 1;
         double const before = sampled ? t.now() : 0.0;
         send_view(t, master, request_tag, request);
-        if (sampled) {
-            sampled_comm += t.now() - before;
-            ++samples;
-        }
+        if (sampled) send_time.add(t.now() - before);
         pending.clear();
     };
     // Tells the master this rank failed, then drains replies up to its abort.
@@ -127,6 +148,7 @@ loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile&
 
     ask();
     idle_since = t.now();
+    double const began = idle_since;
     while (true) {
         message_view const reply = receive_view(t, master, any_tag, held);
 
@@ -161,7 +183,7 @@ loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile&
             if (before == c.size) {
                 ask();
                 done = t.now();
-                if (timed) computed = std::max(0.0, done - received - mean_send());
+                if (timed) computed = std::max(0.0, done - received - send_time.typical());
             }
             status = profile.status(done);
             if (timed) {
@@ -177,9 +199,15 @@ loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile&
             ++mine.chunks;
             if (settings.trace) trace.push_back({t.rank(), c.first, c.size, received, done});
         } else if (reply.tag == stop_tag) {
-            mine.wait_seconds += t.now() - idle_since;
-            sampler.settle(mine, mean_send());
-            mine.comm_seconds = mean_send() * static_cast<double>(requests); // taken out of computing
+            double const stopped = t.now();
+            mine.wait_seconds += stopped - idle_since;
+            sampler.settle(mine, send_time.typical());
+            // Taken out of computing, but never more than is left of this rank's
+            // time in the loop: where a chunk's cycle was shorter than the typical
+            // send, computing stopped at zero and the excess was never taken out.
+            double const elapsed = stopped - began + send_time.typical(); // the first request left before `began`
+            mine.comm_seconds = std::min(send_time.typical() * static_cast<double>(requests),
+                                         std::max(0.0, elapsed - mine.compute_seconds - mine.wait_seconds));
             // The clock goes along only to place the trace's events on the master's clock.
             wire_writer report;
             send_view(t, master, report_tag, encode_report(report, mine, settings.trace ? t.now() : 0.0, pending, trace));
