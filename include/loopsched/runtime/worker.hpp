@@ -114,8 +114,8 @@ loop_statistics run_worker(T& t, runtime_settings const& settings, rank_profile&
     // results go at once. Sending is timed on the last request of every
     // comm_sampling (not the first, which may set up MPI's connection; a loop
     // of a few chunks times none), and its typical time is moved from
-    // computing to communicating. The status a request carries was read while waiting for
-    // the previous reply: reading /proc/stat takes microseconds.
+    // computing to communicating. The status a request carries was read while
+    // waiting for the previous reply: reading /proc/stat takes microseconds.
     std::uint64_t requests = 0;
     send_time_estimate send_time;
     constexpr std::uint64_t comm_sampling = 16;
