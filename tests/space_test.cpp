@@ -73,14 +73,3 @@ TEST_CASE("dependence sets: an illegal vector is named") {
     }
     CHECK_THROWS_AS((dependence_set<3>{{0, 0, 0}}), invalid_parameter);
 }
-
-TEST_CASE("mappings") {
-    CHECK_FALSE(dynamic_mapping{}.owner(3, 10, 4).has_value());
-    std::vector<std::size_t> block, cyclic;
-    for (std::size_t i = 0; i < 8; ++i) {
-        block.push_back(*static_block_mapping{}.owner(i, 8, 4));
-        cyclic.push_back(*static_cyclic_mapping{}.owner(i, 8, 4));
-    }
-    CHECK(block == std::vector<std::size_t>{0, 0, 1, 1, 2, 2, 3, 3});
-    CHECK(cyclic == std::vector<std::size_t>{0, 1, 2, 3, 0, 1, 2, 3});
-}

@@ -6,6 +6,7 @@
 #include <loopsched/concepts.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <new>
 #include <optional>
@@ -90,12 +91,17 @@ class any_policy {
 public:
     template <ChunkPolicy P>
         requires(!std::is_same_v<std::remove_cvref_t<P>, any_policy>)
-    any_policy(P policy) : self_(std::make_unique<model<P>>(std::move(policy))) {}
+    any_policy(P policy) : self_(std::make_unique<model<P>>(std::move(policy))) {
+        fingerprint_ = fnv(std::string(typeid(P).name()) + '/' + self_->spec());
+    }
 
-    any_policy(any_policy const& other) : self_(other.self_->clone()) {}
+    any_policy(any_policy const& other) : self_(other.self_->clone()), fingerprint_(other.fingerprint_) {}
     any_policy(any_policy&&) noexcept = default;
     any_policy& operator=(any_policy const& other) {
-        if (this != &other) self_ = other.self_->clone();
+        if (this != &other) {
+            self_ = other.self_->clone();
+            fingerprint_ = other.fingerprint_;
+        }
         return *this;
     }
     any_policy& operator=(any_policy&&) noexcept = default;
@@ -107,6 +113,9 @@ public:
     /// The interval of the S adaptor when the held policy is synchronized<...>
     /// (what a DOACROSS loop needs), else nullopt.
     [[nodiscard]] std::optional<sync_interval> synchronization() const { return self_->synchronization(); }
+    /// Tells policies apart (their type and spec), so that ranks can check they
+    /// run the same one; computed once, as loops start often.
+    [[nodiscard]] std::uint64_t fingerprint() const noexcept { return fingerprint_; }
 
     /// The held policy if it is a P, else nullptr.
     template <class P>
@@ -154,7 +163,14 @@ private:
         }
         P policy;
     };
+    static std::uint64_t fnv(std::string const& text) noexcept {
+        std::uint64_t h = 0xcbf29ce484222325ULL;
+        for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+        return h;
+    }
+
     std::unique_ptr<concept_base> self_;
+    std::uint64_t fingerprint_ = 0;
 };
 
 } // namespace loopsched

@@ -9,9 +9,11 @@
 #include <array>
 #include <concepts>
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <ranges>
 #include <type_traits>
+#include <vector>
 
 namespace loopsched {
 
@@ -112,21 +114,52 @@ using state_of = decltype(std::declval<P const&>().start(std::declval<loop_info 
 
 // ---------------------------------------------------------------- Mapping
 
-/// `M::is_dynamic` says whether chunks go to whoever asks (true) or to a fixed owner.
-template <class M>
-concept declares_dynamic_or_static = requires {
-    { M::is_dynamic } -> std::convertible_to<bool>;
+/// What a mapping knows when the work starts.
+struct placement_info {
+    std::size_t workers = 1;
+    std::vector<worker_status> status{}; ///< each worker's initial V and Q; empty: all 1
+    std::size_t units = 0;               ///< how many units, when known ahead (static schedules); else 0
 };
 
-/// `m.owner(i, chunks, workers)` gives the worker of chunk i out of `chunks`, or
-/// nullopt for a dynamic mapping (the first worker to ask gets it).
-template <class M>
-concept names_chunk_owners = requires(M const& m, std::size_t chunk, std::size_t chunks, std::size_t workers) {
-    { m.owner(chunk, chunks, workers) } -> std::same_as<std::optional<std::size_t>>;
+/// A unit of work to place.
+struct work_unit {
+    std::size_t index = 0;  ///< its place in the order units are made (0, 1, ...)
+    index_t size = 0;       ///< iterations (or tasks) it holds
+    double estimated_cost = std::numeric_limits<double>::quiet_NaN(); ///< seconds at power 1; NaN: unknown
 };
 
-/// Who executes which chunk: dynamic master-worker, static block, static cyclic.
+/// `s.place(unit, asking)` names the worker that runs `unit`, made when
+/// `asking`'s worker asked for work (its status, V and Q, comes with it).
+template <class S>
+concept places_units = requires(S& s, work_unit const& u, request const& asking) {
+    { s.place(u, asking) } -> std::same_as<std::size_t>;
+};
+
+/// The running state of a mapping over one loop (or farm, or tree).
+template <class S>
+concept MappingState = std::move_constructible<S> && places_units<S>;
+
+/// `m.ahead_of_time()`: every unit's worker is known before any request
+/// (static mappings), so each rank can run its own units with no master.
 template <class M>
-concept Mapping = std::copyable<M> && declares_dynamic_or_static<M> && names_chunk_owners<M>;
+concept knows_whether_ahead_of_time = requires(M const& m) {
+    { m.ahead_of_time() } -> std::convertible_to<bool>;
+};
+
+/// `m.start(info)` gives a MappingState.
+template <class M>
+concept starts_a_mapping_state = requires(M const& m, placement_info const& info) {
+    { m.start(info) } -> MappingState;
+};
+
+/// Who executes which unit of work (a chunk of a loop; later a task of a farm
+/// or of a divide-and-conquer tree, a tile of a static schedule).
+/// Requirements:
+///  1. copyable value type;
+///  2. `ahead_of_time()`: whether owners are fixed before any request;
+///  3. `start(placement_info)` returning a state whose `place(work_unit, request)`
+///     names the worker of each unit.
+template <class M>
+concept Mapping = std::copyable<M> && knows_whether_ahead_of_time<M> && starts_a_mapping_state<M>;
 
 } // namespace loopsched

@@ -21,14 +21,17 @@ class invalid_parameter : public error {
 public:
     invalid_parameter(std::string parameter, std::string value, std::string_view requirement)
         : error("loopsched: invalid " + parameter + " = " + value + " (" + std::string(requirement) + ")"),
-          parameter_(std::move(parameter)), value_(std::move(value)) {}
+          parameter_(std::move(parameter)), value_(std::move(value)), requirement_(requirement) {}
 
     [[nodiscard]] std::string const& parameter() const noexcept { return parameter_; }
     [[nodiscard]] std::string const& value() const noexcept { return value_; }
+    /// What the value must satisfy.
+    [[nodiscard]] std::string const& requirement() const noexcept { return requirement_; }
 
 private:
     std::string parameter_;
     std::string value_;
+    std::string requirement_;
 };
 
 /// A policy spec string ("gss:min=80") could not be understood.

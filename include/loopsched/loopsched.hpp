@@ -1,18 +1,24 @@
 // loopsched: the umbrella header. Include this, link loopsched::loopsched.
+// (Without MPI: include the algorithm headers and link loopsched::core.)
 #pragma once
 
 #include <loopsched/adaptor/interval_model.hpp>
 #include <loopsched/adaptor/synchronized.hpp>
 #include <loopsched/adaptor/weighted.hpp>
-#include <loopsched/algorithm/parallel_for_doacross.hpp>
+#include <loopsched/adaptor/widened.hpp>
 #include <loopsched/algorithm/parallel_for.hpp>
+#include <loopsched/algorithm/parallel_for_doacross.hpp>
 #include <loopsched/any_policy.hpp>
 #include <loopsched/concepts.hpp>
 #include <loopsched/dependence/layout.hpp>
 #include <loopsched/dependence/uniform.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/mapping.hpp>
+#include <loopsched/mpi.hpp>
+#include <loopsched/options.hpp>
 #include <loopsched/policies.hpp>
+#include <loopsched/runtime/calibration.hpp>
+#include <loopsched/runtime/payload.hpp>
 #include <loopsched/runtime/trace.hpp>
 #include <loopsched/schedule.hpp>
 #include <loopsched/space/box.hpp>

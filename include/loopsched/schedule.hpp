@@ -76,21 +76,21 @@ struct no_timing {
     constexpr chunk_timing operator()(std::size_t, chunk const&) const noexcept { return {}; }
 };
 
-/// The schedule when workers 0, 1, ..., P-1, 0, ... ask in turn, each reporting its
-/// status from `info` and, for its previous chunk, `timing(worker, chunk)`.
-/// A worker the policy leaves out is skipped. Throws if a whole round hands out
-/// nothing while iterations remain (a policy that would hang a real run).
-template <ChunkPolicy P, class Timing = no_timing>
-std::vector<assignment> round_robin_schedule(P const& policy, loop_info const& info, Timing timing = {}) {
+/// Calls `f(assignment)` for each grant when workers 0, 1, ..., P-1, 0, ... ask
+/// in turn, each reporting its status from `info` and, for its previous chunk,
+/// `timing(worker, chunk)`. A worker the policy leaves out is skipped. Throws if
+/// a whole round hands out nothing while iterations remain (a policy that would
+/// hang a real run). Memory stays constant however many chunks there are.
+template <ChunkPolicy P, class F, class Timing = no_timing>
+void for_each_round_robin(P const& policy, loop_info const& info, F&& f, Timing timing = {}) {
     chunk_sequencer<P> seq(policy, info);
-    std::vector<assignment> out;
     std::vector<std::optional<chunk>> previous(info.workers);
     while (!seq.done()) {
         bool granted = false;
         for (std::size_t k = 0; k < info.workers && !seq.done(); ++k) {
             request r{k, info.of(k), previous[k] ? timing(k, *previous[k]) : chunk_timing{}};
             if (auto c = seq.next(r)) {
-                out.push_back({k, *c});
+                f(assignment{k, *c});
                 previous[k] = c;
                 granted = true;
             } else {
@@ -101,6 +101,13 @@ std::vector<assignment> round_robin_schedule(P const& policy, loop_info const& i
             throw error("loopsched: no worker received work in a whole round with " + std::to_string(seq.remaining()) +
                         " iterations left");
     }
+}
+
+/// The whole schedule of for_each_round_robin.
+template <ChunkPolicy P, class Timing = no_timing>
+std::vector<assignment> round_robin_schedule(P const& policy, loop_info const& info, Timing timing = {}) {
+    std::vector<assignment> out;
+    for_each_round_robin(policy, info, [&](assignment const& a) { out.push_back(a); }, timing);
     return out;
 }
 

@@ -115,7 +115,7 @@ void check_kernel(int ranks, box<K::rank> const& space, any_policy const& policy
     INFO(K::name, " on ", ranks, " ranks with ", policy.spec());
     CHECK(got == expected);
     CHECK(iterations == space.extent(chunk_dim)); // every u_c position handed out once
-    if (options.chunk_dim) CHECK(chunk_dim == *options.chunk_dim);
+    if (options.dimension) CHECK(chunk_dim == *options.dimension);
 }
 
 } // namespace
@@ -155,8 +155,8 @@ TEST_CASE("parallel_for_doacross: dedicated master, another root, chosen dimensi
     // h = auto with one worker has no model optimum: the default interval runs.
     check_kernel<kernels::heat>(2, box<2>::from_extents({30, 40}), parse_policy("s-tss:h=auto"), dedicated);
     doacross_options chosen; // the library would pick u_s = 0 here; the user asks for u_c = 0
-    chosen.chunk_dim = 0;
-    chosen.sync_dim = 1;
+    chosen.dimension = 0;
+    chosen.sync_dimension = 1;
     check_kernel<kernels::heat>(3, box<2>::from_extents({30, 40}), parse_policy("s-fss:h=5"), chosen);
     check_kernel<kernels::artificial>(4, box<2>::from_extents({40, 40}), parse_policy("s-tss:h=2"), chosen);
     doacross_options powers;
@@ -343,11 +343,11 @@ TEST_CASE("parallel_for_doacross: errors fail every rank, policies without S are
         CHECK_THROWS_WITH_AS(kernels::run<kernels::heat>(t, box<2>::from_extents({5, 5}), parse_policy("tss")),
                              doctest::Contains("needs the synchronization adaptor"), invalid_parameter);
         doacross_options bad;
-        bad.chunk_dim = 1;
+        bad.dimension = 1;
         CHECK_THROWS_AS(kernels::run<kernels::heat>(t, box<2>::from_extents({5, 5}), parse_policy("s-tss"), bad), invalid_parameter);
-        bad.sync_dim = 1;
+        bad.sync_dimension = 1;
         CHECK_THROWS_AS(kernels::run<kernels::heat>(t, box<2>::from_extents({5, 5}), parse_policy("s-tss"), bad), invalid_parameter);
-        bad.sync_dim = 0;
+        bad.sync_dimension = 0;
         bad.input_halo = -1;
         CHECK_THROWS_AS(parallel_for_doacross(t, box<2>::from_extents({5, 5}), kernels::heat::dependences{}, parse_policy("s-tss"),
                                               make_field<double>(&kernels::heat::initial), kernels::heat::body{}, bad),

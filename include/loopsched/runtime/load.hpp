@@ -1,10 +1,8 @@
-// What a worker knows of its own load: the run-queue length Q_k read from the
-// OS, and a virtual power V_k calibrated by timing a short probe.
+// What a rank knows of its own load: the run-queue length Q_k read from the
+// OS, and the time of a short probe (see measure_powers in calibration.hpp).
 #pragma once
 
 #include <loopsched/error.hpp>
-#include <loopsched/runtime/wire.hpp>
-#include <loopsched/transport/transport.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -80,41 +78,6 @@ inline double probe_seconds() {
     return best;
 }
 
-inline constexpr int calibrate_tag = 7720;
-
 } // namespace detail
-
-/// Every rank's virtual power V_k = (slowest probe time) / (rank k's probe time):
-/// the slowest rank has V = 1, as seed 001 defines it. Collective over the
-/// transport; `root` gathers and sends the result to every rank.
-template <Transport T>
-std::vector<double> measure_powers(T& transport, int root = 0) {
-    int const n = transport.size(), self = transport.rank();
-    detail::require(root >= 0 && root < n, "root", root, "must be a rank of the transport");
-    double const mine = detail::probe_seconds();
-    if (self != root) {
-        transport.send(root, detail::calibrate_tag, std::move(detail::wire_writer{}.put(mine)).take());
-        message m = transport.receive(root, detail::calibrate_tag);
-        detail::wire_reader r(m.payload);
-        std::vector<double> powers(static_cast<std::size_t>(n));
-        for (auto& v : powers) v = r.get<double>();
-        return powers;
-    }
-    std::vector<double> seconds(static_cast<std::size_t>(n), mine);
-    for (int k = 1; k < n; ++k) {
-        message m = transport.receive(any_source, detail::calibrate_tag);
-        seconds[static_cast<std::size_t>(m.source)] = detail::wire_reader(m.payload).get<double>();
-    }
-    double const slowest = *std::ranges::max_element(seconds);
-    std::vector<double> powers;
-    for (double s : seconds) powers.push_back(slowest / s);
-    for (int k = 0; k < n; ++k) {
-        if (k == root) continue;
-        detail::wire_writer w;
-        for (double v : powers) w.put(v);
-        transport.send(k, detail::calibrate_tag, std::move(w).take());
-    }
-    return powers;
-}
 
 } // namespace loopsched

@@ -3,28 +3,60 @@
 #pragma once
 
 #include <loopsched/error.hpp>
+#include <loopsched/transport/channel.hpp>
 #include <loopsched/transport/clock.hpp>
 #include <loopsched/transport/transport.hpp>
 
-#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace loopsched::in_process {
 
-/// The mailboxes shared by all ranks of one in-process run.
+class network;
+
+/// One rank's view of the network in one message context; models Transport.
+/// Context 0 is the user's; the library runs over context 1 (library_channel()),
+/// as an MPI library runs over a duplicated communicator.
+class endpoint {
+public:
+    endpoint(network& net, int rank, int context = 0) : net_(&net), rank_(rank), context_(context) {}
+
+    [[nodiscard]] int rank() const noexcept { return rank_; }
+    [[nodiscard]] int size() const noexcept;
+    [[nodiscard]] int context() const noexcept { return context_; }
+    [[nodiscard]] in_process::network& net() const noexcept { return *net_; }
+    void send(int dest, int tag, bytes data);
+    message receive(int source, int tag);
+    std::optional<message> try_receive(int source, int tag);
+    [[nodiscard]] double now() const noexcept { return detail::fast_clock::now(); }
+
+    /// The library's channel for this rank: the same for every endpoint of the rank.
+    channel<endpoint>& library_channel();
+
+private:
+    in_process::network* net_;
+    int rank_;
+    int context_;
+};
+
+/// The mailboxes shared by all ranks of one in-process run, one per rank and context.
 class network {
 public:
-    explicit network(int ranks) : boxes_(static_cast<std::size_t>(ranks)) {}
+    static constexpr int contexts = 2;
 
-    void post(int dest, message m) {
-        auto& box = boxes_.at(static_cast<std::size_t>(dest));
+    explicit network(int ranks)
+        : ranks_(ranks), boxes_(static_cast<std::size_t>(ranks) * contexts), channels_(static_cast<std::size_t>(ranks)) {}
+
+    void post(int dest, int context, message m) {
+        auto& box = box_of(dest, context);
         {
             std::lock_guard lock(box.mutex);
             box.queue.push_back(std::move(m));
@@ -32,8 +64,8 @@ public:
         box.ready.notify_all();
     }
 
-    std::optional<message> take(int self, int source, int tag, bool wait) {
-        auto& box = boxes_.at(static_cast<std::size_t>(self));
+    std::optional<message> take(int self, int context, int source, int tag, bool wait) {
+        auto& box = box_of(self, context);
         std::unique_lock lock(box.mutex);
         while (true) {
             if (auto m = detail::take_matching(box.queue, source, tag)) return m;
@@ -42,7 +74,14 @@ public:
         }
     }
 
-    [[nodiscard]] int size() const noexcept { return static_cast<int>(boxes_.size()); }
+    [[nodiscard]] int size() const noexcept { return ranks_; }
+
+    /// Rank `rank`'s library channel, made on first use (by that rank's thread only).
+    channel<endpoint>& library_channel(int rank) {
+        auto& slot = channels_.at(static_cast<std::size_t>(rank));
+        if (!slot) slot = std::make_unique<channel<endpoint>>(endpoint(*this, rank, 1));
+        return *slot;
+    }
 
 private:
     struct mailbox {
@@ -50,28 +89,27 @@ private:
         std::condition_variable ready;
         std::deque<message> queue;
     };
-    std::vector<mailbox> boxes_;
-};
-
-/// One rank's view of the network; models Transport.
-class endpoint {
-public:
-    endpoint(network& net, int rank) : net_(&net), rank_(rank) {}
-
-    [[nodiscard]] int rank() const noexcept { return rank_; }
-    [[nodiscard]] int size() const noexcept { return net_->size(); }
-    void send(int dest, int tag, bytes data) {
-        detail::require(dest >= 0 && dest < size(), "destination rank", dest, "must be a rank of the network");
-        net_->post(dest, message{rank_, tag, std::move(data)});
+    mailbox& box_of(int rank, int context) {
+        detail::require(rank >= 0 && rank < ranks_, "in_process rank", rank, "must be a rank of the network");
+        detail::require(context >= 0 && context < contexts, "in_process context", context, "must be 0 (user) or 1 (library)");
+        return boxes_[static_cast<std::size_t>(context * ranks_ + rank)];
     }
-    message receive(int source, int tag) { return *net_->take(rank_, source, tag, true); }
-    std::optional<message> try_receive(int source, int tag) { return net_->take(rank_, source, tag, false); }
-    [[nodiscard]] double now() const noexcept { return detail::fast_clock::now(); }
 
-private:
-    network* net_;
-    int rank_;
+    int ranks_;
+    std::vector<mailbox> boxes_;
+    std::vector<std::unique_ptr<channel<endpoint>>> channels_;
 };
+
+inline int endpoint::size() const noexcept { return net_->size(); }
+inline void endpoint::send(int dest, int tag, bytes data) {
+    detail::require(dest >= 0 && dest < size(), "destination rank", dest, "must be a rank of the network");
+    net_->post(dest, context_, message{rank_, tag, std::move(data)});
+}
+inline message endpoint::receive(int source, int tag) { return *net_->take(rank_, context_, source, tag, true); }
+inline std::optional<message> endpoint::try_receive(int source, int tag) {
+    return net_->take(rank_, context_, source, tag, false);
+}
+inline channel<endpoint>& endpoint::library_channel() { return net_->library_channel(rank_); }
 
 /// Runs `program(endpoint&)` on `ranks` threads and joins them. If any rank
 /// throws, the first exception (by rank) is rethrown after all have finished.

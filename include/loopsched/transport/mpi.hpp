@@ -2,6 +2,7 @@
 #pragma once
 
 #include <loopsched/error.hpp>
+#include <loopsched/transport/channel.hpp>
 #include <loopsched/transport/clock.hpp>
 #include <loopsched/transport/transport.hpp>
 
@@ -37,36 +38,45 @@ public:
     static constexpr int eager_capacity = 1024;
     static constexpr std::size_t blocking_limit = 128;
 
-    /// Borrows `comm`, which must outlive the transport, as in parallel_for: a
-    /// copy would cost two atomic updates of its shared count per loop.
-    explicit mpi_transport(boost::mpi::communicator const& comm) : comm_(&comm), raw_(comm) { read_rank_and_size(); }
-    /// Owns `comm`, e.g. a duplicate made for one loop.
-    explicit mpi_transport(boost::mpi::communicator&& comm)
-        : owned_(std::move(comm)), comm_(&*owned_), raw_(*owned_) {
-        read_rank_and_size();
+    /// Borrows `comm`, which must outlive the transport.
+    explicit mpi_transport(MPI_Comm comm) : raw_(comm) {
+        MPI_Comm_rank(raw_, &rank_);
+        MPI_Comm_size(raw_, &size_);
     }
+    explicit mpi_transport(boost::mpi::communicator const& comm) : mpi_transport(static_cast<MPI_Comm>(comm)) {}
     mpi_transport(mpi_transport const&) = delete;
     mpi_transport& operator=(mpi_transport const&) = delete;
 
-    /// Completes the sends still under way. When leaving through an exception
-    /// (a failed loop, whose receivers may never post their receives) it must
-    /// not wait, and Open MPI cannot cancel a send: the requests are released
-    /// and their bytes parked until the process ends, so MPI may still read
-    /// them and no rank hangs.
+    /// Never waits: a send still under way may be a failed loop's message to
+    /// a rank that left that loop and will drop it only at its next receive
+    /// (or never, if it runs no more loops), and Open MPI cannot cancel a send.
+    /// Such requests are released and their bytes kept until the process
+    /// ends, so MPI may still read them.
     ~mpi_transport() {
-        if (in_flight_.empty()) return; // the usual case, without asking the runtime about exceptions
-        if (std::uncaught_exceptions() > 0) {
-            for (auto& p : in_flight_) MPI_Request_free(&p.request);
-            static std::list<in_flight> abandoned; // a failed loop's unsent messages
-            abandoned.splice(abandoned.end(), in_flight_);
-            return;
-        }
-        for (auto& p : in_flight_) MPI_Wait(&p.request, MPI_STATUS_IGNORE);
+        if (in_flight_.empty()) return;
+        int finalized = 0;
+        MPI_Finalized(&finalized);
+        if (finalized) return;
+        complete_finished_sends();
+        for (auto& p : in_flight_) MPI_Request_free(&p.request);
+        static std::list<in_flight> abandoned;
+        abandoned.splice(abandoned.end(), in_flight_);
     }
 
     [[nodiscard]] int rank() const noexcept { return rank_; }
     [[nodiscard]] int size() const noexcept { return size_; }
-    [[nodiscard]] boost::mpi::communicator const& communicator() const noexcept { return *comm_; }
+    [[nodiscard]] MPI_Comm handle() const noexcept { return raw_; }
+    /// The largest tag MPI allows on this communicator (at least 32767).
+    [[nodiscard]] int tag_bound() const {
+        void* value = nullptr;
+        int found = 0;
+        MPI_Comm_get_attr(raw_, MPI_TAG_UB, &value, &found);
+        return found ? *static_cast<int*>(value) : 32767;
+    }
+
+    /// The library's channel for this communicator: a duplicate of it, made
+    /// the first time (a collective call) and kept with the communicator.
+    channel<mpi_transport>& library_channel();
 
     void send(int dest, int tag, bytes data) {
         detail::require(data.size() <= static_cast<std::size_t>(INT_MAX), "message size", data.size(),
@@ -115,12 +125,6 @@ public:
     [[nodiscard]] double now() const noexcept { return detail::fast_clock::now(); }
 
 private:
-    // Straight from the handle: Boost's rank() and size() add an out-of-line call each, per loop.
-    void read_rank_and_size() {
-        MPI_Comm_rank(raw_, &rank_);
-        MPI_Comm_size(raw_, &size_);
-    }
-
     /// Bytes in a received message. Open MPI's status holds the count in bytes,
     /// and MPI_Get_count spends some 40 instructions checking its arguments on
     /// every message; other MPIs go through it.
@@ -170,14 +174,70 @@ private:
         MPI_Request request = MPI_REQUEST_NULL;
     };
 
-    std::optional<boost::mpi::communicator> owned_;
-    boost::mpi::communicator const* comm_;
-    // Read once: Boost's conversion and rank() are out-of-line calls per use.
     MPI_Comm raw_;
     int rank_ = 0, size_ = 0;
-    std::array<std::byte, eager_capacity> buffer_; // uninitialised on purpose: a transport is made per loop
+    std::array<std::byte, eager_capacity> buffer_; // only received bytes are read
     bytes large_;                                  // the last large message received by receive_view
     std::list<in_flight> in_flight_;
 };
+
+namespace detail {
+
+/// What the library keeps with a user's communicator (as an MPI attribute):
+/// a duplicate of it and the channel over that duplicate.
+struct mpi_library {
+    explicit mpi_library(MPI_Comm user) : duplicate(dup(user)), channel(std::in_place, duplicate) {}
+    mpi_library(mpi_library const&) = delete;
+    mpi_library& operator=(mpi_library const&) = delete;
+    ~mpi_library() {
+        int finalized = 0;
+        MPI_Finalized(&finalized);
+        if (!finalized) MPI_Comm_free(&duplicate);
+    }
+    static MPI_Comm dup(MPI_Comm user) {
+        MPI_Comm d = MPI_COMM_NULL;
+        MPI_Comm_dup(user, &d);
+        return d;
+    }
+
+    MPI_Comm duplicate;
+    loopsched::channel<mpi_transport> channel;
+};
+
+/// The attribute key under which a communicator keeps its mpi_library. A
+/// duplicate of the user's communicator does not inherit it (MPI_Comm_dup
+/// copies no attribute), and freeing the communicator frees it.
+inline int mpi_library_key() {
+    static int const key = [] {
+        int k = MPI_KEYVAL_INVALID;
+        MPI_Comm_create_keyval(
+            MPI_COMM_NULL_COPY_FN,
+            [](MPI_Comm, int, void* value, void*) -> int {
+                delete static_cast<mpi_library*>(value);
+                return MPI_SUCCESS;
+            },
+            &k, nullptr);
+        return k;
+    }();
+    return key;
+}
+
+} // namespace detail
+
+/// The library's channel for a communicator: over a duplicate of it, made at
+/// the first call (collective) and kept with the communicator.
+inline channel<mpi_transport>& mpi_channel(MPI_Comm comm) {
+    int const key = detail::mpi_library_key();
+    void* value = nullptr;
+    int found = 0;
+    MPI_Comm_get_attr(comm, key, &value, &found);
+    if (!found) {
+        value = new detail::mpi_library(comm);
+        MPI_Comm_set_attr(comm, key, value);
+    }
+    return static_cast<detail::mpi_library*>(value)->channel;
+}
+
+inline channel<mpi_transport>& mpi_transport::library_channel() { return mpi_channel(raw_); }
 
 } // namespace loopsched

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <loopsched/error.hpp>
+#include <loopsched/transport/channel.hpp>
 #include <loopsched/transport/transport.hpp>
 
 #include <simgrid/s4u.hpp>
@@ -139,27 +140,61 @@ struct world {
     bool started = false;
 };
 
-/// What every rank of one simulation shares: the mailboxes and the hosts.
+/// Large messages a rank holds back until its next transport call (rendezvous_bytes).
+struct held_message {
+    int dest;
+    int context;
+    message m;
+    double ready_at; ///< simulated time from which a transport call moves it
+};
+
+/// What a rank's transports share, whatever their context: the work charged
+/// but not yet run, the engine time since its last transport call, and the
+/// messages held back (MPI keeps one order per sender).
+struct rank_state {
+    std::optional<std::chrono::steady_clock::time_point> ran_since; ///< when the last transport call returned
+    double pending_flops = 0.0;                                      ///< charged by compute(), run by charge()
+    std::deque<held_message> held;
+};
+
+/// What every rank of one simulation shares: the hosts, the mailboxes (one
+/// per rank and context: 0 the user's, 1 the library's) and each rank's state.
 struct network {
+    static constexpr int contexts = 2;
     std::vector<::simgrid::s4u::Host*> hosts;
-    std::vector<::simgrid::s4u::Mailbox*> boxes;
+    std::vector<::simgrid::s4u::Mailbox*> boxes; ///< context c of rank r at c * ranks + r
+    std::vector<rank_state> ranks;
     simulation_options options;
+
+    [[nodiscard]] int size() const noexcept { return static_cast<int>(hosts.size()); }
+    [[nodiscard]] ::simgrid::s4u::Mailbox* box(int rank, int context) const {
+        return boxes[static_cast<std::size_t>(context * size() + rank)];
+    }
+    /// Names the mailboxes of every host added so far (call once, after the hosts).
+    void name_boxes(std::string const& prefix, std::vector<std::string> const& names) {
+        boxes.clear();
+        for (int c = 0; c < contexts; ++c)
+            for (auto const& n : names)
+                boxes.push_back(::simgrid::s4u::Mailbox::by_name(prefix + n + (c == 0 ? "" : "/library")));
+        ranks.resize(hosts.size());
+    }
 };
 
 } // namespace detail
 
-/// One rank's view of the simulated network; models Transport. Sends are
-/// eager, as MPI's are for small messages: each rank's mailbox has it as the
-/// permanent receiver, so a message travels as soon as it is sent and a
-/// receive finds it waiting.
+/// One rank's view of the simulated network in one message context; models
+/// Transport. Sends are eager, as MPI's are for small messages: each rank's
+/// mailboxes have it as their permanent receiver, so a message travels as soon
+/// as it is sent and a receive finds it waiting. The library runs over the
+/// rank's context 1 (library_channel()).
 class transport {
 public:
-    transport(detail::network& net, int rank) : net_(&net), rank_(rank) {}
+    transport(detail::network& net, int rank, int context = 0) : net_(&net), rank_(rank), context_(context) {}
     transport(transport const&) = delete;
     transport& operator=(transport const&) = delete;
 
     [[nodiscard]] int rank() const noexcept { return rank_; }
-    [[nodiscard]] int size() const noexcept { return static_cast<int>(net_->boxes.size()); }
+    [[nodiscard]] int size() const noexcept { return net_->size(); }
 
     /// Sends what is still held back, so that no receiver waits for ever.
     ~transport() {
@@ -177,10 +212,12 @@ public:
         std::size_t const limit = net_->options.rendezvous_bytes;
         bool const large = limit > 0 && data.size() >= limit;
         // Behind a held message even a small one waits: MPI keeps a sender's order.
-        if (large || !held_.empty())
-            held_.push_back({dest, message{rank_, tag, std::move(data)}, large ? now + net_->options.rendezvous_round_trip : now});
+        auto& held = state().held;
+        if (large || !held.empty())
+            held.push_back({dest, context_, message{rank_, tag, std::move(data)},
+                            large ? now + net_->options.rendezvous_round_trip : now});
         else
-            post(dest, message{rank_, tag, std::move(data)});
+            post(dest, context_, message{rank_, tag, std::move(data)});
         resume();
     }
 
@@ -212,18 +249,28 @@ public:
 
     /// Simulated work: `flops` on this rank's host, at the speed its load
     /// leaves. The work is run at this rank's next transport call (or clock
-    /// read): a body called once per column costs one simulated execution per
-    /// subchunk, not one per call, and no one can observe the difference.
+    /// read), in any context: a body called once per column costs one
+    /// simulated execution per subchunk, not one per call, and no one can
+    /// observe the difference.
     void compute(double flops) {
-        loopsched::detail::require(flops >= 0.0, "simulated flops", flops, "must be >= 0");
-        pending_flops_ += flops;
+        loopsched::detail::require(flops >= 0.0 && flops < std::numeric_limits<double>::infinity(), "simulated flops",
+                                   flops, "must be finite and >= 0");
+        state().pending_flops += flops;
     }
 
     /// This rank's host.
     [[nodiscard]] ::simgrid::s4u::Host* host() const { return net_->hosts[static_cast<std::size_t>(rank_)]; }
 
+    /// The library's channel for this rank (set by the simulator).
+    channel<transport>& library_channel() {
+        if (!library_) throw error("loopsched: this simulated transport has no library channel (made outside a simulator run)");
+        return *library_;
+    }
+    void lend_channel(channel<transport>* library) noexcept { library_ = library; }
+
 private:
-    ::simgrid::s4u::Mailbox* own_box() const { return net_->boxes[static_cast<std::size_t>(rank_)]; }
+    detail::rank_state& state() const { return net_->ranks[static_cast<std::size_t>(rank_)]; }
+    ::simgrid::s4u::Mailbox* own_box() const { return net_->box(rank_, context_); }
 
     message pull() {
         std::unique_ptr<message> m(own_box()->get<message>());
@@ -234,7 +281,7 @@ private:
 
     /// A received message's CPU cost joins the rank's pending work.
     message finish(message m) {
-        pending_flops_ += net_->options.message_overhead * host()->get_speed();
+        state().pending_flops += net_->options.message_overhead * host()->get_speed();
         resume();
         return m;
     }
@@ -244,48 +291,43 @@ private:
     /// seconds. Real time spent inside SimGrid (other actors running) is
     /// never counted: the stopwatch restarts only when a call returns.
     void charge(double extra) const {
+        auto& s = state();
         double seconds = extra;
-        if (net_->options.charge_engine_time && ran_since_)
-            seconds += std::chrono::duration<double>(clock::now() - *ran_since_).count() * net_->options.engine_time_scale;
-        ran_since_.reset();
-        double const flops = std::exchange(pending_flops_, 0.0) + seconds * host()->get_speed();
+        if (net_->options.charge_engine_time && s.ran_since)
+            seconds += std::chrono::duration<double>(clock::now() - *s.ran_since).count() * net_->options.engine_time_scale;
+        s.ran_since.reset();
+        double const flops = std::exchange(s.pending_flops, 0.0) + seconds * host()->get_speed();
         if (flops > 0.0) ::simgrid::s4u::this_actor::execute(flops);
     }
 
-    /// Puts a message into dest's mailbox; it travels at once (eager).
-    void post(int dest, message m) const {
+    /// Puts a message into a mailbox of dest; it travels at once (eager).
+    void post(int dest, int context, message m) const {
         std::uint64_t const size = m.payload.size() + net_->options.envelope_bytes;
         auto* p = new message(std::move(m));
-        auto comm = net_->boxes[static_cast<std::size_t>(dest)]->put_init(p, size);
+        auto comm = net_->box(dest, context)->put_init(p, size);
         comm->detach([](void* q) { delete static_cast<message*>(q); }); // freed if never received
     }
     /// Sends the held messages in order (MPI's non-overtaking rule: a later
     /// send is posted after them). Reading the clock does not release them:
     /// MPI_Wtime does not progress MPI.
     void release_held(double now) {
-        while (!held_.empty() && held_.front().ready_at <= now) {
-            auto [dest, m, ready_at] = std::move(held_.front());
-            held_.pop_front();
-            post(dest, std::move(m));
+        auto& held = state().held;
+        while (!held.empty() && held.front().ready_at <= now) {
+            auto h = std::move(held.front());
+            held.pop_front();
+            post(h.dest, h.context, std::move(h.m));
         }
     }
     void resume() const {
-        if (net_->options.charge_engine_time) ran_since_ = clock::now();
+        if (net_->options.charge_engine_time) state().ran_since = clock::now();
     }
 
     using clock = std::chrono::steady_clock;
     detail::network* net_;
     int rank_;
+    int context_;
     std::deque<message> early_;
-    /// Large messages waiting for this rank's next transport call (rendezvous_bytes).
-    struct held_message {
-        int dest;
-        message m;
-        double ready_at; ///< simulated time from which a transport call moves it
-    };
-    std::deque<held_message> held_;
-    mutable std::optional<clock::time_point> ran_since_; ///< when the last transport call returned
-    mutable double pending_flops_ = 0.0;                  ///< charged by compute(), run by charge()
+    channel<transport>* library_ = nullptr;
 };
 
 /// Per-rank outcome of one simulated program.
@@ -307,7 +349,7 @@ public:
         loopsched::detail::require(options.engine_time_scale >= 0.0, "simulation engine_time_scale",
                                    options.engine_time_scale, "must be >= 0");
         build();
-        net_.options = options;
+        net_->options = options;
     }
     simulator(simulator&&) = default;
 
@@ -330,14 +372,16 @@ public:
             return rank_of(a) != rank_of(b) ? rank_of(a) < rank_of(b) : a->get_name() < b->get_name();
         });
         simulator out(options);
+        std::vector<std::string> names;
         for (auto* h : found) {
             char const* load = h->get_property("background");
             int const background = load ? std::stoi(load) : 0;
             loopsched::detail::require(background >= 0, "host " + h->get_name() + " background", background, "must be >= 0");
             out.platform_.hosts().push_back(host{h->get_name(), h->get_speed(), 0.0, 0.0, background});
-            out.net_.hosts.push_back(h);
-            out.net_.boxes.push_back(::simgrid::s4u::Mailbox::by_name("xml/" + h->get_name()));
+            out.net_->hosts.push_back(h);
+            names.push_back(h->get_name());
         }
+        out.net_->name_boxes("xml/", names);
         loopsched::detail::require(out.platform_.size() >= 1, "platform size", out.platform_.size(), "must be >= 1 host");
         return out;
     }
@@ -352,15 +396,20 @@ public:
         int const n = platform_.size();
         std::vector<std::exception_ptr> failures(static_cast<std::size_t>(n));
         std::vector<std::unique_ptr<transport>> ends;
+        // The library's channels outlive a run: a later run's loops carry later
+        // loop numbers, so nothing a failed run left in a mailbox can reach them.
+        while (static_cast<int>(channels_.size()) < n)
+            channels_.push_back(std::make_unique<channel<transport>>(std::in_place, *net_, static_cast<int>(channels_.size()), 1));
         double const begin = ::simgrid::s4u::Engine::get_clock();
         double last_end = begin;
         auto const wall = std::chrono::steady_clock::now();
         for (int r = 0; r < n; ++r) {
-            ends.push_back(std::make_unique<transport>(net_, r));
-            auto* host = net_.hosts[static_cast<std::size_t>(r)];
+            ends.push_back(std::make_unique<transport>(*net_, r));
+            ends.back()->lend_channel(channels_[static_cast<std::size_t>(r)].get());
+            auto* host = net_->hosts[static_cast<std::size_t>(r)];
             auto* t = ends.back().get();
             ::simgrid::s4u::Actor::create("rank-" + std::to_string(r), host, [&, r, t] {
-                net_.boxes[static_cast<std::size_t>(r)]->set_receiver(::simgrid::s4u::Actor::self());
+                for (int c = 0; c < detail::network::contexts; ++c) net_->box(r, c)->set_receiver(::simgrid::s4u::Actor::self());
                 try {
                     program(*t);
                 } catch (...) {
@@ -377,7 +426,7 @@ public:
         }
         detail::world::get().started = true;
         detail::world::get().engine->run();
-        for (auto* box : net_.boxes) box->set_receiver(nullptr);
+        for (auto* box : net_->boxes) box->set_receiver(nullptr);
         run_result out{last_end - begin, std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count()};
         for (auto& f : failures)
             if (f) std::rethrow_exception(f);
@@ -385,13 +434,14 @@ public:
     }
 
 private:
-    explicit simulator(simulation_options options) { net_.options = options; }
+    explicit simulator(simulation_options options) { net_->options = options; }
 
     void build() {
         auto& world = detail::world::get();
         std::string const prefix = "cluster-" + std::to_string(world.clusters++) + "/";
         auto* parent = world.zone_root(); // first: SimGrid's first zone becomes the root
         auto* zone = ::simgrid::s4u::create_star_zone(prefix);
+        std::vector<std::string> names;
         zone->set_parent(parent);
         for (auto const& h : platform_.hosts()) {
             auto* simulated = zone->create_host(prefix + h.name, h.speed);
@@ -401,14 +451,16 @@ private:
             zone->add_route(simulated->get_netpoint(), nullptr, nullptr, nullptr,
                             {::simgrid::s4u::LinkInRoute(link)}, true);
             simulated->seal();
-            net_.hosts.push_back(simulated);
-            net_.boxes.push_back(::simgrid::s4u::Mailbox::by_name(prefix + h.name));
+            net_->hosts.push_back(simulated);
+            names.push_back(h.name);
         }
+        net_->name_boxes(prefix, names);
         zone->seal();
     }
 
     platform platform_;
-    detail::network net_;
+    std::unique_ptr<detail::network> net_ = std::make_unique<detail::network>(); // transports point into it: it must not move
+    std::vector<std::unique_ptr<channel<transport>>> channels_;
 };
 
 } // namespace loopsched::sim

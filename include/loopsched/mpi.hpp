@@ -1,0 +1,59 @@
+// The algorithms over a Boost.MPI communicator (the world or any
+// sub-communicator). Each runs over the library's own duplicate of the
+// communicator, made at its first loop and kept with it, so no user message
+// reaches a loop and nothing of one loop reaches another.
+#pragma once
+
+#include <loopsched/algorithm/parallel_for.hpp>
+#include <loopsched/algorithm/parallel_for_doacross.hpp>
+#include <loopsched/runtime/calibration.hpp>
+#include <loopsched/transport/mpi.hpp>
+
+#include <boost/mpi/communicator.hpp>
+
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace loopsched {
+
+template <IterationSpace S, ChunkPolicy P, Mapping M, class Body>
+    requires std::invocable<Body&, S const&>
+loop_statistics parallel_for(boost::mpi::communicator const& comm, S const& space, P const& policy, M const& mapping,
+                             Body&& body, parallel_for_options const& options = {}) {
+    return parallel_for(mpi_channel(comm), space, policy, mapping, std::forward<Body>(body), options);
+}
+
+template <IterationSpace S, ChunkPolicy P, class Body>
+    requires std::invocable<Body&, S const&>
+loop_statistics parallel_for(boost::mpi::communicator const& comm, S const& space, P const& policy, Body&& body,
+                             parallel_for_options const& options = {}) {
+    return parallel_for(mpi_channel(comm), space, policy, std::forward<Body>(body), options);
+}
+
+template <IterationSpace S, ChunkPolicy P, Mapping M, class Body, class R>
+    requires std::invocable<Body&, S const&, std::span<R>>
+gathered<R> parallel_for(boost::mpi::communicator const& comm, S const& space, P const& policy, M const& mapping,
+                         Body&& body, gather<R> how, parallel_for_options const& options = {}) {
+    return parallel_for(mpi_channel(comm), space, policy, mapping, std::forward<Body>(body), how, options);
+}
+
+template <IterationSpace S, ChunkPolicy P, class Body, class R>
+    requires std::invocable<Body&, S const&, std::span<R>>
+gathered<R> parallel_for(boost::mpi::communicator const& comm, S const& space, P const& policy, Body&& body,
+                         gather<R> how, parallel_for_options const& options = {}) {
+    return parallel_for(mpi_channel(comm), space, policy, std::forward<Body>(body), how, options);
+}
+
+template <std::size_t N, DependenceSet D, ChunkPolicy P, class... Args>
+    requires(sizeof...(Args) >= 2)
+auto parallel_for_doacross(boost::mpi::communicator const& comm, box<N> const& space, D const& deps, P const& policy,
+                           Args&&... args) {
+    return parallel_for_doacross(mpi_channel(comm), space, deps, policy, std::forward<Args>(args)...);
+}
+
+inline std::vector<double> measure_powers(boost::mpi::communicator const& comm, int root = 0) {
+    return measure_powers(mpi_channel(comm), root);
+}
+
+} // namespace loopsched

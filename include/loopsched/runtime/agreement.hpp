@@ -1,0 +1,200 @@
+// The start of every loop: each rank sends the coordinator (rank 0) the loop's
+// shape as it sees it, with its status (its first request), or the error its
+// own checks found. The coordinator compares them all, so arguments that differ
+// across ranks, or fail on one rank only, end the loop on every rank with the
+// same invalid_parameter before any body runs; no rank waits for a message
+// that cannot come, whatever each rank believes the root to be.
+#pragma once
+
+#include <loopsched/error.hpp>
+#include <loopsched/policy/request.hpp>
+#include <loopsched/runtime/link.hpp>
+#include <loopsched/runtime/messages.hpp>
+#include <loopsched/runtime/wire.hpp>
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace loopsched::detail {
+
+/// FNV-1a over bytes: fingerprints of what ranks must pass alike (not a
+/// cryptographic hash: it tells a mistake from agreement, nothing more).
+class fingerprint {
+public:
+    fingerprint& add_bytes(std::span<std::byte const> data) noexcept {
+        for (std::byte b : data) value_ = (value_ ^ static_cast<std::uint64_t>(b)) * 0x100000001b3ULL;
+        return *this;
+    }
+    template <class T>
+        requires std::is_trivially_copyable_v<T>
+    fingerprint& add(T const& v) noexcept {
+        return add_bytes(std::as_bytes(std::span(&v, 1)));
+    }
+    fingerprint& add(std::string_view s) noexcept {
+        add(s.size());
+        return add_bytes(std::as_bytes(std::span(s.data(), s.size())));
+    }
+    template <class T>
+        requires std::is_trivially_copyable_v<T>
+    fingerprint& add_all(std::span<T const> values) noexcept {
+        add(values.size());
+        return add_bytes(std::as_bytes(values));
+    }
+    [[nodiscard]] std::uint64_t value() const noexcept { return value_; }
+
+private:
+    std::uint64_t value_ = 0xcbf29ce484222325ULL;
+};
+
+/// The loop as one rank sees it: what every rank must pass alike. Sent in each
+/// rank's hello; no padding, so it travels as it lies.
+struct loop_shape {
+    std::int64_t extent = 0;        ///< iterations (positions along the cut dimension)
+    std::uint64_t space = 0;        ///< fingerprint of the whole space's bounds
+    std::uint64_t result_bytes = 0; ///< gathered bytes per iteration
+    std::uint64_t policy = 0;       ///< fingerprint of the policy
+    std::uint64_t mapping = 0;      ///< fingerprint of the mapping
+    std::uint64_t powers = 0;       ///< fingerprint of options.powers
+    std::uint64_t run_queues = 0;   ///< fingerprint of options.run_queues
+    double poll_interval = 0.0;
+    double request_ahead = 0.0;
+    std::uint64_t extra = 0;        ///< fingerprint of the algorithm's own options
+    std::int32_t root = 0;
+    std::uint32_t dimension = 0;
+    std::uint32_t flags = 0;        ///< see flag
+    std::uint32_t algorithm = 0;    ///< see algorithm_id
+
+    enum flag : std::uint32_t {
+        master_computes = 1, read_os_load = 2, emulate_powers = 4, deterministic = 8, trace = 16
+    };
+};
+static_assert(sizeof(loop_shape) == 10 * 8 + 4 * 4, "a loop shape has no padding to send");
+
+enum class algorithm_id : std::uint32_t { parallel_for = 1, parallel_for_doacross, static_schedule, calibration };
+
+/// What a hello carries: the rank's shape and status.
+struct hello_message {
+    loop_shape shape;
+    worker_status status;
+};
+
+/// Why `theirs` (from rank `rank`) and `mine` (the coordinator's, rank 0) are
+/// not one loop, naming the first field that differs; nullopt if they agree.
+inline std::optional<failure> compare_shapes(loop_shape const& mine, loop_shape const& theirs, int rank) {
+    auto differs = [&](std::string name, std::string a, std::string b) {
+        return failure::invalid(rank, std::move(name),
+                                a + " on rank 0 and " + b + " on rank " + std::to_string(rank),
+                                "every rank must pass the same " + std::string("value to the same loop"));
+    };
+    auto hashed = [&](char const* name) { return differs(name, "one value", "another"); };
+    auto number = [](auto v) { return to_text(v); };
+    if (mine.algorithm != theirs.algorithm) return differs("algorithm", number(mine.algorithm), number(theirs.algorithm));
+    if (mine.root != theirs.root) return differs("options.root", number(mine.root), number(theirs.root));
+    if (mine.extent != theirs.extent) return differs("iterations", number(mine.extent), number(theirs.extent));
+    if (mine.space != theirs.space) return hashed("iteration space");
+    if (mine.dimension != theirs.dimension)
+        return differs("options.dimension", number(mine.dimension), number(theirs.dimension));
+    if (mine.result_bytes != theirs.result_bytes)
+        return differs("gathered bytes per iteration", number(mine.result_bytes), number(theirs.result_bytes));
+    if (mine.policy != theirs.policy) return hashed("policy");
+    if (mine.mapping != theirs.mapping) return hashed("mapping");
+    if (std::uint32_t const d = mine.flags ^ theirs.flags) {
+        static constexpr char const* names[] = {"options.master_computes", "options.read_os_load",
+                                                "options.emulate_powers", "options.deterministic", "options.trace"};
+        auto const bit = static_cast<std::size_t>(std::countr_zero(d));
+        bool const a = (mine.flags >> bit) & 1u, b = (theirs.flags >> bit) & 1u;
+        return differs(bit < 5 ? names[bit] : "options", a ? "true" : "false", b ? "true" : "false");
+    }
+    if (mine.powers != theirs.powers) return hashed("options.powers");
+    if (mine.run_queues != theirs.run_queues) return hashed("options.run_queues");
+    if (std::bit_cast<std::uint64_t>(mine.poll_interval) != std::bit_cast<std::uint64_t>(theirs.poll_interval))
+        return differs("options.poll_interval", number(mine.poll_interval), number(theirs.poll_interval));
+    if (std::bit_cast<std::uint64_t>(mine.request_ahead) != std::bit_cast<std::uint64_t>(theirs.request_ahead))
+        return differs("options.request_ahead", number(mine.request_ahead), number(theirs.request_ahead));
+    if (mine.extra != theirs.extra) return hashed("the algorithm's options");
+    return std::nullopt;
+}
+
+/// Sends `f` to every rank but this one (they are all waiting for this loop's
+/// next message), then throws it here.
+template <Transport T>
+[[noreturn]] void abort_everyone(loop_link<T>& link, failure const& f) {
+    wire_writer w;
+    f.write(w);
+    for (int r = 0; r < link.size(); ++r)
+        if (r != link.rank()) link.send(r, kind::abort, w.view());
+    f.raise(link.rank());
+}
+
+/// The coordinator of every loop's agreement: rank 0, whatever the arguments say.
+inline constexpr int coordinator = 0;
+
+/// The loop's opening on every rank. `local`: the error this rank's own checks
+/// found, if any. Returns every rank's status on the root (index = rank), and
+/// nothing on the other ranks, whose first message from the master is their
+/// first grant (or the abort). Throws the loop's failure on every rank.
+template <Transport T>
+std::vector<worker_status> agree(loop_link<T>& link, loop_shape const& mine, std::optional<failure> const& local,
+                                 worker_status status) {
+    int const ranks = link.size(), self = link.rank();
+    if (ranks == 1) {
+        if (local) local->raise(self);
+        return {status};
+    }
+    if (self != coordinator) {
+        wire_writer w;
+        if (local) {
+            local->write(w);
+            link.send(coordinator, kind::failed, w.view());
+        } else {
+            hello_message const hello{mine, status};
+            link.send(coordinator, kind::hello, std::as_bytes(std::span(&hello, 1)));
+        }
+        if (local || mine.root != self) return {};
+        message_view const m = link.receive(); // the root learns the outcome before it grants anything
+        if (kind_of(m.tag) == kind::abort) failure::read(m).raise(self);
+        if (kind_of(m.tag) != kind::go) throw error("loopsched: protocol: the root expected the coordinator's go");
+        wire_reader r(m.payload);
+        std::vector<worker_status> all(static_cast<std::size_t>(ranks));
+        for (auto& s : all) s = r.get<worker_status>();
+        return all;
+    }
+
+    std::vector<worker_status> all(static_cast<std::size_t>(ranks));
+    all[coordinator] = status;
+    std::vector<std::optional<failure>> reported(static_cast<std::size_t>(ranks));
+    std::optional<failure> protocol;
+    for (int n = 1; n < ranks; ++n) {
+        message_view const m = link.receive();
+        auto const who = static_cast<std::size_t>(m.source);
+        if (kind_of(m.tag) == kind::failed) {
+            reported[who] = failure::read(m);
+        } else if (kind_of(m.tag) == kind::hello && m.payload.size() == sizeof(hello_message)) {
+            hello_message h;
+            std::memcpy(&h, m.payload.data(), sizeof h);
+            all[who] = h.status;
+            if (!local) reported[who] = compare_shapes(mine, h.shape, m.source);
+        } else if (!protocol) {
+            protocol = failure{failure::type::error, m.source, "loopsched: protocol: unexpected message at a loop's start", {}, {}, {}};
+        }
+    }
+    // One verdict for everyone: this rank's own error, else the lowest rank's.
+    std::optional<failure> verdict = local;
+    for (std::size_t r = 0; r < reported.size() && !verdict; ++r) verdict = reported[r];
+    if (!verdict) verdict = protocol;
+    if (verdict) abort_everyone(link, *verdict);
+    if (mine.root == coordinator) return all;
+    wire_writer w;
+    for (auto const& s : all) w.put(s);
+    link.send(mine.root, kind::go, w.view());
+    return {};
+}
+
+} // namespace loopsched::detail

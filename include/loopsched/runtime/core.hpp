@@ -1,0 +1,475 @@
+// The protocol core every algorithm runs on: the master's per-worker state
+// (active, parked, stopped, reported), requests that carry results, the
+// stop -> report -> table sequence, failure and abort, and the computing
+// master (the root runs a worker of its own, talking to the master through a
+// loopback instead of the transport). An algorithm plugs in two clients: the
+// master's says what to grant, the worker's what to do with a grant.
+//
+//   worker -> master: request {status, timing of its last unit, result blocks}
+//                     failed  {failure}          (then waits for the abort)
+//                     report  {statistics, clock, result blocks, trace}   (after stop)
+//   master -> worker: work    {the client's grant}
+//                     stop    {}                 (nothing more: report)
+//                     abort   {failure}          (some rank failed: every rank throws it)
+//                     table   {statistics}       (the loop's, to every rank)
+// plus each algorithm's own kinds, which the core hands to its clients.
+// Failure ends the loop at once on the master: it sends the abort to every
+// rank and throws; whatever of the loop is still in flight is dropped by its
+// receiver as an earlier loop's (loop_link).
+#pragma once
+
+#include <loopsched/error.hpp>
+#include <loopsched/runtime/agreement.hpp>
+#include <loopsched/runtime/link.hpp>
+#include <loopsched/runtime/messages.hpp>
+#include <loopsched/runtime/profile.hpp>
+#include <loopsched/runtime/statistics.hpp>
+#include <loopsched/runtime/wire.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loopsched::detail {
+
+/// The queues between the master and the worker that share the root's rank.
+struct loopback {
+    std::deque<message> to_master, to_worker;
+
+    static void post(std::deque<message>& q, int from, kind what, std::span<std::byte const> data) {
+        q.push_back(message{from, static_cast<int>(what), bytes(data.begin(), data.end())});
+    }
+    static std::optional<message> pop(std::deque<message>& q) {
+        if (q.empty()) return std::nullopt;
+        message m = std::move(q.front());
+        q.pop_front();
+        return m;
+    }
+};
+
+// ---------------------------------------------------------------- master
+
+/// What the master's client may use: sending to workers and ranks, and the
+/// per-worker statistics the core keeps.
+template <Transport T>
+class master_port {
+public:
+    master_port(loop_link<T>& link, runtime_settings const& settings, loopback& local)
+        : link_(link), settings_(settings), local_(local), stats_(settings.workers()) {
+        for (std::size_t k = 0; k < stats_.size(); ++k) stats_[k].rank = settings.worker_ranks[k];
+    }
+
+    [[nodiscard]] runtime_settings const& settings() const noexcept { return settings_; }
+    [[nodiscard]] int rank() const { return link_.rank(); }
+    [[nodiscard]] double now() const { return link_.now(); }
+    [[nodiscard]] loop_link<T>& link() noexcept { return link_; }
+    [[nodiscard]] bool is_own(std::size_t k) const noexcept { return static_cast<int>(k) == settings_.own_index; }
+
+    void send_worker(std::size_t k, kind what, std::span<std::byte const> data) {
+        if (is_own(k)) loopback::post(local_.to_worker, link_.rank(), what, data);
+        else link_.send(settings_.worker_ranks[k], what, data);
+    }
+    /// To a rank's worker (DOACROSS: the previous chunk's holder).
+    void send_rank(int rank, kind what, std::span<std::byte const> data) {
+        int const k = settings_.index_of(rank);
+        if (k >= 0) send_worker(static_cast<std::size_t>(k), what, data);
+        else link_.send(rank, what, data);
+    }
+
+    /// Worker k was granted `iterations` more (one unit).
+    void count(std::size_t k, index_t iterations) {
+        stats_[k].iterations += iterations;
+        ++stats_[k].chunks;
+    }
+    [[nodiscard]] std::vector<worker_statistics>& statistics() noexcept { return stats_; }
+
+private:
+    loop_link<T>& link_;
+    runtime_settings const& settings_;
+    loopback& local_;
+    std::vector<worker_statistics> stats_;
+};
+
+/// The master's side of the protocol for any client. The client provides:
+///   index_t serve(k, request)   grants worker k a unit (sending it through the
+///                               port) and returns its iterations, or 0 for none now;
+///   bool done()                 nothing is left to grant;
+///   void take_result(first, size, bytes)   a result block riding on a request or report;
+///   void on_message(k, kind, message_view) the algorithm's own kinds.
+template <Transport T, class Client>
+class master_core {
+public:
+    /// `aborted` is set once this master has sent the loop's abort (see as_root).
+    master_core(master_port<T>& port, Client& client, bool& aborted)
+        : port_(port), client_(client), settings_(port.settings()), aborted_(aborted), state_(settings_.workers(), peer::active),
+          waiting_(settings_.workers()), parked_(settings_.workers()) {
+        owing_ = state_.size();
+    }
+
+    /// Serves every worker's first request: its hello, whose status the agreement gathered (by rank).
+    void open(std::span<worker_status const> status_by_rank) {
+        start_ = port_.now();
+        for (std::size_t k = 0; k < state_.size(); ++k) {
+            request const first{k, status_by_rank[static_cast<std::size_t>(settings_.worker_ranks[k])], {}};
+            if (settings_.deterministic) waiting_[k] = first;
+            else serve(k, first);
+        }
+        if (settings_.deterministic) serve_in_turn();
+        settle_parked();
+    }
+
+    void handle(message_view m) {
+        kind const what = kind_of(m.tag);
+        if (what == kind::failed) fail(failure::read(m));
+        std::size_t const k = index_of(m.source);
+        if (what == kind::request) {
+            wire_reader r(m.payload);
+            auto const h = r.get<request_header>();
+            if (state_[k] != peer::active) protocol_error(m.source, "a request from a worker that is not running");
+            request const asked{k, h.status, h.timing};
+            // The reply first, then the results that came with the request: the worker is waiting.
+            if (settings_.deterministic) {
+                waiting_[k] = asked;
+                serve_in_turn();
+            } else {
+                serve(k, asked);
+            }
+            read_result_blocks(r, h.result_blocks, [&](index_t first, index_t size, std::span<std::byte const> b) {
+                client_.take_result(first, size, b);
+            });
+        } else if (what == kind::report) {
+            if (state_[k] != peer::stopped) protocol_error(m.source, "a report from a worker that was not stopped");
+            take_report(k, m);
+        } else {
+            client_.on_message(k, what, m);
+        }
+        settle_parked();
+    }
+
+    [[nodiscard]] bool finished() const noexcept { return owing_ == 0; }
+    [[nodiscard]] double started() const noexcept { return start_; }
+
+    /// The loop is over: every rank gets the table; the root keeps the trace.
+    loop_statistics close() {
+        loop_statistics table{port_.now() - start_, std::move(port_.statistics()), {}};
+        wire_writer w;
+        auto const encoded = encode_table(w, table);
+        for (std::size_t k = 0; k < state_.size(); ++k)
+            if (!port_.is_own(k)) port_.send_worker(k, kind::table, encoded);
+        table.trace = std::move(trace_);
+        std::ranges::sort(table.trace, {}, &chunk_event::start);
+        return table;
+    }
+
+    /// Ends the loop on every rank with `f`.
+    [[noreturn]] void fail(failure const& f) {
+        aborted_ = true;
+        abort_everyone(port_.link(), f);
+    }
+
+private:
+    enum class peer : std::uint8_t { active, parked, stopped, reported };
+
+    static constexpr bool owes(peer p) noexcept { return p != peer::reported; }
+
+    /// Every state change goes through here, so the counts the hot path reads stay exact.
+    void become(std::size_t k, peer next) {
+        peer const before = std::exchange(state_[k], next);
+        owing_ += static_cast<std::size_t>(owes(next)) - static_cast<std::size_t>(owes(before));
+        parked_count_ += static_cast<std::size_t>(next == peer::parked) - static_cast<std::size_t>(before == peer::parked);
+    }
+
+    std::size_t index_of(int rank) const {
+        int const k = settings_.index_of(rank);
+        if (k < 0) protocol_error(rank, "a message from a rank that is not a worker of this loop");
+        return static_cast<std::size_t>(k);
+    }
+    [[noreturn]] void protocol_error(int rank, char const* what) const {
+        throw error(std::string("loopsched: protocol: ") + what + " (rank " + std::to_string(rank) + ")");
+    }
+
+    /// Answers worker k's request with a unit, a stop, or nothing for now.
+    void serve(std::size_t k, request const& r) {
+        if (index_t const n = client_.serve(k, r); n > 0) {
+            port_.count(k, n);
+            become(k, peer::active);
+        } else if (client_.done()) {
+            port_.send_worker(k, kind::stop, {});
+            become(k, peer::stopped);
+        } else {
+            become(k, peer::parked); // left out for now (A_k < A_min)
+            parked_[k] = r;
+        }
+    }
+
+    /// Parked workers: stopped once the loop is done; otherwise asked again,
+    /// since a newer status from anyone may have changed who qualifies.
+    void settle_parked() {
+        if (parked_count_ == 0 || (settings_.deterministic && !client_.done())) return;
+        for (std::size_t k = 0; k < state_.size(); ++k) {
+            if (state_[k] != peer::parked) continue;
+            become(k, peer::active);
+            serve(k, *parked_[k]); // may park it again, or stop it
+        }
+    }
+
+    /// Deterministic mode: serves the waiting requests strictly in worker order.
+    void serve_in_turn() {
+        std::size_t idle = 0;
+        while (idle < state_.size()) {
+            std::size_t const k = turn_;
+            if (state_[k] == peer::active && waiting_[k]) {
+                serve(k, *std::exchange(waiting_[k], std::nullopt));
+                settle_parked();
+                idle = 0;
+            } else if (state_[k] == peer::active) {
+                return; // its request decides what comes next: wait for it
+            } else {
+                ++idle;
+            }
+            turn_ = (turn_ + 1) % state_.size();
+        }
+    }
+
+    void take_report(std::size_t k, message_view m) {
+        double const received = settings_.trace ? port_.now() : 0.0; // places the trace's events only
+        wire_reader r(m.payload);
+        auto const w = r.get<worker_statistics>();
+        double const offset = received - r.get<double>() - start_; // worker clock -> loop time
+        read_result_blocks(r, r.get<std::uint64_t>(), [&](index_t first, index_t size, std::span<std::byte const> b) {
+            client_.take_result(first, size, b);
+        });
+        for (auto n = r.get<std::size_t>(); n > 0; --n) {
+            auto e = r.get<chunk_event>();
+            e.start += offset;
+            e.end += offset;
+            trace_.push_back(e);
+        }
+        auto& s = port_.statistics()[k];
+        s.compute_seconds = w.compute_seconds;
+        s.wait_seconds = w.wait_seconds;
+        s.comm_seconds = w.comm_seconds;
+        become(k, peer::reported);
+    }
+
+    master_port<T>& port_;
+    Client& client_;
+    runtime_settings const& settings_;
+    bool& aborted_;
+    // Inline up to 16 workers: back-to-back short loops should not allocate for them.
+    boost::container::small_vector<peer, 16> state_;
+    boost::container::small_vector<std::optional<request>, 16> waiting_, parked_; ///< deterministic mode's queue; parked requests
+    std::size_t turn_ = 0;
+    std::size_t owing_ = 0, parked_count_ = 0; ///< workers not yet reported; parked workers (kept by become())
+    std::vector<chunk_event> trace_;
+    double start_ = 0.0;
+};
+
+// ---------------------------------------------------------------- worker
+
+/// What the worker's client may use: sending requests (with results) to the
+/// master, and messages to other ranks.
+template <Transport T>
+class worker_port {
+public:
+    /// `local`: this worker shares the root's rank with the master.
+    worker_port(loop_link<T>& link, runtime_settings const& settings, loopback* local)
+        : link_(link), settings_(settings), local_(local) {}
+
+    [[nodiscard]] runtime_settings const& settings() const noexcept { return settings_; }
+    [[nodiscard]] int rank() const { return link_.rank(); }
+    [[nodiscard]] double now() const { return link_.now(); }
+    [[nodiscard]] bool is_local() const noexcept { return local_ != nullptr; }
+    [[nodiscard]] loop_link<T>& link() noexcept { return link_; }
+
+    void send_master(kind what, std::span<std::byte const> data) {
+        if (local_) loopback::post(local_->to_master, link_.rank(), what, data);
+        else link_.send(settings_.root, what, data);
+    }
+    /// To another rank's worker (never this one).
+    void send_rank(int rank, kind what, bytes data) { link_.send(rank, what, std::move(data)); }
+
+    /// Asks for more work, carrying `results` (then cleared).
+    void request(worker_status status, chunk_timing last, result_blocks& results) {
+        wire_writer w;
+        send_master(kind::request, encode_request(w, status, last, results));
+        results.clear();
+    }
+
+private:
+    loop_link<T>& link_;
+    runtime_settings const& settings_;
+    loopback* local_;
+};
+
+/// The worker's side of the protocol for any client. The client provides:
+///   void on_work(message_view)          a grant arrived;
+///   bool can_step(), void step()         one bounded piece of work, if any is ready;
+///   bool poll_after_step()               look for messages after each step (not only when idle);
+///   void on_message(kind, message_view)  the algorithm's own kinds;
+///   worker_statistics statistics(double stopped), result_blocks& results(),
+///   std::span<chunk_event const> trace() what its report carries.
+template <Transport T, class Client>
+class worker_core {
+public:
+    /// `verdict` is set once the master's abort arrived (see as_worker).
+    worker_core(worker_port<T>& port, Client& client, bool& verdict) : port_(port), client_(client), verdict_(verdict) {}
+
+    void handle(message_view m) {
+        switch (kind_of(m.tag)) {
+        case kind::work: client_.on_work(m); break;
+        case kind::stop: report(); break;
+        case kind::table:
+            decode_table(m, table_);
+            finished_ = true;
+            break;
+        case kind::abort:
+            verdict_ = true;
+            failure::read(m).raise(port_.rank());
+        case kind::probe: port_.send_rank(m.source, kind::probe, bytes(m.payload.begin(), m.payload.end())); break;
+        default: client_.on_message(kind_of(m.tag), m);
+        }
+    }
+
+    /// Whether the client wants to hear how long its rank was blocked waiting for a message.
+    static constexpr bool counts_waits = requires(Client& c) { c.waited(0.0); };
+    void waited(double seconds) {
+        if constexpr (counts_waits)
+            if (!reported_) client_.waited(seconds);
+    }
+
+    [[nodiscard]] bool can_step() { return !reported_ && client_.can_step(); }
+    void step() { client_.step(); }
+    [[nodiscard]] bool poll_after_step() const { return client_.poll_after_step(); }
+    /// Remote: the table arrived. Local (on the root): the report left.
+    [[nodiscard]] bool finished() const noexcept { return finished_; }
+    loop_statistics take_table() { return std::move(table_); }
+
+private:
+    void report() {
+        double const stopped = port_.now();
+        worker_statistics const mine = client_.statistics(stopped);
+        wire_writer w;
+        // The clock goes along only to place the trace's events on the master's clock.
+        port_.send_master(kind::report, encode_report(w, mine, port_.settings().trace ? port_.now() : 0.0,
+                                                      client_.results(), client_.trace()));
+        reported_ = true;
+        if (port_.is_local()) finished_ = true;
+        else table_.workers.reserve(port_.settings().workers()); // its room is made while the table travels
+    }
+
+    worker_port<T>& port_;
+    Client& client_;
+    bool& verdict_;
+    loop_statistics table_;
+    bool reported_ = false, finished_ = false;
+};
+
+// ---------------------------------------------------------------- runners
+
+/// Runs `part(verdict)`, a worker's part of a loop on a rank other than the
+/// root, from its set-up to its table. If anything in it throws, other than
+/// the master's verdict (`part` passes `verdict` to its worker_core), this rank
+/// tells the master and waits for the verdict (the abort every rank receives),
+/// so that every rank throws the same.
+template <Transport T, class Part>
+loop_statistics as_worker(loop_link<T>& link, int root, Part&& part) {
+    bool verdict = false;
+    try {
+        return part(verdict);
+    } catch (...) {
+        if (verdict) throw;
+        failure const f = failure::current(link.rank(), true);
+        wire_writer out;
+        f.write(out);
+        link.send(root, kind::failed, out.view());
+        while (true) {
+            message_view const m = link.receive(); // the loop's other messages mean nothing now
+            if (kind_of(m.tag) == kind::abort) failure::read(m).raise(link.rank());
+        }
+    }
+}
+
+/// Runs `part(aborted)`, the root's part of a loop, from its set-up to its
+/// table. If anything in it throws before the master aborted the loop (`part`
+/// passes `aborted` to its master_core), every rank is told.
+template <Transport T, class Part>
+loop_statistics as_root(loop_link<T>& link, Part&& part) {
+    bool aborted = false;
+    try {
+        return part(aborted);
+    } catch (...) {
+        if (aborted) throw;
+        abort_everyone(link, failure::current(link.rank(), true));
+    }
+}
+
+/// The loop's next message, blocking; the time blocked goes to `w` if it counts waits.
+template <Transport T, class Client>
+message_view wait_for_message(loop_link<T>& link, worker_core<T, Client>* w) {
+    if constexpr (worker_core<T, Client>::counts_waits) {
+        if (w) {
+            double const before = link.now();
+            message_view const m = link.receive();
+            w->waited(link.now() - before);
+            return m;
+        }
+    }
+    return link.receive();
+}
+
+/// A worker's loop on a rank other than the root: steps while it has work,
+/// else waits for the next message.
+template <Transport T, class Client>
+loop_statistics run_worker(loop_link<T>& link, worker_core<T, Client>& w) {
+    while (!w.finished()) {
+        if (w.can_step()) {
+            w.step();
+            if (w.poll_after_step())
+                while (auto m = link.try_receive()) w.handle(*m);
+        } else {
+            w.handle(wait_for_message(link, &w));
+        }
+    }
+    return w.take_table();
+}
+
+/// Which side of the root a message from the transport is for.
+inline bool is_for_master(kind k) noexcept {
+    return k == kind::request || k == kind::report || k == kind::failed || k == kind::extend;
+}
+
+/// The root's loop: the master, and its own worker when it computes (stepped
+/// between messages: a step keeps a request waiting about one poll interval).
+template <Transport T, class MasterClient, class WorkerClient>
+loop_statistics run_root(loop_link<T>& link, loopback& local, master_core<T, MasterClient>& master,
+                         worker_core<T, WorkerClient>* own, std::span<worker_status const> opening) {
+    auto dispatch = [&](message_view m) {
+        if (is_for_master(kind_of(m.tag))) master.handle(m);
+        else if (own) own->handle(m);
+        else throw error("loopsched: protocol: a worker's message reached a master that does not compute");
+    };
+    master.open(opening);
+    while (true) {
+        if (auto m = loopback::pop(local.to_master)) {
+            master.handle(*m);
+        } else if (auto n = loopback::pop(local.to_worker)) {
+            own->handle(*n);
+        } else if (master.finished() && (!own || own->finished())) {
+            break;
+        } else if (own && own->can_step()) {
+            own->step();
+            while (auto v = link.try_receive()) dispatch(*v);
+        } else {
+            dispatch(wait_for_message(link, own));
+        }
+    }
+    return master.close();
+}
+
+} // namespace loopsched::detail

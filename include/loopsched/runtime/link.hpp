@@ -1,0 +1,133 @@
+// The runtime's one tag registry, and loop_link: one loop's view of a channel.
+// A message's tag is its kind plus its loop's number, so a rank takes only the
+// running loop's messages: an older loop's are dropped, a later loop's kept.
+#pragma once
+
+#include <loopsched/transport/channel.hpp>
+#include <loopsched/transport/transport.hpp>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <span>
+#include <utility>
+
+namespace loopsched::detail {
+
+/// Every message the runtime sends, whatever the algorithm.
+enum class kind : int {
+    hello = 1, ///< any rank -> coordinator: the loop's shape as it sees it, and its status (its first request)
+    go,        ///< coordinator -> root, when they differ: every rank agreed; their statuses
+    failed,    ///< any rank -> master (or coordinator): this rank failed, and why
+    abort,     ///< master (or coordinator) -> every rank: the loop failed, and why
+    request,   ///< worker -> master: status, timing of its last unit, results of finished units
+    work,      ///< master -> worker: a grant
+    stop,      ///< master -> worker: nothing more for you
+    report,    ///< worker -> master, after stop: statistics, remaining results, trace
+    table,     ///< master -> every rank: the loop's statistics
+    probe,     ///< root <-> one rank: link measurement, echoed
+    successor, ///< DOACROSS master -> worker: the holder of the chunk after yours
+    data,      ///< DOACROSS worker -> worker: communication sets
+    extend,    ///< DOACROSS worker -> master: may I take the next chunk too?
+    extension, ///< DOACROSS master -> worker: yes, this one
+    declined,  ///< DOACROSS master -> worker: no
+    calibrate, ///< measure_powers: probe times and the powers
+    count_
+};
+inline constexpr int kind_bits = 5;
+static_assert(static_cast<int>(kind::count_) <= (1 << kind_bits), "the tag registry outgrew its bits");
+
+inline constexpr kind kind_of(int tag) noexcept { return static_cast<kind>(tag & ((1 << kind_bits) - 1)); }
+
+/// The largest tag the transport allows: MPI's MPI_TAG_UB where it says.
+template <Transport T>
+int tag_bound_of(T const& t) {
+    if constexpr (requires { { t.tag_bound() } -> std::convertible_to<int>; }) return t.tag_bound();
+    else return INT_MAX;
+}
+
+/// One loop over a channel: takes the channel's next loop number, tags every
+/// message with it, and receives only the loop's own messages (any sender).
+/// Loop numbers travel modulo 2^bits (bits from the transport's tag bound:
+/// 26 with Open MPI, 10 with MPI's minimum); a message is this loop's, a later
+/// loop's (kept in the channel) or an earlier one's (dropped) by its distance.
+template <Transport T>
+class loop_link {
+public:
+    explicit loop_link(channel<T>& ch) : ch_(ch), t_(ch.transport()) {
+        int bits = 0;
+        for (long long bound = static_cast<long long>(tag_bound_of(t_)) + 1; bound > 1; bound >>= 1) ++bits;
+        loop_mask_ = (std::uint32_t{1} << std::clamp(bits - kind_bits, 2, 26)) - 1;
+        loop_ = static_cast<std::uint32_t>(ch.begin_loop()) & loop_mask_;
+        if (!ch.later().empty()) take_arrived_early();
+    }
+    loop_link(loop_link const&) = delete;
+    loop_link& operator=(loop_link const&) = delete;
+
+    [[nodiscard]] int rank() const { return t_.rank(); }
+    [[nodiscard]] int size() const { return t_.size(); }
+    [[nodiscard]] double now() const { return t_.now(); }
+    [[nodiscard]] T& transport() noexcept { return t_; }
+
+    [[nodiscard]] int tag(kind k) const noexcept { return static_cast<int>(loop_ << kind_bits) | static_cast<int>(k); }
+
+    void send(int dest, kind k, std::span<std::byte const> data) { send_view(t_, dest, tag(k), data); }
+    void send(int dest, kind k, bytes data) { t_.send(dest, tag(k), std::move(data)); }
+
+    /// The loop's next message from any rank; blocks. The view lives until the next receive.
+    message_view receive() {
+        if (!early_.empty()) return take_early();
+        while (true) {
+            message_view const v = receive_view(t_, any_source, any_tag, held_);
+            if (is_current(v.tag)) return v;
+            keep_if_later(v);
+        }
+    }
+    /// As receive(), without blocking.
+    std::optional<message_view> try_receive() {
+        if (!early_.empty()) return take_early();
+        while (auto v = try_receive_view(t_, any_source, any_tag, held_)) {
+            if (is_current(v->tag)) return v;
+            keep_if_later(*v);
+        }
+        return std::nullopt;
+    }
+
+private:
+    [[nodiscard]] std::uint32_t distance(int tag) const noexcept {
+        return ((static_cast<std::uint32_t>(tag) >> kind_bits) - loop_) & loop_mask_;
+    }
+    [[nodiscard]] bool is_current(int tag) const noexcept { return distance(tag) == 0; }
+
+    /// A later loop's message waits in the channel; an earlier loop's is dropped.
+    void keep_if_later(message_view v) {
+        if (distance(v.tag) <= loop_mask_ / 2)
+            ch_.later().push_back(message{v.source, v.tag, bytes(v.payload.begin(), v.payload.end())});
+    }
+    /// What arrived for this loop while an earlier one ran, in arrival order
+    /// (before anything still in the transport, so each sender's order holds).
+    void take_arrived_early() {
+        auto& later = ch_.later();
+        std::deque<message> keep;
+        for (auto& m : later) {
+            if (is_current(m.tag)) early_.push_back(std::move(m));
+            else if (distance(m.tag) <= loop_mask_ / 2) keep.push_back(std::move(m));
+        }
+        later = std::move(keep);
+    }
+    message_view take_early() {
+        held_ = std::move(early_.front());
+        early_.pop_front();
+        return held_;
+    }
+
+    channel<T>& ch_;
+    T& t_;
+    std::uint32_t loop_mask_ = 0, loop_ = 0;
+    std::deque<message> early_;
+    message held_; // the message a view points into, for transports that cannot lend their bytes
+};
+
+} // namespace loopsched::detail

@@ -1,0 +1,107 @@
+// How user values travel between ranks: a trivially copyable value as the
+// bytes it lies in, any other type through Boost.Serialization (what Boost.MPI
+// users already write for their types: a serialize() member, or the headers
+// <boost/serialization/vector.hpp>, <.../string.hpp>, ... for standard ones).
+#pragma once
+
+#include <loopsched/error.hpp>
+
+#include <boost/archive/binary_iarchive.hpp>
+#include <boost/archive/binary_oarchive.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <span>
+#include <streambuf>
+#include <type_traits>
+#include <vector>
+
+namespace loopsched {
+
+/// True for the types that travel as their bytes; the others are serialized.
+template <class T>
+inline constexpr bool travels_as_bytes = std::is_trivially_copyable_v<T>;
+
+namespace detail {
+
+/// Appends what an archive writes to a byte vector.
+class appending_buffer : public std::streambuf {
+public:
+    explicit appending_buffer(std::vector<std::byte>& out) : out_(out) {}
+
+protected:
+    std::streamsize xsputn(char const* s, std::streamsize n) override {
+        auto const* p = reinterpret_cast<std::byte const*>(s);
+        out_.insert(out_.end(), p, p + n);
+        return n;
+    }
+    int_type overflow(int_type c) override {
+        if (!traits_type::eq_int_type(c, traits_type::eof())) out_.push_back(static_cast<std::byte>(c));
+        return traits_type::not_eof(c);
+    }
+
+private:
+    std::vector<std::byte>& out_;
+};
+
+/// Lets an archive read from bytes it does not own.
+class reading_buffer : public std::streambuf {
+public:
+    explicit reading_buffer(std::span<std::byte const> in) {
+        char* p = const_cast<char*>(reinterpret_cast<char const*>(in.data())); // read only: get area
+        setg(p, p, p + in.size());
+    }
+};
+
+inline constexpr unsigned archive_flags = boost::archive::no_header | boost::archive::no_codecvt;
+
+} // namespace detail
+
+/// Appends `values` to `out`: their bytes, or one binary archive of them all.
+template <class T>
+void write_values(std::vector<std::byte>& out, std::span<T const> values) {
+    if constexpr (travels_as_bytes<T>) {
+        auto const b = std::as_bytes(values);
+        out.insert(out.end(), b.begin(), b.end());
+    } else {
+        detail::appending_buffer buffer(out);
+        boost::archive::binary_oarchive archive(buffer, detail::archive_flags);
+        for (auto const& v : values) archive << v;
+    }
+}
+
+/// Reads exactly `out.size()` values written by write_values from `in`.
+template <class T>
+void read_values(std::span<std::byte const> in, std::span<T> out) {
+    if constexpr (travels_as_bytes<T>) {
+        if (in.size() != out.size_bytes())
+            throw error("loopsched: " + std::to_string(in.size()) + " bytes of results where " +
+                        std::to_string(out.size_bytes()) + " were expected");
+        if (!in.empty()) std::memcpy(static_cast<void*>(out.data()), in.data(), in.size());
+    } else {
+        detail::reading_buffer buffer(in);
+        try {
+            boost::archive::binary_iarchive archive(buffer, detail::archive_flags);
+            for (auto& v : out) archive >> v;
+        } catch (boost::archive::archive_exception const& e) {
+            throw error(std::string("loopsched: results that do not deserialize: ") + e.what());
+        }
+    }
+}
+
+/// One value as bytes, and back.
+template <class T>
+std::vector<std::byte> to_bytes(T const& value) {
+    std::vector<std::byte> out;
+    write_values(out, std::span<T const>(&value, 1));
+    return out;
+}
+template <class T>
+T from_bytes(std::span<std::byte const> in) {
+    T value{};
+    read_values(in, std::span<T>(&value, 1));
+    return value;
+}
+
+} // namespace loopsched
