@@ -6,6 +6,7 @@
 #include <loopsched/adaptor/synchronized.hpp>
 #include <loopsched/adaptor/weighted.hpp>
 #include <loopsched/adaptor/widened.hpp>
+#include <loopsched/algorithm/by_spec.hpp>
 #include <loopsched/algorithm/parallel_for.hpp>
 #include <loopsched/algorithm/parallel_for_doacross.hpp>
 #include <loopsched/any_policy.hpp>

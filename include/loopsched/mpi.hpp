@@ -4,6 +4,7 @@
 // reaches a loop and nothing of one loop reaches another.
 #pragma once
 
+#include <loopsched/algorithm/by_spec.hpp>
 #include <loopsched/algorithm/parallel_for.hpp>
 #include <loopsched/algorithm/parallel_for_doacross.hpp>
 #include <loopsched/runtime/calibration.hpp>
@@ -12,6 +13,7 @@
 #include <boost/mpi/communicator.hpp>
 
 #include <span>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -50,6 +52,28 @@ template <std::size_t N, DependenceSet D, ChunkPolicy P, class... Args>
 auto parallel_for_doacross(boost::mpi::communicator const& comm, box<N> const& space, D const& deps, P const& policy,
                            Args&&... args) {
     return parallel_for_doacross(mpi_channel(comm), space, deps, policy, std::forward<Args>(args)...);
+}
+
+/// parallel_for with the policy's spec, parsed inside the loop on every rank (see by_spec.hpp).
+template <IterationSpace S, class Body>
+    requires std::invocable<Body&, S const&>
+loop_statistics parallel_for(boost::mpi::communicator const& comm, S const& space, std::string_view spec, Body&& body,
+                             parallel_for_options const& options = {}) {
+    return parallel_for(mpi_channel(comm), space, spec, std::forward<Body>(body), options);
+}
+
+template <IterationSpace S, class Body, class R>
+    requires std::invocable<Body&, S const&, std::span<R>>
+gathered<R> parallel_for(boost::mpi::communicator const& comm, S const& space, std::string_view spec, Body&& body,
+                         gather<R> how, parallel_for_options const& options = {}) {
+    return parallel_for(mpi_channel(comm), space, spec, std::forward<Body>(body), how, options);
+}
+
+template <std::size_t N, DependenceSet D, class... Args>
+    requires(sizeof...(Args) >= 2)
+auto parallel_for_doacross(boost::mpi::communicator const& comm, box<N> const& space, D const& deps, std::string_view spec,
+                           Args&&... args) {
+    return parallel_for_doacross(mpi_channel(comm), space, deps, spec, std::forward<Args>(args)...);
 }
 
 inline std::vector<double> measure_powers(boost::mpi::communicator const& comm, int root = 0) {

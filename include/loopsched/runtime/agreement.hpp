@@ -77,7 +77,7 @@ struct loop_shape {
 };
 static_assert(sizeof(loop_shape) == 10 * 8 + 4 * 4, "a loop shape has no padding to send");
 
-enum class algorithm_id : std::uint32_t { parallel_for = 1, parallel_for_doacross, static_schedule, calibration };
+enum class algorithm_id : std::uint32_t { parallel_for = 1, parallel_for_doacross, calibration };
 
 /// What a hello carries: the rank's shape and status.
 struct hello_message {
@@ -176,7 +176,10 @@ std::vector<worker_status> agree(loop_link<T>& link, loop_shape const& mine, std
         auto const who = static_cast<std::size_t>(m.source);
         if (kind_of(m.tag) == kind::failed) {
             reported[who] = failure::read(m);
-        } else if (kind_of(m.tag) == kind::hello && m.payload.size() == sizeof(hello_message)) {
+        } else if ((kind_of(m.tag) == kind::hello || kind_of(m.tag) == kind::report) &&
+                   m.payload.size() >= sizeof(hello_message)) {
+            // A report starting with a hello: that rank runs the loop ahead of
+            // time (a static mapping), so its shape names the difference.
             hello_message h;
             std::memcpy(&h, m.payload.data(), sizeof h);
             all[who] = h.status;

@@ -21,6 +21,7 @@
 #include <array>
 #include <cmath>
 #include <concepts>
+#include <exception>
 #include <functional>
 #include <map>
 #include <optional>
@@ -152,16 +153,21 @@ doacross_result<N, typename F::value_type...> run_doacross_alone(T& t, box<N> co
         ((std::get<I>(arrays).reset(space), std::get<I>(arrays).fill(space, std::get<I>(fields).initial)), ...);
     }(std::index_sequence_for<F...>{});
     double const begin = t.now();
-    if (!space.empty()) std::apply([&](auto&... win) { body(space, win...); }, arrays);
+    try {
+        if (!space.empty()) std::apply([&](auto&... win) { body(space, win...); }, arrays);
+    } catch (...) { // as on more ranks: the body's failure is a remote_error
+        failure::current(t.rank(), true).raise(t.rank());
+    }
     double const took = t.now() - begin;
     out.interval = space.extent(layout.sync_dim);
     out.statistics = loop_statistics{took, {worker_statistics{t.rank(), took, 0.0, 0.0, space.extent(layout.chunk_dim), 1}}, {}};
     return out;
 }
 
+/// `earlier`: an error this rank met making the arguments (see run_doall).
 template <channel_source C, std::size_t N, DependenceSet D, ChunkPolicy P, class Body, class... F>
 auto run_doacross(C& source, box<N> const& space, D const& deps, P const& policy, Body& body,
-                  doacross_options const& o, std::tuple<F...> const& fields) {
+                  doacross_options const& o, std::tuple<F...> const& fields, std::exception_ptr earlier = nullptr) {
     using result_type = doacross_result<N, typename F::value_type...>;
     using windows_t = std::tuple<window<typename F::value_type, N>...>;
     auto& ch = channel_of(source);
@@ -169,6 +175,7 @@ auto run_doacross(C& source, box<N> const& space, D const& deps, P const& policy
 
     // Checks every rank makes before any message, so bad input fails everywhere.
     auto check = [&](int ranks) {
+        if (earlier) std::rethrow_exception(earlier);
         validate(o, ranks);
         (void)interval_of(policy);
         require(o.input_halo >= 0, "options.input_halo", o.input_halo, "must be >= 0");

@@ -19,6 +19,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <limits>
 #include <optional>
 #include <span>
@@ -325,7 +326,7 @@ private:
         chunk_compute_ += end - begin;
         mine_.compute_seconds += end - begin;
         double const per_iteration = (end - begin) / static_cast<double>(slice);
-        index_t const most = 2 * std::min(slice_, index_t{1} << 40); // doubling, with room to spare
+        index_t const most = saturating_mul(slice_, 2); // at most doubling
         double const fit = per_iteration > 0.0 ? settings_.poll_interval / per_iteration : static_cast<double>(most);
         slice_ = fit < static_cast<double>(most) ? std::max<index_t>(1, static_cast<index_t>(fit)) : most;
         if (next_ < c.end()) return;
@@ -360,10 +361,13 @@ private:
 
 /// Runs a DOALL loop on this rank: the checks (on every rank, before any
 /// message), the agreement, then the master, a worker, or both. `values`: the
-/// root's results (`per_iteration` per iteration; null for none).
+/// root's results (`per_iteration` per iteration; null for none). `earlier`:
+/// an error this rank met making the arguments (a spec that did not parse),
+/// which fails the loop on every rank like a failed check.
 template <channel_source C, IterationSpace S, ChunkPolicy P, Mapping M, class Body, class R>
 loop_statistics run_doall(C& source, S const& space, P const& policy, M const& mapping, Body& body,
-                          std::size_t per_iteration, std::vector<R>* values, parallel_for_options const& o) {
+                          std::size_t per_iteration, std::vector<R>* values, parallel_for_options const& o,
+                          std::exception_ptr earlier = nullptr) {
     auto& ch = channel_of(source);
     using T = std::remove_cvref_t<decltype(ch.transport())>;
     loop_link<T> link(ch);
@@ -375,6 +379,7 @@ loop_statistics run_doall(C& source, S const& space, P const& policy, M const& m
     using value_type = std::conditional_t<std::is_void_v<R>, std::byte, R>;
     std::span<value_type> root_values;
     try {
+        if (earlier) std::rethrow_exception(earlier);
         validate(o, ranks);
         require(o.dimension < S::rank, "options.dimension", o.dimension, "must be < the space's rank");
         require(o.request_ahead >= 0.0 && o.request_ahead < 1.0, "options.request_ahead", o.request_ahead, "must be in [0, 1)");
@@ -392,7 +397,7 @@ loop_statistics run_doall(C& source, S const& space, P const& policy, M const& m
         plan.settings.result_bytes = result_bytes;
         detail::validate(plan.info);
         (void)policy.start(plan.info); // the policy's own checks, on every rank before any message
-        shape = shape_of(mapping.ahead_of_time() ? algorithm_id::static_schedule : algorithm_id::parallel_for, o, n,
+        shape = shape_of(algorithm_id::parallel_for, o, n,
                          space_fingerprint(space), o.dimension, result_bytes, policy_fingerprint(policy),
                          mapping_name(mapping), o.request_ahead, 0);
         if constexpr (!std::is_void_v<R>) {

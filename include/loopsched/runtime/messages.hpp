@@ -22,10 +22,11 @@
 namespace loopsched::detail {
 
 /// Why a loop failed, as it travels to every rank. A body's exception becomes
-/// remote_error everywhere; a bad argument found on one rank becomes
-/// invalid_parameter everywhere (the rank that found it throws its own).
+/// remote_error everywhere; a bad argument (or spec) found on one rank becomes
+/// invalid_parameter (or spec_error) everywhere, the rank that found it
+/// throwing its own and the others naming that rank.
 struct failure {
-    enum class type : std::uint8_t { body, invalid_parameter, error };
+    enum class type : std::uint8_t { body, invalid_parameter, spec, error };
     type what_type = type::body;
     int origin = 0;
     std::string what;                          ///< body, error: the message
@@ -41,6 +42,8 @@ struct failure {
             return {type::body, origin, e.what(), {}, {}, {}};
         } catch (remote_error const& e) {
             return {type::body, e.origin_rank(), e.original_message(), {}, {}, {}};
+        } catch (spec_error const& e) {
+            return {from_body ? type::body : type::spec, origin, e.what(), {}, {}, {}};
         } catch (error const& e) {
             return {from_body ? type::body : type::error, origin, e.what(), {}, {}, {}};
         } catch (std::exception const& e) {
@@ -59,6 +62,7 @@ struct failure {
         case type::invalid_parameter:
             throw invalid_parameter(parameter, value,
                                     self == origin ? requirement : requirement + "; found on rank " + std::to_string(origin));
+        case type::spec: throw spec_error(self == origin ? what : what + " (on rank " + std::to_string(origin) + ")");
         case type::error: throw error(self == origin ? what : what + " (on rank " + std::to_string(origin) + ")");
         case type::body: break;
         }

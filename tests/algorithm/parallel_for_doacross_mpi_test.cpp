@@ -1,9 +1,9 @@
-// parallel_for_doacross over real MPI (ctest runs it under mpiexec with 2, 3
-// and 4 ranks): the four test problems byte-identical to their sequential
+// parallel_for_doacross over real MPI (ctest runs it under mpiexec with 1, 2,
+// 3 and 4 ranks): the four test problems byte-identical to their sequential
 // loops for several policies and intervals, a dedicated master, another root,
 // a sub-communicator, size-1 communicators, a slow rank and the error paths.
 #include "../../examples/doacross_kernels.hpp"
-#include "check.hpp"
+#include "../support/mpi_check.hpp"
 
 #include <loopsched/loopsched.hpp>
 
@@ -35,7 +35,7 @@ bool same_as_sequential(boost::mpi::communicator const& comm, box<K::rank> const
 int main(int argc, char** argv) {
     boost::mpi::environment env(argc, argv);
     boost::mpi::communicator world;
-    testing::tally results(world);
+    testing::tally results(world.rank());
 
     for (std::string spec : {"s-css", "s-tss:h=4", "sw-gss:h=auto", "dmps-dtss:h=7", "s-fss:h=1", "s-af:h=3m"}) {
         results.check(same_as_sequential<kernels::heat>(world, box<2>::from_extents({60, 90}), spec), "heat " + spec);

@@ -52,6 +52,18 @@ loop_statistics check_loop(int ranks, index_t n, any_policy const& policy, paral
     return stats[static_cast<std::size_t>(options.root)];
 }
 
+/// A loop on `t` right after whatever ran before it: every iteration once.
+bool check_loop_here(in_process::endpoint& t) {
+    auto out = parallel_for(t, make_range(300), gss{}, [](index_range const& part, std::span<index_t> v) {
+        std::size_t j = 0;
+        for (index_t i : part.indices()) v[j++] = i;
+    }, gather<index_t>{1});
+    bool ok = out.statistics.iterations() == 300;
+    if (t.rank() == 0)
+        for (index_t i = 0; ok && i < 300; ++i) ok = out.values[static_cast<std::size_t>(i)] == i;
+    return ok;
+}
+
 } // namespace
 
 TEST_CASE("parallel_for: every policy, 1 to 4 ranks, computing and dedicated master") {
@@ -349,4 +361,67 @@ TEST_CASE("measure_powers: every rank gets the same powers, the slowest at 1") {
     CHECK(got[1] == got[2]);
     CHECK(*std::ranges::min_element(got[0]) == 1.0);
     for (double v : got[0]) CHECK(v >= 1.0);
+}
+
+TEST_CASE("parallel_for: static mappings run every chunk once, with no master, any root") {
+    for (auto mapping : {any_mapping(static_block_mapping{}), any_mapping(static_cyclic_mapping{})})
+        for (std::string spec : {"static", "css:chunk=13", "gss", "w-fss", "af"})
+            for (int ranks : {1, 2, 3, 4})
+                for (int root : {0, ranks - 1})
+                    for (bool computes : {true, false}) {
+                        CAPTURE(mapping.name());
+                        CAPTURE(spec);
+                        CAPTURE(ranks);
+                        CAPTURE(root);
+                        CAPTURE(computes);
+                        index_t const n = 1003;
+                        std::vector<std::atomic<int>> runs(n);
+                        std::vector<gathered<double>> out(static_cast<std::size_t>(ranks));
+                        parallel_for_options o;
+                        o.root = root;
+                        o.master_computes = computes;
+                        o.trace = true;
+                        o.powers.assign(static_cast<std::size_t>(ranks), 1.0);
+                        o.powers[0] = 2.0;
+                        in_process::run(ranks, [&](in_process::endpoint& t) {
+                            out[static_cast<std::size_t>(t.rank())] = parallel_for(
+                                t, make_range(n), parse_policy(spec), mapping,
+                                [&](index_range const& part, std::span<double> v) {
+                                    std::size_t j = 0;
+                                    for (index_t i : part.indices()) {
+                                        runs[static_cast<std::size_t>(i)]++;
+                                        v[j++] = work(i);
+                                    }
+                                },
+                                gather<double>{1}, o);
+                        });
+                        for (auto& r : runs) REQUIRE(r == 1);
+                        auto const& at_root = out[static_cast<std::size_t>(root)];
+                        REQUIRE(at_root.values.size() == static_cast<std::size_t>(n));
+                        for (index_t i = 0; i < n; ++i) REQUIRE(at_root.values[static_cast<std::size_t>(i)] == work(i));
+                        for (auto const& each : out) {
+                            CHECK(each.statistics.iterations() == n);
+                            CHECK(each.statistics.workers.size() ==
+                                  static_cast<std::size_t>(computes || ranks == 1 ? ranks : ranks - 1));
+                        }
+                        CHECK(static_cast<index_t>(at_root.statistics.trace.size()) == at_root.statistics.chunks());
+                    }
+}
+
+TEST_CASE("parallel_for: a static loop's body that throws fails every rank") {
+    for (int failing : {0, 1, 2}) {
+        std::vector<int> origins(3, -1);
+        in_process::run(3, [&](in_process::endpoint& t) {
+            try {
+                parallel_for(t, make_range(3000), css(10), static_cyclic_mapping{}, [&](index_range const&) {
+                    std::this_thread::sleep_for(std::chrono::microseconds(50));
+                    if (t.rank() == failing) throw std::runtime_error("static boom");
+                });
+            } catch (remote_error const& e) {
+                origins[static_cast<std::size_t>(t.rank())] = e.origin_rank();
+            }
+            CHECK(check_loop_here(t));
+        });
+        for (int o : origins) CHECK(o == failing);
+    }
 }

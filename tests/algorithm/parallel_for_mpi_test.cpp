@@ -1,13 +1,15 @@
-// parallel_for over real MPI (run by ctest under mpiexec with 2, 3 and 4 ranks):
-// every iteration exactly once, results equal to sequential, every policy, the
-// error path, size-1 communicators, a sub-communicator, gathered results,
-// request-ahead and deterministic mode.
-#include "check.hpp"
+// parallel_for over real MPI (run by ctest under mpiexec with 1, 2, 3 and 4
+// ranks): every iteration exactly once, results equal to sequential, every
+// policy, the static mappings, gathered results of trivially copyable and
+// serialized types, size-1 communicators, a sub-communicator, request-ahead
+// and deterministic mode.
+#include "../support/mpi_check.hpp"
 
 #include <loopsched/loopsched.hpp>
 
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/environment.hpp>
+#include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
 
 #include <chrono>
@@ -27,11 +29,13 @@ double work(index_t i) { return std::cos(0.01 * static_cast<double>(i)) * static
 
 /// Runs the loop on `comm`; gathers (index, value) pairs on rank 0 of `comm` and
 /// checks exactly-once and bit-identical results.
+/// (The gathers check the loop; they come after it, and a failed check still
+/// fails only the ranks that saw it.)
 bool run_and_verify(boost::mpi::communicator const& comm, index_t n, any_policy const& policy,
-                    parallel_for_options const& options) {
+                    parallel_for_options const& options, any_mapping const& mapping = dynamic_mapping{}) {
     std::vector<index_t> mine_index;
     std::vector<double> mine_value;
-    auto stats = parallel_for(comm, make_range(n), policy, [&](index_range const& part) {
+    auto stats = parallel_for(comm, make_range(n), policy, mapping, [&](index_range const& part) {
         for (index_t i : part.indices()) {
             mine_index.push_back(i);
             mine_value.push_back(work(i));
@@ -52,13 +56,13 @@ bool run_and_verify(boost::mpi::communicator const& comm, index_t n, any_policy 
             }
         for (int s : seen) ok = ok && s == 1;
     }
-    return boost::mpi::all_reduce(comm, ok, std::logical_and<bool>());
+    return ok;
 }
 
 /// Runs a gathering loop on `comm` and checks the root's values against a sequential run.
 bool run_gathered(boost::mpi::communicator const& comm, index_t n, any_policy const& policy,
-                  parallel_for_options const& options) {
-    auto out = parallel_for(comm, make_range(n), policy, [](index_range const& part, std::span<double> values) {
+                  parallel_for_options const& options, any_mapping const& mapping = dynamic_mapping{}) {
+    auto out = parallel_for(comm, make_range(n), policy, mapping, [](index_range const& part, std::span<double> values) {
         std::size_t j = 0;
         for (index_t i : part.indices()) {
             values[j++] = work(i);
@@ -73,7 +77,21 @@ bool run_gathered(boost::mpi::communicator const& comm, index_t n, any_policy co
     } else {
         ok = ok && out.values.empty();
     }
-    return boost::mpi::all_reduce(comm, ok, std::logical_and<bool>());
+    return ok;
+}
+
+/// Gathers a string per iteration (serialized, not trivially copyable) and checks them on the root.
+bool run_gathered_strings(boost::mpi::communicator const& comm, index_t n, any_policy const& policy,
+                          any_mapping const& mapping) {
+    auto text = [](index_t i) { return std::string(static_cast<std::size_t>(i % 7), 'a' + static_cast<char>(i % 26)); };
+    auto out = parallel_for(comm, make_range(n), policy, mapping, [&](index_range const& part, std::span<std::string> values) {
+        std::size_t j = 0;
+        for (index_t i : part.indices()) values[j++] = text(i);
+    }, gather<std::string>{1});
+    if (comm.rank() != 0) return out.values.empty() && out.statistics.iterations() == n;
+    bool ok = out.values.size() == static_cast<std::size_t>(n);
+    for (index_t i = 0; ok && i < n; ++i) ok = out.values[static_cast<std::size_t>(i)] == text(i);
+    return ok;
 }
 
 } // namespace
@@ -81,7 +99,7 @@ bool run_gathered(boost::mpi::communicator const& comm, index_t n, any_policy co
 int main(int argc, char** argv) {
     boost::mpi::environment env(argc, argv);
     boost::mpi::communicator world;
-    testing::tally results(world);
+    testing::tally results(world.rank());
 
     for (auto name : policy_names())
         for (std::string spec : {std::string(name), "w-" + std::string(name)})
@@ -106,6 +124,24 @@ int main(int argc, char** argv) {
         results.check(run_gathered(world, 1999, parse_policy("w-" + std::string(name)), fixed),
               "w-" + std::string(name) + " gathered, deterministic");
     }
+
+    // Static mappings: every rank runs its own chunks, no master round trips.
+    for (std::string mapping : {"block", "cyclic"})
+        for (std::string spec : {"static", "gss", "css:chunk=17", "w-fss"})
+            for (bool computes : {true, false}) {
+                parallel_for_options o;
+                o.master_computes = computes;
+                o.root = world.size() - 1;
+                o.powers.assign(static_cast<std::size_t>(world.size()), 1.0);
+                o.powers.front() = 2.0;
+                results.check(run_and_verify(world, 3001, parse_policy(spec), o, parse_mapping(mapping)),
+                              mapping + " " + spec + (computes ? " computing master" : " dedicated master"));
+                results.check(run_gathered(world, 999, parse_policy(spec), o, parse_mapping(mapping)), mapping + " " + spec + " gathered");
+            }
+    // Values of a type that travels serialized, dynamic and static.
+    results.check(run_gathered_strings(world, 1234, parse_policy("fss"), dynamic_mapping{}), "strings gathered, dynamic");
+    results.check(run_gathered_strings(world, 1234, parse_policy("css:chunk=10"), static_cyclic_mapping{}),
+                  "strings gathered, cyclic");
 
     parallel_for_options last_root;
     last_root.root = world.size() - 1;
@@ -143,12 +179,12 @@ int main(int argc, char** argv) {
     try {
         parallel_for(world, make_range(1000), css(5), [&](index_range const&) {
             std::this_thread::sleep_for(std::chrono::microseconds(500));
-            if (world.rank() == 1) throw std::runtime_error("late boom");
+            if (world.rank() == world.size() / 2) throw std::runtime_error("late boom");
         }, ahead);
     } catch (remote_error const& e) {
         origin = e.origin_rank();
     }
-    results.check(origin == 1, "remote_error with request-ahead");
+    results.check(origin == world.size() / 2, "remote_error with request-ahead");
 
     // The communicator is still usable after the failure.
     results.check(run_and_verify(world, 100, parse_policy("ss"), {}), "loop after a failure");

@@ -1,7 +1,6 @@
-// DOACROSS loops: layouts and their errors, the S adaptor and its spec strings,
-// the optimal-interval model against seed 003's Table 5.11, and the protocol on
-// the in-process transport: the four test problems bit-identical to their
-// sequential loops for many policies, intervals and rank counts.
+// parallel_for_doacross on the in-process transport: the four test problems
+// bit-identical to their sequential loops for many policies, intervals and
+// rank counts; layouts chosen and given; work while waiting; errors.
 #include "../../examples/doacross_kernels.hpp"
 
 #include <loopsched/loopsched.hpp>
@@ -17,82 +16,6 @@
 #include <vector>
 
 using namespace loopsched;
-
-TEST_CASE("layout: the library's choice for the four test problems") {
-    CHECK(choose_layout(kernels::heat::dependences{}, {60, 40}) == doacross_layout{1, 0, 1, 0});
-    CHECK(choose_layout(kernels::heat::dependences{}, {40, 60}) == doacross_layout{0, 1, 1, 0});
-    // (1,-1) forbids x as u_c; along u_s = x it is a look-ahead: skew 1.
-    CHECK(choose_layout(kernels::floyd_steinberg::dependences{}, {50, 80}) == doacross_layout{0, 1, 1, 1});
-    // Only l has no negative component; k is the largest extent left, (1,0,-1) skews it.
-    CHECK(choose_layout(kernels::hydro::dependences{}, {30, 5, 100}) == doacross_layout{0, 2, 1, 1});
-    CHECK(choose_layout(kernels::artificial::dependences{}, {64, 64}) == doacross_layout{1, 0, 8, 0});
-    // skew = max ceil(-d_s / d_c): (2,-3) needs 2.
-    CHECK(make_layout(dependence_set<2>{{2, -3}, {0, 1}}, 0, 1) == doacross_layout{0, 1, 2, 2});
-}
-
-TEST_CASE("layout: an illegal choice names the offending vector") {
-    auto message = [](auto const& f) {
-        try {
-            f();
-        } catch (invalid_parameter const& e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
-    };
-    auto const fs = kernels::floyd_steinberg::dependences{};
-    CHECK(message([&] { (void)make_layout(fs, 1, 0); }).find("(1,-1) has a negative component along u_c") != std::string::npos);
-    CHECK(message([&] { (void)make_layout(dependence_set<3>{{0, 1, -1}}, 0, 2); }).find("(0,1,-1) points back along u_s") !=
-          std::string::npos);
-    CHECK(message([&] { (void)make_layout(fs, 0, 0); }).find("must differ from u_c") != std::string::npos);
-    CHECK(message([&] { (void)make_layout(fs, 0, 2); }).find("u_s = 2") != std::string::npos);
-    CHECK(message([] { (void)dependence_set<2>{{0, -1}}; }).find("(0,-1)") != std::string::npos);
-}
-
-TEST_CASE("interval model: seed 003 Table 5.11's constants give the thesis's optimal h") {
-    // Exp #1, kids: c_d = 99 us, c_c = 0.69 us, c_p = 0.526 us, U_s = 20000, U_c = 10000, P = 10.
-    interval_costs const kids{99e-6, 0.69e-6};
-    CHECK(optimal_interval(kids, 0.526e-6, 20000, 10000, 10, 1) == doctest::Approx(28.9).epsilon(0.002));
-    CHECK(optimal_interval(kids, 0.526e-6, 20000, 10000, 10, 4) == doctest::Approx(57.6).epsilon(0.002));
-    CHECK(optimal_interval(kids, 0.526e-6, 20000, 10000, 10, 8) == doctest::Approx(81.1).epsilon(0.002));
-    // Exp #2, twins: c_c = 0.65 us, c_p = 0.319 us, U_s = 16000, U_c = 8000, P = 6.
-    interval_costs const twins{99e-6, 0.65e-6};
-    CHECK(optimal_interval(twins, 0.319e-6, 16000, 8000, 6, 1) == doctest::Approx(38.5).epsilon(0.002));
-    CHECK(optimal_interval(twins, 0.319e-6, 16000, 8000, 6, 4) == doctest::Approx(76.8).epsilon(0.002));
-    CHECK(optimal_interval(twins, 0.319e-6, 16000, 8000, 6, 8) == doctest::Approx(108.1).epsilon(0.002));
-    // 4.11 with one class is 4.6; with Chen & Xue's split (5 twins V 1223, 5 kids V 776, c_p per type) about 33.
-    worker_class const one[] = {{10, 0.526e-6, 1000}};
-    CHECK(optimal_interval(kids, 20000, one) == doctest::Approx(optimal_interval(kids, 0.526e-6, 20000, 10000, 10)));
-    worker_class const mixed[] = {{5, 0.319e-6, 1223}, {5, 0.526e-6, 776}};
-    CHECK(optimal_interval(interval_costs{99e-6, 0.69e-6}, 20000, mixed) == doctest::Approx(33.2).epsilon(0.01));
-    CHECK_THROWS_AS(optimal_interval(kids, 0.0, 20000, 10000, 1), invalid_parameter); // nothing pays for a message
-}
-
-TEST_CASE("S adaptor: spec strings, intervals and DMPS") {
-    CHECK(parse_policy("s-tss").synchronization() == sync_interval{});
-    CHECK(parse_policy("tss").synchronization() == std::nullopt);
-    CHECK(parse_policy("w-tss").synchronization() == std::nullopt);
-    CHECK(parse_policy("sw-gss:min=80,h=auto").synchronization() == sync_interval::automatic());
-    CHECK(parse_policy("s-fss:h=40").synchronization() == sync_interval::fixed(40));
-    CHECK(parse_policy("s-css:chunk=5,h=4m").synchronization() == sync_interval::points_per_worker(4));
-    CHECK(parse_policy("dmps-dtss:h=100").synchronization() == sync_interval::fixed(100));
-    CHECK(parse_policy("sw-gss:min=80").spec() == "s-w-gss:min=80");
-    CHECK(synchronized(tss{}, sync_interval::fixed(50)).spec() == "s-tss:h=50");
-    CHECK(synchronized(css(7), sync_interval::automatic()).spec() == "s-css:chunk=7,h=auto");
-    CHECK(dmps(dtss{}, 30).interval() == sync_interval::fixed(30));
-    CHECK_THROWS_AS(parse_policy("dmps-gss:h=5"), spec_error);
-    CHECK_THROWS_AS(parse_policy("dmps-tss"), spec_error);
-    CHECK_THROWS_AS(parse_policy("s-tss:h=0"), spec_error);
-    CHECK_THROWS_AS(parse_policy("s-tss:h=ten"), spec_error);
-    CHECK_THROWS_AS(parse_policy("tss:h=10"), spec_error); // h belongs to S
-    CHECK_THROWS_AS(sync_interval::fixed(0), invalid_parameter);
-    // M = 3m points by default: h = ceil(U_s / 3m).
-    CHECK(sync_interval{}.resolve(1000, 4) == 84);
-    CHECK(sync_interval::points_per_worker(5).resolve(1000, 4) == 50);
-    CHECK(sync_interval::fixed(7).resolve(1000, 4) == 7);
-    // S hands out exactly the scheme's chunks.
-    loop_info const info{1000, 4, {}};
-    CHECK(round_robin_schedule(synchronized(gss(80)), info) == round_robin_schedule(gss(80), info));
-}
 
 namespace {
 

@@ -1,0 +1,91 @@
+// Payloads: trivially copyable values travel as bytes, others through
+// Boost.Serialization, and a gathering loop returns either kind whole.
+#include <loopsched/loopsched.hpp>
+
+#include <boost/serialization/string.hpp>
+#include <boost/serialization/vector.hpp>
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+using namespace loopsched;
+
+namespace {
+
+struct particle { // a user type with its own serialize()
+    std::string name;
+    std::vector<double> position;
+    int charge = 0;
+    template <class Archive>
+    void serialize(Archive& a, unsigned) {
+        a & name & position & charge;
+    }
+    friend bool operator==(particle const&, particle const&) = default;
+};
+
+template <class T>
+std::vector<T> round_trip(std::vector<T> const& values) {
+    std::vector<std::byte> bytes;
+    write_values(bytes, std::span<T const>(values));
+    std::vector<T> back(values.size());
+    read_values(std::span<std::byte const>(bytes), std::span<T>(back));
+    return back;
+}
+
+particle make_particle(index_t i) {
+    return {"p" + std::to_string(i), std::vector<double>(static_cast<std::size_t>((i % 4 + 4) % 4), 0.5 * static_cast<double>(i)),
+            static_cast<int>(i % 3) - 1};
+}
+
+} // namespace
+
+TEST_CASE("payload: trivially copyable values as bytes, others serialized, both back whole") {
+    static_assert(travels_as_bytes<double> && travels_as_bytes<std::array<int, 3>>);
+    static_assert(!travels_as_bytes<std::string> && !travels_as_bytes<particle>);
+    CHECK(round_trip(std::vector<double>{1.5, -2.0, 1e300}) == std::vector<double>{1.5, -2.0, 1e300});
+    CHECK(round_trip(std::vector<std::string>{"", "a", std::string(1000, 'x')}) ==
+          std::vector<std::string>{"", "a", std::string(1000, 'x')});
+    std::vector<particle> ps{make_particle(1), make_particle(6), make_particle(11)};
+    CHECK(round_trip(ps) == ps);
+    CHECK(from_bytes<particle>(to_bytes(ps[1])) == ps[1]);
+    std::vector<std::byte> bytes;
+    write_values(bytes, std::span<double const>(std::vector<double>{1.0, 2.0}));
+    std::vector<double> three(3);
+    CHECK_THROWS_AS(read_values(std::span<std::byte const>(bytes), std::span<double>(three)), error);
+    std::vector<std::byte> truncated = to_bytes(std::string("hello, world"));
+    truncated.resize(4);
+    CHECK_THROWS_AS(from_bytes<std::string>(truncated), error);
+}
+
+TEST_CASE("payload: a loop gathers values of a serialized type, dynamic and static, 1-4 ranks") {
+    for (int ranks : {1, 2, 3, 4})
+        for (auto mapping : {any_mapping(dynamic_mapping{}), any_mapping(static_cyclic_mapping{})})
+            for (bool computes : {true, false}) {
+                CAPTURE(ranks);
+                CAPTURE(mapping.name());
+                CAPTURE(computes);
+                std::vector<particle> root_values;
+                in_process::run(ranks, [&](in_process::endpoint& t) {
+                    parallel_for_options o;
+                    o.master_computes = computes;
+                    auto out = parallel_for(t, make_range(500), parse_policy("fss"), mapping,
+                                            [](index_range const& part, std::span<particle> v) {
+                                                std::size_t j = 0;
+                                                for (index_t i : part.indices()) {
+                                                    v[j++] = make_particle(i);
+                                                    v[j++] = make_particle(-i);
+                                                }
+                                            },
+                                            gather<particle>{2}, o);
+                    if (t.rank() == 0) root_values = std::move(out.values);
+                    else CHECK(out.values.empty());
+                });
+                REQUIRE(root_values.size() == 1000);
+                for (index_t i = 0; i < 500; ++i) {
+                    CHECK(root_values[static_cast<std::size_t>(2 * i)] == make_particle(i));
+                    CHECK(root_values[static_cast<std::size_t>(2 * i + 1)] == make_particle(-i));
+                }
+            }
+}
