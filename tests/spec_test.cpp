@@ -93,14 +93,14 @@ TEST_CASE("bad spec strings raise spec_error naming the mistake and the valid ch
     CHECK(message("gss:minimum=3").find("no parameter 'minimum'; valid: min, round") != std::string::npos);
     CHECK(message("fac2:alpha=2").find("valid: none") != std::string::npos);
     CHECK(message("gss:min=eight").find("'min' expects an integer, got 'eight'") != std::string::npos);
-    CHECK(message("fss:alpha=").find("'alpha' expects a number, got ''") != std::string::npos);
+    CHECK(message("fss:alpha=").find("'alpha' expects a finite number, got ''") != std::string::npos);
     CHECK(message("gss:round=up").find("one of: ceil, floor") != std::string::npos);
     CHECK(message("gss:min").find("expected key=value but got 'min'") != std::string::npos);
     CHECK(message("gss:").find("has ':' but no key=value") != std::string::npos);
     CHECK(message("gss:min=2,").find("ends with ','") != std::string::npos);
     CHECK(message("gss:min=2,min=3").find("given twice") != std::string::npos);
     CHECK(message("w-nope").find("unknown policy 'nope'") != std::string::npos);
-    CHECK(message("wf:weights=1/x").find("'weights' expects a number, got 'x'") != std::string::npos);
+    CHECK(message("wf:weights=1/x").find("'weights' expects a finite number, got 'x'") != std::string::npos);
 }
 
 TEST_CASE("bad parameter values in a spec raise invalid_parameter naming parameter and value") {
@@ -124,8 +124,8 @@ TEST_CASE("bad parameter values in a spec raise invalid_parameter naming paramet
     check("fss:alpha=-1", "fss alpha", "-1");
     check("dfss:alpha=-2", "dfss alpha", "-2");
     check("fiss:stages=1", "fiss stages sigma", "1");
-    check("fiss:stages=4,x=3", "fiss X", "3");
-    check("dfiss:stages=1", "fiss stages sigma", "1");
+    check("fiss:stages=4,x=3", "fiss x", "3");
+    check("dfiss:stages=1", "dfiss stages sigma", "1");
     check("dtss:last=0", "dtss last chunk L", "0");
     check("dtss:a_min=-1", "dtss a_min", "-1");
     check("dtss:scale=0", "dtss scale", "0");

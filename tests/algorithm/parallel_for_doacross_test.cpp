@@ -11,6 +11,7 @@
 #include <chrono>
 #include <thread>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -276,4 +277,26 @@ TEST_CASE("parallel_for_doacross: errors fail every rank, policies without S are
                                               make_field<double>(&kernels::heat::initial), kernels::heat::body{}, bad),
                         invalid_parameter);
     });
+}
+
+TEST_CASE("parallel_for_doacross: h and the input halo at the limit of index_t still give the sequential result") {
+    auto const space = box<2>::from_extents({30, 40});
+    auto const expected = kernels::raw_bytes(kernels::sequential<kernels::heat>(space));
+    index_t const most = std::numeric_limits<index_t>::max();
+    for (int ranks : {2, 3}) {
+        std::vector<std::vector<char>> got(2);
+        in_process::run(ranks, [&](in_process::endpoint& t) {
+            auto a = kernels::run<kernels::heat>(t, space, any_policy(synchronized(css(4), sync_interval::fixed(most))));
+            doacross_options halo;
+            halo.input_halo = most;
+            auto b = kernels::run<kernels::heat>(t, space, parse_policy("s-css:chunk=4,h=3"), halo);
+            if (t.rank() == 0) {
+                got[0] = kernels::raw_bytes(a.arrays);
+                got[1] = kernels::raw_bytes(b.arrays);
+                CHECK(a.interval == most);
+            }
+        });
+        CHECK(got[0] == expected);
+        CHECK(got[1] == expected);
+    }
 }

@@ -3,6 +3,7 @@
 // of index_t (a loop of 2^63 - 1 iterations is legal).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -17,6 +18,10 @@ using index_t = std::int64_t;
 namespace detail {
 
 inline constexpr index_t index_max = std::numeric_limits<index_t>::max();
+
+/// Room for the products and sums of two index_t (GCC's and Clang's 128-bit
+/// integer; __extension__ keeps -Wpedantic quiet about it).
+__extension__ typedef __int128 wide_index;
 
 /// ceil(a / b) for a >= 0, b > 0, without the a + b - 1 that overflows near the limit.
 constexpr index_t ceil_div(index_t a, index_t b) noexcept { return a / b + (a % b != 0 ? 1 : 0); }
@@ -38,13 +43,23 @@ constexpr index_t clamp_to_index(double x, index_t lo = 0, index_t hi = index_ma
 }
 
 // Products of decimal-looking reals such as 1265 * 0.4 land a hair below the
-// integer in binary; the slack keeps floor/ceil on the intended side.
+// integer in binary; floor and ceil first snap a value that close to an
+// integer onto it. Snapping, not adding the slack: a count near 2^63 must not
+// move by the slack's thousands.
 inline constexpr double rounding_slack = 1e-9;
+
+/// x, or the integer it lies a hair from (a relative 1e-9, at most 1e-6, and
+/// always a few units in the last place).
+inline double snapped(double x) noexcept {
+    double const r = std::round(x), magnitude = std::abs(x);
+    double const slack = std::max(std::min(rounding_slack * (1.0 + magnitude), 1e-6), 4.0 * magnitude * 0x1p-52);
+    return std::abs(x - r) <= slack ? r : x;
+}
 
 /// floor and ceil of a real, as an index clamped to [0, index_max] (formulas
 /// clip their chunks at zero anyway, and nothing exceeds the iteration count).
-inline index_t floor_real(double x) noexcept { return clamp_to_index(std::floor(x + rounding_slack * (1.0 + std::abs(x)))); }
-inline index_t ceil_real(double x) noexcept { return clamp_to_index(std::ceil(x - rounding_slack * (1.0 + std::abs(x)))); }
+inline index_t floor_real(double x) noexcept { return clamp_to_index(std::floor(snapped(x))); }
+inline index_t ceil_real(double x) noexcept { return clamp_to_index(std::ceil(snapped(x))); }
 
 /// True when the double holds a whole number (lets formulas stay in integers).
 inline bool is_whole(double x) noexcept { return std::isfinite(x) && std::floor(x) == x; }

@@ -102,7 +102,7 @@ struct distributed_parameters {
 
     constexpr void validate(std::string_view scheme) const {
         require(a_min >= 0, std::string(scheme) + " a_min", a_min, "must be >= 0");
-        require(scale > 0.0, std::string(scheme) + " scale", scale, "must be > 0");
+        require(scale > 0.0 && scale <= 1e300, std::string(scheme) + " scale", scale, "must be a finite number > 0");
     }
     friend constexpr bool operator==(distributed_parameters const&, distributed_parameters const&) = default;
 };

@@ -79,7 +79,7 @@ struct mfsc {
         detail::validate(info);
         double const share = static_cast<double>(detail::ceil_div(info.iterations, static_cast<index_t>(info.workers)));
         index_t k = 1;
-        if (share > 2.0) k = std::max<index_t>(1, static_cast<index_t>(std::floor(share * std::log(2.0) / std::log(share) + 0.5)));
+        if (share > 2.0) k = std::max<index_t>(1, detail::clamp_to_index(std::floor(share * std::log(2.0) / std::log(share) + 0.5)));
         else if (share == 2.0) k = 2;
         return detail::fixed_chunk_state(k);
     }

@@ -21,7 +21,7 @@ public:
 
     constexpr dfiss() = default;
     constexpr explicit dfiss(index_t stages, double x = 0.0, index_t a_min = 1, double scale = 10.0)
-        : shape_(stages, x), power_{a_min, scale} {
+        : shape_(stages, x, name), power_{a_min, scale} {
         power_.validate(name);
     }
 
@@ -35,7 +35,7 @@ public:
             bump = detail::floor_real(2.0 * i * (1.0 - s / x) / (s * (s - 1.0)));
         }
         [[nodiscard]] index_t stage_sum(index_t stage, index_t remaining, double) const {
-            return stage < stages - 1 ? first + stage * bump : remaining;
+            return stage < stages - 1 ? detail::saturating_add(first, detail::saturating_mul(stage, bump)) : remaining;
         }
         [[nodiscard]] bool rounds_up(index_t stage) const noexcept { return stage >= stages - 1; }
     };

@@ -21,7 +21,7 @@ public:
 
     constexpr dfss() = default;
     constexpr explicit dfss(double alpha, index_t a_min = 1, double scale = 10.0) : alpha_(alpha), power_{a_min, scale} {
-        detail::require(alpha > 0.0, "dfss alpha", alpha, "must be > 0");
+        detail::require(alpha > 0.0 && alpha <= 1e300, "dfss alpha", alpha, "must be a finite number > 0");
         power_.validate(name);
     }
 

@@ -35,7 +35,7 @@ public:
             per_stage = std::max<index_t>(1, std::llround(total_power));
         }
         [[nodiscard]] index_t stage_sum(index_t stage, index_t, double) const {
-            return shape.sum(stage * per_stage, per_stage);
+            return shape.sum(detail::saturating_mul(stage, per_stage), per_stage);
         }
         [[nodiscard]] bool rounds_up(index_t) const noexcept { return false; }
     };

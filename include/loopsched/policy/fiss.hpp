@@ -22,13 +22,9 @@ public:
 
     constexpr fiss() = default;
     /// x = 0 means X = sigma + 2, the paper's suggestion.
-    constexpr explicit fiss(index_t stages, double x = 0.0) : stages_(stages), x_(x) {
-        detail::require(stages >= 2, "fiss stages sigma", stages, "must be >= 2");
-        detail::require(x == 0.0 || x >= static_cast<double>(stages), "fiss X", x,
-                        "must be >= sigma so that the bump B is >= 0 (or 0 for sigma + 2)");
-    }
+    constexpr explicit fiss(index_t stages, double x = 0.0) : fiss(stages, x, "fiss") {}
     [[nodiscard]] constexpr index_t stages() const noexcept { return stages_; }
-    [[nodiscard]] constexpr double x() const noexcept { return x_ == 0.0 ? static_cast<double>(stages_ + 2) : x_; }
+    [[nodiscard]] constexpr double x() const noexcept { return x_ == 0.0 ? static_cast<double>(stages_) + 2.0 : x_; }
 
     class state {
     public:
@@ -49,7 +45,8 @@ public:
         index_t stage_chunk() const {
             index_t s = stage_.stage();
             // Stages past sigma only occur when an adaptor handed out less than proposed.
-            index_t c = s < stages_ - 1 ? first_ + s * bump_ : detail::ceil_div(remaining_, workers_);
+            index_t c = s < stages_ - 1 ? detail::saturating_add(first_, detail::saturating_mul(s, bump_))
+                                        : detail::ceil_div(remaining_, workers_);
             return std::max<index_t>(1, c);
         }
         index_t remaining_, workers_, stages_;
@@ -69,6 +66,16 @@ public:
     friend constexpr bool operator==(fiss const&, fiss const&) = default;
 
 private:
+    friend class dfiss; // checks the same shape under its own name
+    /// `scheme` names the parameters in errors. More stages than 2^31 would
+    /// each get less than one iteration of any loop there is.
+    constexpr fiss(index_t stages, double x, std::string_view scheme) : stages_(stages), x_(x) {
+        detail::require(stages >= 2 && stages <= (index_t{1} << 31), std::string(scheme) + " stages sigma", stages,
+                        "must be in [2, 2^31]");
+        detail::require(x == 0.0 || (x >= static_cast<double>(stages) && x <= 1e300), std::string(scheme) + " x", x,
+                        "must be >= sigma so that the bump B is >= 0 (or 0 for sigma + 2)");
+    }
+
     index_t stages_ = 3;
     double x_ = 0.0;
 };

@@ -6,6 +6,7 @@
 #include <loopsched/policy/stage.hpp>
 
 #include <array>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -13,10 +14,13 @@ namespace loopsched {
 
 namespace detail {
 
-/// ceil(R / (alpha * p)), in integers when alpha is whole.
+/// ceil(R / (alpha * p)), in integers when alpha p is a whole number that fits.
 inline index_t factoring_chunk(index_t remaining, double alpha, index_t processors) {
-    if (is_whole(alpha)) return ceil_div(remaining, static_cast<index_t>(alpha) * processors);
-    return ceil_real(static_cast<double>(remaining) / (alpha * static_cast<double>(processors)));
+    if (remaining <= 0) return 0;
+    double const divisor = alpha * static_cast<double>(processors);
+    if (divisor >= static_cast<double>(remaining)) return 1;
+    if (is_whole(alpha) && divisor < 9.0e15) return ceil_div(remaining, static_cast<index_t>(alpha) * processors);
+    return ceil_real(static_cast<double>(remaining) / divisor);
 }
 
 /// Stages of p grants; each stage's chunk is ceil(R/(alpha p)) for R at its start.
@@ -52,7 +56,8 @@ public:
 
     constexpr fss() = default;
     constexpr explicit fss(double alpha) : alpha_(alpha) {
-        detail::require(alpha > 0.0, "fss alpha", alpha, "must be > 0");
+        detail::require(alpha > 0.0 && alpha < std::numeric_limits<double>::infinity(), "fss alpha", alpha,
+                        "must be a finite number > 0");
     }
     [[nodiscard]] constexpr double alpha() const noexcept { return alpha_; }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <optional>
 #include <span>
 #include <string>
@@ -79,10 +80,13 @@ public:
     }
 
 private:
+    /// Every real a policy takes is finite: infinity and NaN are refused here,
+    /// by key, before a formula turns them into a count.
     double to_real(std::string_view key, std::string_view text) const {
         double value{};
         auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-        if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) fail(key, text, "a number");
+        if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(value))
+            fail(key, text, "a finite number");
         return value;
     }
 

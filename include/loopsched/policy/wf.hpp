@@ -52,7 +52,8 @@ private:
 
 inline void validate_weights(std::vector<double> const& w, std::string_view scheme) {
     for (std::size_t k = 0; k < w.size(); ++k)
-        require(w[k] > 0.0, std::string(scheme) + " weight[" + std::to_string(k) + "]", w[k], "must be > 0");
+        require(w[k] > 0.0 && w[k] <= 1e300, std::string(scheme) + " weight[" + std::to_string(k) + "]", w[k],
+                "must be a finite number > 0");
 }
 
 } // namespace detail

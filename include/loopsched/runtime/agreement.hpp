@@ -157,10 +157,12 @@ std::vector<worker_status> agree(loop_link<T>& link, loop_shape const& mine, std
             hello_message const hello{mine, status};
             link.send(coordinator, kind::hello, std::as_bytes(std::span(&hello, 1)));
         }
-        if (local || mine.root != self) return {};
-        message_view const m = link.receive(); // the root learns the outcome before it grants anything
+        if (!local && mine.root != self) return {}; // the first grant (or the abort) comes to the worker's loop
+        // A rank with an error of its own hears the verdict here; the root
+        // learns the outcome before it grants anything.
+        message_view const m = link.receive();
         if (kind_of(m.tag) == kind::abort) failure::read(m).raise(self);
-        if (kind_of(m.tag) != kind::go) throw error("loopsched: protocol: the root expected the coordinator's go");
+        if (local || kind_of(m.tag) != kind::go) throw error("loopsched: protocol: unexpected message at a loop's start");
         wire_reader r(m.payload);
         std::vector<worker_status> all(static_cast<std::size_t>(ranks));
         for (auto& s : all) s = r.get<worker_status>();

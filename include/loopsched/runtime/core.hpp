@@ -208,14 +208,19 @@ private:
     }
 
     /// Parked workers: stopped once the loop is done; otherwise asked again,
-    /// since a newer status from anyone may have changed who qualifies.
+    /// since a newer status from anyone may have changed who qualifies. If
+    /// every worker still owing a message is parked, none will ask again:
+    /// rather than wait for ever, the loop fails.
     void settle_parked() {
-        if (parked_count_ == 0 || (settings_.deterministic && !client_.done())) return;
-        for (std::size_t k = 0; k < state_.size(); ++k) {
-            if (state_[k] != peer::parked) continue;
-            become(k, peer::active);
-            serve(k, *parked_[k]); // may park it again, or stop it
-        }
+        if (parked_count_ == 0) return;
+        if (!settings_.deterministic || client_.done())
+            for (std::size_t k = 0; k < state_.size(); ++k) {
+                if (state_[k] != peer::parked) continue;
+                become(k, peer::active);
+                serve(k, *parked_[k]); // may park it again, or stop it
+            }
+        if (parked_count_ > 0 && parked_count_ == owing_)
+            throw error("loopsched: the policy leaves every worker out while work remains");
     }
 
     /// Deterministic mode: serves the waiting requests strictly in worker order.
