@@ -1,9 +1,12 @@
-// Scheduling overhead on 2 ranks (1 master + 1 worker, empty body): chunk
-// assignments per second of loopsched's parallel_for against a hand-written
-// raw-MPI master-worker loop with the same messages, and against an MPI
-// ping-pong round trip, the physical limit of a request-reply protocol. Then a
-// worker's idle time per chunk with request-ahead, against one round trip.
-// Prints "<name>: ours=<value> baseline=<value> ratio=<ours/baseline>" (medians).
+// Scheduling overhead on 2 ranks, empty body: what loopsched's parallel_for
+// adds over a hand-written raw-MPI master-worker loop sending the same
+// messages, side by side in one run. Prints
+//   "<name>: ours=<value> baseline=<value> added=<ours - baseline>"  (times)
+//   "<name>: ours=<value> baseline=<value> ratio=<ours/baseline>"     (rates)
+// as medians of interleaved repetitions. Targets (issue 16): at most 0.15 us
+// added per chunk (CSS(1)) and 1.0 us per loop (a one-chunk GSS loop). Then the
+// computing master: its time per own iteration with an empty body, and the
+// median time of a one-chunk loop when both ranks compute.
 #include <loopsched/loopsched.hpp>
 
 #include <boost/mpi/collectives.hpp>
@@ -13,6 +16,7 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace loopsched;
@@ -21,87 +25,87 @@ namespace {
 
 constexpr int repetitions = 7;
 
-/// Hand-written master-worker loops with loopsched's messages: per loop,
-/// `chunks` 48-byte requests (status, timing, results count) each answered by a
-/// 16-byte chunk, one request answered by a stop, and one 48-byte report
-/// answered by a 56-byte table. Returns chunks handed out per second.
-double raw_mpi_rate(MPI_Comm comm, long long chunks, long long loops) {
+/// The sizes of loopsched's messages (see runtime/messages.hpp and agreement.hpp).
+constexpr int hello_bytes = sizeof(detail::hello_message), request_bytes = sizeof(detail::request_header),
+              work_bytes = sizeof(chunk), report_bytes = sizeof(worker_statistics) + 3 * 8,
+              table_bytes = 2 * 8 + sizeof(worker_statistics);
+
+/// Hand-written master-worker loops with loopsched's messages: per loop a
+/// hello answered by the first chunk, `chunks - 1` requests answered by a
+/// chunk, one request answered by a stop, and a report answered by the table.
+/// Returns seconds per loop.
+double raw_mpi_loop(MPI_Comm comm, long long chunks, long long loops) {
     int rank;
     MPI_Comm_rank(comm, &rank);
-    char request[48] = {}, reply[16] = {}, report[48] = {}, table[56] = {};
+    char hello[hello_bytes] = {}, request[request_bytes] = {}, reply[work_bytes] = {}, report[report_bytes] = {},
+         table[table_bytes] = {};
     MPI_Barrier(comm);
     double const start = MPI_Wtime();
     for (long long loop = 0; loop < loops; ++loop) {
         if (rank == 0) {
-            for (long long i = 0; i <= chunks; ++i) {
-                MPI_Status st;
-                MPI_Recv(request, 48, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &st);
-                MPI_Send(reply, i < chunks ? 16 : 0, MPI_BYTE, st.MPI_SOURCE, i < chunks ? 2 : 3, comm);
-            }
             MPI_Status st;
-            MPI_Recv(report, 48, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &st);
-            MPI_Send(table, 56, MPI_BYTE, st.MPI_SOURCE, 4, comm);
+            MPI_Recv(hello, hello_bytes, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &st);
+            for (long long i = 0; i <= chunks; ++i) {
+                if (i > 0) MPI_Recv(request, request_bytes, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &st);
+                MPI_Send(reply, i < chunks ? work_bytes : 0, MPI_BYTE, st.MPI_SOURCE, i < chunks ? 2 : 3, comm);
+            }
+            MPI_Recv(report, report_bytes, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &st);
+            MPI_Send(table, table_bytes, MPI_BYTE, st.MPI_SOURCE, 4, comm);
         } else {
+            MPI_Send(hello, hello_bytes, MPI_BYTE, 0, 1, comm);
             while (true) {
                 MPI_Status st;
-                MPI_Send(request, 48, MPI_BYTE, 0, 1, comm);
-                MPI_Recv(reply, 16, MPI_BYTE, 0, MPI_ANY_TAG, comm, &st);
+                MPI_Recv(reply, work_bytes, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &st);
                 if (st.MPI_TAG == 3) break;
+                MPI_Send(request, request_bytes, MPI_BYTE, 0, 1, comm);
             }
-            MPI_Send(report, 48, MPI_BYTE, 0, 5, comm);
-            MPI_Recv(table, 56, MPI_BYTE, 0, MPI_ANY_TAG, comm, MPI_STATUS_IGNORE);
+            MPI_Send(report, report_bytes, MPI_BYTE, 0, 5, comm);
+            MPI_Recv(table, table_bytes, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, MPI_STATUS_IGNORE);
         }
     }
     double elapsed = MPI_Wtime() - start;
     MPI_Bcast(&elapsed, 1, MPI_DOUBLE, 0, comm);
-    return static_cast<double>(chunks * loops) / elapsed;
+    return elapsed / static_cast<double>(loops);
 }
 
-double ping_pong_rate(MPI_Comm comm, long long round_trips) {
+double ping_pong_seconds(MPI_Comm comm, long long round_trips) {
     int rank;
     MPI_Comm_rank(comm, &rank);
-    char buffer[48] = {};
+    char buffer[request_bytes] = {};
     MPI_Barrier(comm);
     double const start = MPI_Wtime();
     for (long long i = 0; i < round_trips; ++i) {
         if (rank == 0) {
-            MPI_Send(buffer, 48, MPI_BYTE, 1, 1, comm);
-            MPI_Recv(buffer, 16, MPI_BYTE, 1, 1, comm, MPI_STATUS_IGNORE);
+            MPI_Send(buffer, request_bytes, MPI_BYTE, 1, 1, comm);
+            MPI_Recv(buffer, work_bytes, MPI_BYTE, 1, 1, comm, MPI_STATUS_IGNORE);
         } else {
-            MPI_Recv(buffer, 48, MPI_BYTE, 0, 1, comm, MPI_STATUS_IGNORE);
-            MPI_Send(buffer, 16, MPI_BYTE, 0, 1, comm);
+            MPI_Recv(buffer, request_bytes, MPI_BYTE, 0, 1, comm, MPI_STATUS_IGNORE);
+            MPI_Send(buffer, work_bytes, MPI_BYTE, 0, 1, comm);
         }
     }
     double elapsed = MPI_Wtime() - start;
     MPI_Bcast(&elapsed, 1, MPI_DOUBLE, 0, comm);
-    return static_cast<double>(round_trips) / elapsed;
+    return elapsed / static_cast<double>(round_trips);
 }
 
 struct measured {
-    double rate = 0.0;             ///< chunks handed out per second
-    long long chunks_per_loop = 0; ///< for the raw loop with the same messages
+    double seconds_per_loop = 0.0;
+    long long chunks_per_loop = 0;
 };
 
-/// Back-to-back loops until `chunks` chunks were handed out. CSS(1) does it in
-/// one loop; a decreasing scheme gives a lone worker a few chunks per loop, so
-/// its figure includes each loop's start and end, as does its raw baseline.
-measured ours_rate(boost::mpi::communicator const& world, std::string const& spec, long long chunks) {
+/// `loops` back-to-back loops of `iterations` with a dedicated master (the
+/// raw loop's pattern: one master, one worker).
+measured ours_loop(boost::mpi::communicator const& world, any_policy const& policy, index_t iterations, long long loops) {
     parallel_for_options o;
-    o.master_computes = false; // the same pattern as the raw loop: one master, one worker
-    auto policy = parse_policy(spec);
-    bool const one_loop = spec.find("css:chunk=1") != std::string::npos;
-    index_t const iterations = one_loop ? chunks : 100000;
+    o.master_computes = false;
     world.barrier();
     double const start = MPI_Wtime();
-    long long handed = 0, loops = 0;
-    while (handed < chunks) {
-        auto stats = parallel_for(world, make_range(iterations), policy, [](index_range const&) {}, o);
-        handed += stats.chunks();
-        ++loops;
-    }
+    long long chunks = 0;
+    for (long long loop = 0; loop < loops; ++loop)
+        chunks = parallel_for(world, make_range(iterations), policy, [](index_range const&) {}, o).chunks();
     double elapsed = MPI_Wtime() - start;
     boost::mpi::broadcast(world, elapsed, 0);
-    return {static_cast<double>(handed) / elapsed, handed / loops};
+    return {elapsed / static_cast<double>(loops), chunks};
 }
 
 /// Mean idle time per chunk (sending a request, waiting for the reply) of a worker whose
@@ -121,9 +125,40 @@ double idle_per_chunk(boost::mpi::communicator const& world, double ahead, doubl
     return (w.wait_seconds + (ahead > 0.0 ? 0.0 : w.comm_seconds)) / static_cast<double>(w.chunks);
 }
 
+/// Both ranks compute, empty body: the master's seconds per iteration of its
+/// own, and the loop's seconds per iteration.
+std::pair<double, double> computing_master(boost::mpi::communicator const& world, any_policy const& policy, index_t n) {
+    world.barrier();
+    auto s = parallel_for(world, make_range(n), policy, [](index_range const&) {});
+    double own = 0;
+    for (auto const& w : s.workers)
+        if (w.rank == 0) own = static_cast<double>(w.iterations);
+    return {s.parallel_seconds / std::max(1.0, own), s.parallel_seconds / static_cast<double>(n)};
+}
+
+/// Both ranks compute, empty body: the median time of a one-chunk GSS loop.
+double computing_one_chunk_loop(boost::mpi::communicator const& world, long long loops) {
+    auto const policy = parse_policy("gss");
+    std::vector<double> t;
+    for (long long i = 0; i < loops; ++i) {
+        double const start = MPI_Wtime();
+        parallel_for(world, make_range(1), policy, [](index_range const&) {});
+        t.push_back(MPI_Wtime() - start);
+    }
+    std::sort(t.begin(), t.end());
+    double m = t[t.size() / 2];
+    boost::mpi::broadcast(world, m, 0);
+    return m;
+}
+
 double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
+}
+
+void print_added(char const* name, std::vector<double> const& ours, std::vector<double> const& base) {
+    double const o = median(ours) * 1e6, b = median(base) * 1e6;
+    std::printf("%s: ours=%.3f baseline=%.3f added=%.3f\n", name, o, b, o - b);
 }
 
 } // namespace
@@ -136,35 +171,57 @@ int main(int argc, char** argv) {
         return 2;
     }
     long long const chunks = argc > 1 ? std::stoll(argv[1]) : 200000;
-    std::vector<std::string> specs{"css:chunk=1", "gss", "fss", "dtss", "w-css:chunk=1"};
-    std::vector<std::vector<double>> ours(specs.size()), raw(specs.size());
-    std::vector<double> pong, idle_off, idle_on;
-    for (int rep = 0; rep < repetitions; ++rep) { // interleaved: noise hits all alike
-        for (std::size_t s = 0; s < specs.size(); ++s) {
-            auto m = ours_rate(world, specs[s], chunks);
-            ours[s].push_back(m.rate);
-            raw[s].push_back(raw_mpi_rate(world, m.chunks_per_loop, std::max(1LL, chunks / m.chunks_per_loop)));
+    auto const css1 = parse_policy("css:chunk=1");
+    auto const gss = parse_policy("gss");
+    std::vector<std::string> const other_specs{"fss", "dtss", "w-css:chunk=1"};
+    std::vector<any_policy> others;
+    for (auto const& s : other_specs) others.push_back(parse_policy(s));
+
+    std::vector<double> chunk_ours, chunk_raw, loop_ours, loop_raw, pong, idle_off, idle_on, own_ss, all_ss, one_chunk;
+    std::vector<std::vector<double>> other_ours(others.size()), other_raw(others.size());
+    long long const loops = std::max(1LL, chunks / 4);
+    for (int rep = 0; rep < repetitions; ++rep) { // interleaved: the machine's drift hits all alike
+        auto const c = ours_loop(world, css1, chunks, 1); // one loop of `chunks` chunks
+        chunk_ours.push_back(c.seconds_per_loop / static_cast<double>(c.chunks_per_loop));
+        chunk_raw.push_back(raw_mpi_loop(world, c.chunks_per_loop, 1) / static_cast<double>(c.chunks_per_loop));
+        auto const g = ours_loop(world, gss, 1000, loops); // one chunk per loop: a lone worker gets it all
+        loop_ours.push_back(g.seconds_per_loop);
+        loop_raw.push_back(raw_mpi_loop(world, g.chunks_per_loop, loops));
+        for (std::size_t s = 0; s < others.size(); ++s) { // about `chunks` chunks in all, whatever a loop holds
+            long long const per_loop = std::max(1LL, ours_loop(world, others[s], 100000, 1).chunks_per_loop);
+            long long const n = std::max(1LL, chunks / per_loop);
+            auto const m = ours_loop(world, others[s], 100000, n);
+            other_ours[s].push_back(m.seconds_per_loop / static_cast<double>(m.chunks_per_loop));
+            other_raw[s].push_back(raw_mpi_loop(world, m.chunks_per_loop, n) / static_cast<double>(m.chunks_per_loop));
         }
-        pong.push_back(ping_pong_rate(world, chunks));
+        pong.push_back(ping_pong_seconds(world, chunks / 2));
         index_t const timed_chunks = std::max<index_t>(100, chunks / 100);
         idle_off.push_back(idle_per_chunk(world, 0.0, 20e-6, timed_chunks));
         idle_on.push_back(idle_per_chunk(world, 0.5, 20e-6, timed_chunks));
+        auto const [own, all] = computing_master(world, css1, chunks);
+        own_ss.push_back(own);
+        all_ss.push_back(all);
+        one_chunk.push_back(computing_one_chunk_loop(world, std::max(11LL, chunks / 200)));
     }
     if (world.rank() == 0) {
-        std::printf("2 ranks (1 master + 1 worker), empty body, median of %d; baselines run interleaved\n",
-                    repetitions);
-        for (std::size_t s = 0; s < specs.size(); ++s) {
-            double const o = median(ours[s]), r = median(raw[s]);
-            std::printf("assignments_per_s_%s_vs_raw_mpi: ours=%.0f baseline=%.0f ratio=%.3f\n", specs[s].c_str(), o, r,
-                        o / r);
+        std::printf("2 ranks, empty body, median of %d interleaved repetitions; times in us\n", repetitions);
+        print_added("added_us_per_chunk_css1_vs_raw_mpi", chunk_ours, chunk_raw);
+        print_added("added_us_per_loop_gss_one_chunk_vs_raw_mpi", loop_ours, loop_raw);
+        for (std::size_t s = 0; s < others.size(); ++s) {
+            double const o = median(other_ours[s]), r = median(other_raw[s]);
+            std::printf("chunk_rate_%s_vs_raw_mpi: ours=%.0f baseline=%.0f ratio=%.3f\n", other_specs[s].c_str(), 1 / o,
+                        1 / r, r / o);
         }
-        double const o = median(ours[0]), p = median(pong);
-        std::printf("assignments_per_s_css1_vs_ping_pong: ours=%.0f baseline=%.0f ratio=%.3f\n", o, p, o / p);
-        double const rtt_us = 1e6 / p;
+        double const rtt = median(pong);
+        std::printf("chunk_rate_css1_vs_ping_pong: ours=%.0f baseline=%.0f ratio=%.3f\n", 1 / median(chunk_ours), 1 / rtt,
+                    rtt / median(chunk_ours));
         double const off = median(idle_off) * 1e6, on = median(idle_on) * 1e6;
-        std::printf("idle_us_per_chunk_no_ahead_vs_round_trip: ours=%.3f baseline=%.3f ratio=%.3f\n", off, rtt_us,
-                    off / rtt_us);
-        std::printf("idle_us_per_chunk_request_ahead_vs_round_trip: ours=%.3f baseline=%.3f ratio=%.3f\n", on, rtt_us,
-                    on / rtt_us);
+        std::printf("idle_us_per_chunk_no_ahead_vs_round_trip: ours=%.3f baseline=%.3f ratio=%.3f\n", off, rtt * 1e6,
+                    off / (rtt * 1e6));
+        std::printf("idle_us_per_chunk_request_ahead_vs_round_trip: ours=%.3f baseline=%.3f ratio=%.3f\n", on, rtt * 1e6,
+                    on / (rtt * 1e6));
+        std::printf("computing_master_ns_per_own_iteration_css1: %.0f (the loop: %.0f ns per iteration)\n",
+                    median(own_ss) * 1e9, median(all_ss) * 1e9);
+        std::printf("computing_one_chunk_gss_loop_median_us: %.1f\n", median(one_chunk) * 1e6);
     }
 }

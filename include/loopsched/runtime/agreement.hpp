@@ -6,6 +6,7 @@
 // that cannot come, whatever each rank believes the root to be.
 #pragma once
 
+#include <loopsched/detail/small_vector.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/policy/request.hpp>
 #include <loopsched/runtime/link.hpp>
@@ -140,9 +141,12 @@ inline constexpr int coordinator = 0;
 /// found, if any. Returns every rank's status on the root (index = rank), and
 /// nothing on the other ranks, whose first message from the master is their
 /// first grant (or the abort). Throws the loop's failure on every rank.
+/// Every rank's status, inline for up to 16 ranks (a loop should not allocate for it).
+using status_by_rank = boost::container::small_vector<worker_status, 16>;
+
 template <Transport T>
-std::vector<worker_status> agree(loop_link<T>& link, loop_shape const& mine, std::optional<failure> const& local,
-                                 worker_status status) {
+status_by_rank agree(loop_link<T>& link, loop_shape const& mine, std::optional<failure> const& local,
+                     worker_status status) {
     int const ranks = link.size(), self = link.rank();
     if (ranks == 1) {
         if (local) local->raise(self);
@@ -164,20 +168,28 @@ std::vector<worker_status> agree(loop_link<T>& link, loop_shape const& mine, std
         if (kind_of(m.tag) == kind::abort) failure::read(m).raise(self);
         if (local || kind_of(m.tag) != kind::go) throw error("loopsched: protocol: unexpected message at a loop's start");
         wire_reader r(m.payload);
-        std::vector<worker_status> all(static_cast<std::size_t>(ranks));
+        status_by_rank all(static_cast<std::size_t>(ranks));
         for (auto& s : all) s = r.get<worker_status>();
         return all;
     }
 
-    std::vector<worker_status> all(static_cast<std::size_t>(ranks));
+    status_by_rank all(static_cast<std::size_t>(ranks));
     all[coordinator] = status;
-    std::vector<std::optional<failure>> reported(static_cast<std::size_t>(ranks));
+    // The lowest rank's failure or mismatch, so that every run names the same one.
+    std::optional<failure> reported;
+    int reported_by = ranks;
+    auto report = [&](int rank, std::optional<failure> f) {
+        if (f && rank < reported_by) {
+            reported = std::move(f);
+            reported_by = rank;
+        }
+    };
     std::optional<failure> protocol;
     for (int n = 1; n < ranks; ++n) {
         message_view const m = link.receive();
         auto const who = static_cast<std::size_t>(m.source);
         if (kind_of(m.tag) == kind::failed) {
-            reported[who] = failure::read(m);
+            report(m.source, failure::read(m));
         } else if ((kind_of(m.tag) == kind::hello || kind_of(m.tag) == kind::report) &&
                    m.payload.size() >= sizeof(hello_message)) {
             // A report starting with a hello: that rank runs the loop ahead of
@@ -185,15 +197,13 @@ std::vector<worker_status> agree(loop_link<T>& link, loop_shape const& mine, std
             hello_message h;
             std::memcpy(&h, m.payload.data(), sizeof h);
             all[who] = h.status;
-            if (!local) reported[who] = compare_shapes(mine, h.shape, m.source);
+            if (!local) report(m.source, compare_shapes(mine, h.shape, m.source));
         } else if (!protocol) {
             protocol = failure{failure::type::error, m.source, "loopsched: protocol: unexpected message at a loop's start", {}, {}, {}};
         }
     }
     // One verdict for everyone: this rank's own error, else the lowest rank's.
-    std::optional<failure> verdict = local;
-    for (std::size_t r = 0; r < reported.size() && !verdict; ++r) verdict = reported[r];
-    if (!verdict) verdict = protocol;
+    std::optional<failure> verdict = local ? local : reported ? reported : protocol;
     if (verdict) abort_everyone(link, *verdict);
     if (mine.root == coordinator) return all;
     wire_writer w;

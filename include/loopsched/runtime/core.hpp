@@ -37,17 +37,31 @@
 
 namespace loopsched::detail {
 
-/// The queues between the master and the worker that share the root's rank.
+/// Between the master and the worker that share the root's rank: the worker's
+/// messages reach the master at once, by a call (its bytes lent for the call);
+/// the master's wait in a queue for the worker's next turn, so the master
+/// never calls back into a worker that is in the middle of a step.
 struct loopback {
-    std::deque<message> to_master, to_worker;
+    void (*deliver)(void* master, message_view) = nullptr;
+    void* master = nullptr;
+    // A vector drained from the front, not a deque: libstdc++'s deque
+    // allocates when made, and the root makes this every loop.
+    std::vector<message> to_worker;
+    std::size_t next = 0;
 
-    static void post(std::deque<message>& q, int from, kind what, std::span<std::byte const> data) {
-        q.push_back(message{from, static_cast<int>(what), bytes(data.begin(), data.end())});
+    void to_master(int from, kind what, std::span<std::byte const> data) const {
+        deliver(master, message_view(from, static_cast<int>(what), data));
     }
-    static std::optional<message> pop(std::deque<message>& q) {
-        if (q.empty()) return std::nullopt;
-        message m = std::move(q.front());
-        q.pop_front();
+    void post_to_worker(int from, kind what, std::span<std::byte const> data) {
+        to_worker.push_back(message{from, static_cast<int>(what), bytes(data.begin(), data.end())});
+    }
+    std::optional<message> take_for_worker() {
+        if (next == to_worker.size()) return std::nullopt;
+        message m = std::move(to_worker[next++]);
+        if (next == to_worker.size()) { // drained: start again at the front
+            to_worker.clear();
+            next = 0;
+        }
         return m;
     }
 };
@@ -71,7 +85,7 @@ public:
     [[nodiscard]] bool is_own(std::size_t k) const noexcept { return static_cast<int>(k) == settings_.own_index; }
 
     void send_worker(std::size_t k, kind what, std::span<std::byte const> data) {
-        if (is_own(k)) loopback::post(local_.to_worker, link_.rank(), what, data);
+        if (is_own(k)) local_.post_to_worker(link_.rank(), what, data);
         else link_.send(settings_.worker_ranks[k], what, data);
     }
     /// To a rank's worker (DOACROSS: the previous chunk's holder).
@@ -153,6 +167,7 @@ public:
 
     [[nodiscard]] bool finished() const noexcept { return owing_ == 0; }
     [[nodiscard]] double started() const noexcept { return start_; }
+    [[nodiscard]] runtime_settings const& settings() const noexcept { return settings_; }
 
     /// The loop is over: every rank gets the table; the root keeps the trace.
     loop_statistics close() {
@@ -293,7 +308,7 @@ public:
     [[nodiscard]] loop_link<T>& link() noexcept { return link_; }
 
     void send_master(kind what, std::span<std::byte const> data) {
-        if (local_) loopback::post(local_->to_master, link_.rank(), what, data);
+        if (local_) local_->to_master(link_.rank(), what, data);
         else link_.send(settings_.root, what, data);
     }
     /// To another rank's worker (never this one).
@@ -314,7 +329,8 @@ private:
 
 /// The worker's side of the protocol for any client. The client provides:
 ///   void on_work(message_view)          a grant arrived;
-///   bool can_step(), void step()         one bounded piece of work, if any is ready;
+///   bool can_step(), double step()       one bounded piece of work, if any is ready
+///                                        (step returns the clock at its end, or 0);
 ///   bool poll_after_step()               look for messages after each step (not only when idle);
 ///   void on_message(kind, message_view)  the algorithm's own kinds;
 ///   worker_statistics statistics(double stopped), result_blocks& results(),
@@ -349,7 +365,8 @@ public:
     }
 
     [[nodiscard]] bool can_step() { return !reported_ && client_.can_step(); }
-    void step() { client_.step(); }
+    /// One step; returns the clock at its end when the client read it, else 0.
+    double step() { return client_.step(); }
     [[nodiscard]] bool poll_after_step() const { return client_.poll_after_step(); }
     /// Remote: the table arrived. Local (on the root): the report left.
     [[nodiscard]] bool finished() const noexcept { return finished_; }
@@ -451,25 +468,33 @@ inline bool is_for_master(kind k) noexcept {
 
 /// The root's loop: the master, and its own worker when it computes (stepped
 /// between messages: a step keeps a request waiting about one poll interval).
+/// After a step the transport is looked at only if `probe_gap` has passed since
+/// the last look: a look (MPI_Iprobe) costs as much as a short step's own
+/// bookkeeping, and a request then waits at most that gap longer.
 template <Transport T, class MasterClient, class WorkerClient>
 loop_statistics run_root(loop_link<T>& link, loopback& local, master_core<T, MasterClient>& master,
                          worker_core<T, WorkerClient>* own, std::span<worker_status const> opening) {
+    local.master = &master;
+    local.deliver = [](void* m, message_view v) { static_cast<master_core<T, MasterClient>*>(m)->handle(v); };
     auto dispatch = [&](message_view m) {
         if (is_for_master(kind_of(m.tag))) master.handle(m);
         else if (own) own->handle(m);
         else throw error("loopsched: protocol: a worker's message reached a master that does not compute");
     };
+    double const probe_gap = master.settings().poll_interval / 16;
+    double looked = 0.0;
     master.open(opening);
     while (true) {
-        if (auto m = loopback::pop(local.to_master)) {
-            master.handle(*m);
-        } else if (auto n = loopback::pop(local.to_worker)) {
+        if (auto n = local.take_for_worker()) {
             own->handle(*n);
         } else if (master.finished() && (!own || own->finished())) {
             break;
         } else if (own && own->can_step()) {
-            own->step();
-            while (auto v = link.try_receive()) dispatch(*v);
+            double const done = own->step();
+            if (done == 0.0 || done - looked >= probe_gap) {
+                looked = done;
+                while (auto v = link.try_receive()) dispatch(*v);
+            }
         } else {
             dispatch(wait_for_message(link, own));
         }

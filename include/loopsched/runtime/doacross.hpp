@@ -207,7 +207,8 @@ auto run_doacross(C& source, box<N> const& space, D const& deps, P const& policy
     } catch (...) {
         local = failure::current(self, false);
     }
-    auto const opening = agree(link, shape, local, plan.profile.status());
+    auto const agreed = agree(link, shape, local, plan.profile.status());
+    std::span<worker_status const> const opening(agreed.data(), agreed.size());
 
     result_type out;
     out.layout = layout;

@@ -52,7 +52,10 @@ public:
         }
         return true;
     }
-    void step() { compute_tile(); }
+    double step() {
+        compute_tile();
+        return 0.0; // the tile's end is not at hand here: the runner looks for messages after every tile
+    }
     [[nodiscard]] bool poll_after_step() const noexcept { return true; }
 
     void on_message(kind what, message_view m) {
@@ -357,7 +360,7 @@ private:
     std::optional<held> current_;
     windows_t windows_, last_windows_;
     outgoing out_;
-    std::deque<message> early_;
+    std::vector<message> early_; // (a deque would allocate when made, every loop)
     result_blocks results_;
     chunk_timing last_timing_{};
     bool asked_ = true; ///< the hello was the first request

@@ -215,18 +215,17 @@ public:
 
     void on_work(message_view m) {
         chunk const c = wire_reader(m.payload).get<chunk>();
-        if (port_.is_local()) {
+        if (port_.is_local()) { // its clock is read when its first step begins
             current_ = c;
             next_ = c.first;
             chunk_compute_ = 0.0;
-            received_ = port_.now();
             body_.begin(c);
         } else {
             run_whole(c);
         }
     }
     [[nodiscard]] bool can_step() const noexcept { return current_.has_value(); }
-    void step() { run_slice(); }
+    double step() { return run_slice(); }
     [[nodiscard]] bool poll_after_step() const noexcept { return false; }
     void on_message(kind, message_view m) {
         throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) + " at a DOALL worker");
@@ -315,11 +314,13 @@ private:
 
     /// One step of the root's own chunk: as many iterations as fit in one poll
     /// interval by the last step's time per iteration (at least one, at most
-    /// twice the last step); deterministic runs take the chunk whole.
-    void run_slice() {
+    /// twice the last step); deterministic runs take the chunk whole. Returns
+    /// the clock at its end.
+    double run_slice() {
         chunk const c = *current_;
         index_t const slice = settings_.deterministic ? c.end() - next_ : std::min(slice_, c.end() - next_);
         double const begin = port_.now();
+        if (next_ == c.first) received_ = begin;
         run(chunk{next_, slice});
         double const end = port_.now();
         next_ += slice;
@@ -329,7 +330,7 @@ private:
         index_t const most = saturating_mul(slice_, 2); // at most doubling
         double const fit = per_iteration > 0.0 ? settings_.poll_interval / per_iteration : static_cast<double>(most);
         slice_ = fit < static_cast<double>(most) ? std::max<index_t>(1, static_cast<index_t>(fit)) : most;
-        if (next_ < c.end()) return;
+        if (next_ < c.end()) return end;
         current_.reset();
         if (settings_.trace) trace_.push_back({port_.rank(), c.first, c.size, received_, end});
         last_ = settings_.deterministic ? modelled_timing(c.size, profile_.power)
@@ -338,6 +339,7 @@ private:
         ++mine_.chunks;
         status_ = profile_.status(end);
         port_.request(status_, last_, pending_);
+        return end;
     }
 
     worker_port<T>& port_;
@@ -412,7 +414,8 @@ loop_statistics run_doall(C& source, S const& space, P const& policy, M const& m
     doall_body<S, Body, R> run(space, o.dimension, body, per_iteration, root_values);
     if (mapping.ahead_of_time()) return run_ahead(link, shape, local, plan, policy, mapping, run);
 
-    auto const opening = agree(link, shape, local, plan.profile.status());
+    auto const agreed = agree(link, shape, local, plan.profile.status());
+    std::span<worker_status const> const opening(agreed.data(), agreed.size());
     if (is_root) {
         return as_root(link, [&](bool& aborted) {
             loopback local_queues;

@@ -13,6 +13,7 @@
 #include <optional>
 #include <span>
 #include <utility>
+#include <vector>
 
 namespace loopsched::detail {
 
@@ -56,10 +57,7 @@ int tag_bound_of(T const& t) {
 template <Transport T>
 class loop_link {
 public:
-    explicit loop_link(channel<T>& ch) : ch_(ch), t_(ch.transport()) {
-        int bits = 0;
-        for (long long bound = static_cast<long long>(tag_bound_of(t_)) + 1; bound > 1; bound >>= 1) ++bits;
-        loop_mask_ = (std::uint32_t{1} << std::clamp(bits - kind_bits, 2, 26)) - 1;
+    explicit loop_link(channel<T>& ch) : ch_(ch), t_(ch.transport()), loop_mask_(mask_of(ch)) {
         loop_ = static_cast<std::uint32_t>(ch.begin_loop()) & loop_mask_;
         if (!ch.later().empty()) take_arrived_early();
     }
@@ -78,7 +76,7 @@ public:
 
     /// The loop's next message from any rank; blocks. The view lives until the next receive.
     message_view receive() {
-        if (!early_.empty()) return take_early();
+        if (next_early_ < early_.size()) return take_early();
         while (true) {
             message_view const v = receive_view(t_, any_source, any_tag, held_);
             if (is_current(v.tag)) return v;
@@ -87,7 +85,7 @@ public:
     }
     /// As receive(), without blocking.
     std::optional<message_view> try_receive() {
-        if (!early_.empty()) return take_early();
+        if (next_early_ < early_.size()) return take_early();
         while (auto v = try_receive_view(t_, any_source, any_tag, held_)) {
             if (is_current(v->tag)) return v;
             keep_if_later(*v);
@@ -96,6 +94,16 @@ public:
     }
 
 private:
+    /// The loop bits the transport's tags leave, asked of the transport once per channel.
+    static std::uint32_t mask_of(channel<T>& ch) {
+        if (ch.loop_mask() == 0) {
+            int bits = 0;
+            for (long long bound = static_cast<long long>(tag_bound_of(ch.transport())) + 1; bound > 1; bound >>= 1) ++bits;
+            ch.set_loop_mask((std::uint32_t{1} << std::clamp(bits - kind_bits, 2, 26)) - 1);
+        }
+        return ch.loop_mask();
+    }
+
     [[nodiscard]] std::uint32_t distance(int tag) const noexcept {
         return ((static_cast<std::uint32_t>(tag) >> kind_bits) - loop_) & loop_mask_;
     }
@@ -118,15 +126,17 @@ private:
         later = std::move(keep);
     }
     message_view take_early() {
-        held_ = std::move(early_.front());
-        early_.pop_front();
+        held_ = std::move(early_[next_early_++]);
         return held_;
     }
 
     channel<T>& ch_;
     T& t_;
     std::uint32_t loop_mask_ = 0, loop_ = 0;
-    std::deque<message> early_;
+    // A vector, not a deque: libstdc++'s deque allocates when made, and a loop
+    // makes its link every time; this one stays empty but after a failure.
+    std::vector<message> early_;
+    std::size_t next_early_ = 0;
     message held_; // the message a view points into, for transports that cannot lend their bytes
 };
 

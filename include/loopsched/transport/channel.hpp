@@ -48,10 +48,14 @@ public:
     /// Messages received for a loop after the one running (a fast rank's next
     /// loop starting while this rank still finishes a failed one), oldest first.
     [[nodiscard]] std::deque<message>& later() noexcept { return later_; }
+    /// The loop numbers' bits in a tag, once known (0: not yet).
+    [[nodiscard]] std::uint32_t loop_mask() const noexcept { return loop_mask_; }
+    void set_loop_mask(std::uint32_t mask) noexcept { loop_mask_ = mask; }
 
 private:
     T transport_;
     std::uint64_t loops_ = 0;
+    std::uint32_t loop_mask_ = 0;
     std::deque<message> later_;
 };
 

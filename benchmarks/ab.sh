@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Same-binary A/B of this tree's engines against an earlier commit's:
+#   bash benchmarks/ab.sh [COMMIT] [ROUNDS]     (default: the commit before the runtime core)
+# The old headers are taken with git archive, renamed to loopsched_old, and
+# compiled with the current ones into one program (benchmarks/ab/ab.cpp), run
+# on 2 ranks. Needs the packages ./run installs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+commit=${1:-3d4b741}
+rounds=${2:-41}
+work=build/ab
+rm -rf "$work" && mkdir -p "$work/old"
+git archive "$commit" include | tar -x -C "$work/old"
+mv "$work/old/include/loopsched" "$work/old/include/loopsched_old"
+grep -rl . "$work/old/include/loopsched_old" | xargs sed -i \
+  -e 's|<loopsched/|<loopsched_old/|g' -e 's|namespace loopsched\b|namespace loopsched_old|g' \
+  -e 's|loopsched::|loopsched_old::|g'
+mpi_flags=$(mpicxx --showme:compile)
+mpi_libs=$(mpicxx --showme:link)
+g++ -std=c++20 -O2 -g -DNDEBUG -Iinclude -I"$work/old/include" $mpi_flags benchmarks/ab/ab.cpp -o "$work/ab" \
+  -lboost_mpi -lboost_serialization $mpi_libs
+OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpiexec -n 2 "$work/ab" "$rounds"
