@@ -3,7 +3,8 @@
 // own checks found. The coordinator compares them all, so arguments that differ
 // across ranks, or fail on one rank only, end the loop on every rank with the
 // same invalid_parameter before any body runs; no rank waits for a message
-// that cannot come, whatever each rank believes the root to be.
+// that cannot come, whatever each rank believes the root to be. Also the
+// exchanges every algorithm ends with: the abort, a failure told, the table.
 #pragma once
 
 #include <loopsched/detail/small_vector.hpp>
@@ -16,6 +17,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -134,6 +136,75 @@ template <Transport T>
     f.raise(link.rank());
 }
 
+/// Tells `to` (the master or the coordinator) that this rank failed, then
+/// waits for the verdict every rank receives and throws it; the loop's other
+/// messages mean nothing now.
+template <Transport T>
+[[noreturn]] void tell_and_wait(loop_link<T>& link, int to, failure const& f) {
+    wire_writer out;
+    f.write(out);
+    link.send(to, kind::failed, out.view());
+    while (true) {
+        message_view const m = link.receive();
+        if (kind_of(m.tag) == kind::abort) failure::read(m).raise(link.rank());
+    }
+}
+
+/// Sends the loop's table to every rank but this one.
+template <Transport T>
+void send_table_to_everyone(loop_link<T>& link, loop_statistics const& table) {
+    wire_writer w;
+    auto const encoded = encode_table(w, table);
+    for (int r = 0; r < link.size(); ++r)
+        if (r != link.rank()) link.send(r, kind::table, encoded);
+}
+
+/// What the coordinator makes of the other ranks' first words in a loop (or,
+/// ahead of time, their last): a failure one reports, a shape that differs
+/// from its own, or a message that has no business there. The verdict names
+/// the lowest rank's, so every run of the same mistake reads the same.
+class shape_check {
+public:
+    /// `checking`: compare shapes (not when the coordinator's own check failed).
+    shape_check(loop_shape const& mine, bool checking) : mine_(mine), checking_(checking) {}
+
+    /// One rank's message (a hello, or a report that opens with one); its hello if it had one.
+    std::optional<hello_message> take(message_view m) {
+        kind const k = kind_of(m.tag);
+        if (k == kind::failed) {
+            note(m.source, failure::read(m));
+        } else if ((k == kind::hello || k == kind::report) && m.payload.size() >= sizeof(hello_message)) {
+            // A report that opens with a hello comes from a rank that runs the loop
+            // ahead of time (a static mapping): its shape names the difference.
+            hello_message h;
+            std::memcpy(&h, m.payload.data(), sizeof h);
+            if (checking_) note(m.source, compare_shapes(mine_, h.shape, m.source));
+            return h;
+        } else if (!protocol_) {
+            protocol_ = failure{failure::type::error, m.source, "loopsched: protocol: a message out of place at a loop's start or end",
+                                {}, {}, {}};
+        }
+        return std::nullopt;
+    }
+    /// This rank's own error, else the lowest rank's, else a protocol error; nullopt if all is well.
+    [[nodiscard]] std::optional<failure> verdict(std::optional<failure> const& own) const {
+        return own ? own : reported_ ? reported_ : protocol_;
+    }
+
+private:
+    void note(int rank, std::optional<failure> f) {
+        if (f && rank < reported_by_) {
+            reported_ = std::move(f);
+            reported_by_ = rank;
+        }
+    }
+
+    loop_shape const& mine_;
+    bool checking_;
+    std::optional<failure> reported_, protocol_;
+    int reported_by_ = std::numeric_limits<int>::max();
+};
+
 /// The coordinator of every loop's agreement: rank 0, whatever the arguments say.
 inline constexpr int coordinator = 0;
 
@@ -153,20 +224,14 @@ status_by_rank agree(loop_link<T>& link, loop_shape const& mine, std::optional<f
         return {status};
     }
     if (self != coordinator) {
-        wire_writer w;
-        if (local) {
-            local->write(w);
-            link.send(coordinator, kind::failed, w.view());
-        } else {
-            hello_message const hello{mine, status};
-            link.send(coordinator, kind::hello, std::as_bytes(std::span(&hello, 1)));
-        }
-        if (!local && mine.root != self) return {}; // the first grant (or the abort) comes to the worker's loop
-        // A rank with an error of its own hears the verdict here; the root
-        // learns the outcome before it grants anything.
+        if (local) tell_and_wait(link, coordinator, *local);
+        hello_message const hello{mine, status};
+        link.send(coordinator, kind::hello, std::as_bytes(std::span(&hello, 1)));
+        if (mine.root != self) return {}; // the first grant (or the abort) comes to the worker's loop
+        // The root learns the outcome before it grants anything.
         message_view const m = link.receive();
         if (kind_of(m.tag) == kind::abort) failure::read(m).raise(self);
-        if (local || kind_of(m.tag) != kind::go) throw error("loopsched: protocol: unexpected message at a loop's start");
+        if (kind_of(m.tag) != kind::go) throw error("loopsched: protocol: unexpected message at a loop's start");
         wire_reader r(m.payload);
         status_by_rank all(static_cast<std::size_t>(ranks));
         for (auto& s : all) s = r.get<worker_status>();
@@ -175,35 +240,12 @@ status_by_rank agree(loop_link<T>& link, loop_shape const& mine, std::optional<f
 
     status_by_rank all(static_cast<std::size_t>(ranks));
     all[coordinator] = status;
-    // The lowest rank's failure or mismatch, so that every run names the same one.
-    std::optional<failure> reported;
-    int reported_by = ranks;
-    auto report = [&](int rank, std::optional<failure> f) {
-        if (f && rank < reported_by) {
-            reported = std::move(f);
-            reported_by = rank;
-        }
-    };
-    std::optional<failure> protocol;
+    shape_check check(mine, !local);
     for (int n = 1; n < ranks; ++n) {
         message_view const m = link.receive();
-        auto const who = static_cast<std::size_t>(m.source);
-        if (kind_of(m.tag) == kind::failed) {
-            report(m.source, failure::read(m));
-        } else if ((kind_of(m.tag) == kind::hello || kind_of(m.tag) == kind::report) &&
-                   m.payload.size() >= sizeof(hello_message)) {
-            // A report starting with a hello: that rank runs the loop ahead of
-            // time (a static mapping), so its shape names the difference.
-            hello_message h;
-            std::memcpy(&h, m.payload.data(), sizeof h);
-            all[who] = h.status;
-            if (!local) report(m.source, compare_shapes(mine, h.shape, m.source));
-        } else if (!protocol) {
-            protocol = failure{failure::type::error, m.source, "loopsched: protocol: unexpected message at a loop's start", {}, {}, {}};
-        }
+        if (auto h = check.take(m)) all[static_cast<std::size_t>(m.source)] = h->status;
     }
-    // One verdict for everyone: this rank's own error, else the lowest rank's.
-    std::optional<failure> verdict = local ? local : reported ? reported : protocol;
+    std::optional<failure> const verdict = check.verdict(local);
     if (verdict) abort_everyone(link, *verdict);
     if (mine.root == coordinator) return all;
     wire_writer w;

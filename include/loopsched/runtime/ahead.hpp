@@ -93,15 +93,10 @@ loop_statistics run_ahead(loop_link<T>& link, loop_shape const& shape, std::opti
     }
 
     if (self != coordinator) {
+        if (failed) tell_and_wait(link, coordinator, *failed);
         wire_writer w;
-        if (failed) {
-            failed->write(w);
-            link.send(coordinator, kind::failed, w.view());
-        } else {
-            link.send(coordinator, kind::report,
-                      encode_ahead_report(w, shape, plan.profile.status(), mine, settings.trace ? link.now() : 0.0,
-                                          results, trace));
-        }
+        link.send(coordinator, kind::report,
+                  encode_ahead_report(w, shape, plan.profile.status(), mine, settings.trace ? link.now() : 0.0, results, trace));
         loop_statistics table;
         while (true) {
             message_view const m = link.receive();
@@ -124,71 +119,44 @@ loop_statistics run_ahead(loop_link<T>& link, loop_shape const& shape, std::opti
 
     // The coordinator: every other rank's report (or failure), then the verdict.
     if (failed) abort_everyone(link, *failed); // the others stop at their next look
-    std::vector<std::optional<failure>> reported(static_cast<std::size_t>(ranks));
     std::vector<message> reports(static_cast<std::size_t>(ranks));
-    std::optional<failure> protocol;
+    shape_check check(shape, true);
     auto take = [&](message_view m) {
-        auto const who = static_cast<std::size_t>(m.source);
-        kind const k = kind_of(m.tag);
-        if (k == kind::failed) {
-            reported[who] = failure::read(m);
-        } else if ((k == kind::report || k == kind::hello) && m.payload.size() >= sizeof(hello_message)) {
-            hello_message h;
-            std::memcpy(&h, m.payload.data(), sizeof h);
-            if (!failed) reported[who] = compare_shapes(shape, h.shape, m.source);
-            if (k == kind::report) reports[who] = message{m.source, m.tag, bytes(m.payload.begin(), m.payload.end())};
-        } else if (!protocol) {
-            protocol = failure{failure::type::error, m.source, "loopsched: protocol: unexpected message at a loop's end", {}, {}, {}};
-        }
+        if (check.take(m) && kind_of(m.tag) == kind::report)
+            reports[static_cast<std::size_t>(m.source)] = message{m.source, m.tag, bytes(m.payload.begin(), m.payload.end())};
     };
     for (auto const& m : early) take(m);
     for (auto n = early.size(); n + 1 < static_cast<std::size_t>(ranks); ++n) take(link.receive());
-    std::optional<failure> outcome = failed;
-    for (std::size_t r = 0; r < reported.size() && !outcome; ++r) outcome = reported[r];
-    if (!outcome) outcome = protocol;
-    if (outcome) abort_everyone(link, *outcome);
+    if (auto const outcome = check.verdict(std::nullopt)) abort_everyone(link, *outcome);
 
     loop_statistics table;
     table.workers.resize(settings.workers());
-    wire_writer forward; // to the root, when it is another rank
-    result_blocks forwarded = root != coordinator ? results : result_blocks{};
+    result_blocks forwarded = root != coordinator ? results : result_blocks{}; // to the root, when it is another rank
     std::vector<chunk_event> events = trace;
-    for (int r = 0; r < ranks; ++r) {
-        int const k = settings.index_of(r);
-        worker_statistics w = mine;
-        if (r != coordinator) {
-            double const received = link.now();
-            wire_reader rd(reports[static_cast<std::size_t>(r)].payload);
-            (void)rd.get<hello_message>();
-            w = rd.get<worker_statistics>();
-            double const offset = received - rd.get<double>(); // their clock -> ours
-            read_result_blocks(rd, rd.get<std::uint64_t>(), [&](index_t first, index_t size, std::span<std::byte const> b) {
-                if (root == coordinator) body.take(first, size, b);
-                else std::ranges::copy(b, forwarded.add(first, size, b.size()).begin());
-            });
-            for (auto n = rd.get<std::size_t>(); n > 0; --n) {
-                auto e = rd.get<chunk_event>();
-                e.start += offset;
-                e.end += offset;
-                events.push_back(e);
-            }
-        }
-        if (k >= 0) table.workers[static_cast<std::size_t>(k)] = w;
-    }
-    for (auto& e : events) {
+    for (auto& e : events) { // the coordinator's own: its clock, onto loop time
         e.start -= start;
         e.end -= start;
     }
+    for (int r = 0; r < ranks; ++r) {
+        worker_statistics w = mine;
+        if (r != coordinator) {
+            wire_reader rd(reports[static_cast<std::size_t>(r)].payload);
+            (void)rd.get<hello_message>();
+            w = read_report(rd, link.now(), start, [&](index_t first, index_t size, std::span<std::byte const> b) {
+                if (root == coordinator) body.take(first, size, b);
+                else std::ranges::copy(b, forwarded.add(first, size, b.size()).begin());
+            }, events);
+        }
+        if (int const k = settings.index_of(r); k >= 0) table.workers[static_cast<std::size_t>(k)] = w;
+    }
     table.parallel_seconds = link.now() - start;
     if (root != coordinator) {
+        wire_writer forward;
         forward.put(forwarded.count()).put_raw(forwarded.blocks()).put(events.size());
         for (auto const& e : events) forward.put(e);
         link.send(root, kind::report, forward.view());
     }
-    wire_writer w;
-    auto const encoded = encode_table(w, table);
-    for (int r = 0; r < ranks; ++r)
-        if (r != coordinator) link.send(r, kind::table, encoded);
+    send_table_to_everyone(link, table);
     if (root == coordinator) {
         table.trace = std::move(events);
         std::ranges::sort(table.trace, {}, &chunk_event::start);

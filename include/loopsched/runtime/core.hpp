@@ -172,10 +172,7 @@ public:
     /// The loop is over: every rank gets the table; the root keeps the trace.
     loop_statistics close() {
         loop_statistics table{port_.now() - start_, std::move(port_.statistics()), {}};
-        wire_writer w;
-        auto const encoded = encode_table(w, table);
-        for (std::size_t k = 0; k < state_.size(); ++k)
-            if (!port_.is_own(k)) port_.send_worker(k, kind::table, encoded);
+        send_table_to_everyone(port_.link(), table);
         table.trace = std::move(trace_);
         std::ranges::sort(table.trace, {}, &chunk_event::start);
         return table;
@@ -259,17 +256,9 @@ private:
     void take_report(std::size_t k, message_view m) {
         double const received = settings_.trace ? port_.now() : 0.0; // places the trace's events only
         wire_reader r(m.payload);
-        auto const w = r.get<worker_statistics>();
-        double const offset = received - r.get<double>() - start_; // worker clock -> loop time
-        read_result_blocks(r, r.get<std::uint64_t>(), [&](index_t first, index_t size, std::span<std::byte const> b) {
+        auto const w = read_report(r, received, start_, [&](index_t first, index_t size, std::span<std::byte const> b) {
             client_.take_result(first, size, b);
-        });
-        for (auto n = r.get<std::size_t>(); n > 0; --n) {
-            auto e = r.get<chunk_event>();
-            e.start += offset;
-            e.end += offset;
-            trace_.push_back(e);
-        }
+        }, trace_);
         auto& s = port_.statistics()[k];
         s.compute_seconds = w.compute_seconds;
         s.wait_seconds = w.wait_seconds;
@@ -406,14 +395,7 @@ loop_statistics as_worker(loop_link<T>& link, int root, Part&& part) {
         return part(verdict);
     } catch (...) {
         if (verdict) throw;
-        failure const f = failure::current(link.rank(), true);
-        wire_writer out;
-        f.write(out);
-        link.send(root, kind::failed, out.view());
-        while (true) {
-            message_view const m = link.receive(); // the loop's other messages mean nothing now
-            if (kind_of(m.tag) == kind::abort) failure::read(m).raise(link.rank());
-        }
+        tell_and_wait(link, root, failure::current(link.rank(), true));
     }
 }
 
@@ -500,6 +482,36 @@ loop_statistics run_root(loop_link<T>& link, loopback& local, master_core<T, Mas
         }
     }
     return master.close();
+}
+
+/// A loop on this rank once its opening is agreed: on the root, the master
+/// (its client from `make_master(master_port&)`) and, when it computes, its own
+/// worker; elsewhere a worker (its client from `make_worker(worker_port&)`).
+/// Failures anywhere in it end the loop on every rank (as_root, as_worker).
+template <Transport T, class MakeMaster, class MakeWorker>
+loop_statistics run_loop(loop_link<T>& link, runtime_settings const& settings, std::span<worker_status const> opening,
+                         MakeMaster&& make_master, MakeWorker&& make_worker) {
+    using worker_client = decltype(make_worker(std::declval<worker_port<T>&>()));
+    if (link.rank() == settings.root)
+        return as_root(link, [&](bool& aborted) {
+            loopback local;
+            master_port<T> mport(link, settings, local);
+            auto granting = make_master(mport);
+            master_core<T, decltype(granting)> master(mport, granting, aborted);
+            if (settings.own_index < 0)
+                return run_root<T, decltype(granting), worker_client>(link, local, master, nullptr, opening);
+            bool verdict = false; // the root's own worker never receives one: the master decides
+            worker_port<T> wport(link, settings, &local);
+            auto working = make_worker(wport);
+            worker_core<T, worker_client> own(wport, working, verdict);
+            return run_root(link, local, master, &own, opening);
+        });
+    return as_worker(link, settings.root, [&](bool& verdict) {
+        worker_port<T> port(link, settings, nullptr);
+        auto working = make_worker(port);
+        worker_core<T, worker_client> core(port, working, verdict);
+        return run_worker(link, core);
+    });
 }
 
 } // namespace loopsched::detail

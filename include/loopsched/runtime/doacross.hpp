@@ -213,55 +213,37 @@ auto run_doacross(C& source, box<N> const& space, D const& deps, P const& policy
     result_type out;
     out.layout = layout;
     doacross_geometry<N> geo(space, layout, interval.resolve(space.extent(layout.sync_dim), plan.info.workers), o.input_halo);
-    if (is_root) {
-        out.statistics = as_root(link, [&](bool& aborted) {
-            if (interval.how() == sync_interval::kind::automatic) {
-                // The root and its first other rank measure the link; the root
-                // times the body. With no optimum (one worker, or free messages)
-                // or a body that throws on the sample, the default M = 3m
-                // stands, and the loop itself reports a failing body on every rank.
-                int const partner = o.root == 0 ? 1 : 0;
-                std::size_t const unit_bytes =
-                    static_cast<std::size_t>(std::max<index_t>(1, layout.reach)) *
-                    static_cast<std::size_t>(space.size() / std::max<index_t>(1, geo.extent_c() * geo.extent_s())) *
-                    (sizeof(typename F::value_type) + ...);
-                interval_costs const costs = measure_link(link, partner, unit_bytes);
-                try {
-                    double const cost = measure_cost(link, geo, body, fields);
-                    double const power = o.powers.empty() ? 1.0 : o.powers[static_cast<std::size_t>(o.root)];
-                    geo.h = model_interval(policy, plan.info, geo.extent_s(), layout.reach, costs, cost, power);
-                } catch (std::exception const&) {
-                }
+    out.interval = geo.h;
+    windows_t* const results = o.gather && is_root ? &out.arrays : nullptr;
+    auto make_master = [&](master_port<T>& port) {
+        if (interval.how() == sync_interval::kind::automatic) {
+            // The root and its first other rank measure the link; the root
+            // times the body. With no optimum (one worker, or free messages)
+            // or a body that throws on the sample, the default M = 3m stands,
+            // and the loop itself reports a failing body on every rank.
+            int const partner = o.root == 0 ? 1 : 0;
+            std::size_t const unit_bytes = static_cast<std::size_t>(std::max<index_t>(1, layout.reach)) *
+                                           static_cast<std::size_t>(space.size() / std::max<index_t>(1, geo.extent_c() * geo.extent_s())) *
+                                           (sizeof(typename F::value_type) + ...);
+            interval_costs const costs = measure_link(link, partner, unit_bytes);
+            try {
+                double const cost = measure_cost(link, geo, body, fields);
+                double const power = o.powers.empty() ? 1.0 : o.powers[static_cast<std::size_t>(o.root)];
+                geo.h = model_interval(policy, plan.info, geo.extent_s(), layout.reach, costs, cost, power);
+            } catch (std::exception const&) {
             }
-            if (o.gather)
-                [&]<std::size_t... I>(std::index_sequence<I...>) { (std::get<I>(out.arrays).reset(space), ...); }(
-                    std::index_sequence_for<F...>{});
-            windows_t* results = o.gather ? &out.arrays : nullptr;
-            loopback local_queues;
-            master_port<T> mport(link, plan.settings, local_queues);
-            doacross_master<T, P, N, windows_t> granting(mport, geo, policy, plan.info, results);
-            master_core<T, decltype(granting)> master(mport, granting, aborted);
-            using worker_client = doacross_worker<T, N, Body, F...>;
-            if (plan.settings.own_index < 0)
-                return run_root<T, decltype(granting), worker_client>(link, local_queues, master, nullptr, opening);
-            bool verdict = false; // the root's own worker never receives one: the master decides
-            worker_port<T> wport(link, plan.settings, &local_queues);
-            worker_client working(wport, geo, plan.profile, body, fields, results, o.gather, o.extend_when_waiting);
-            worker_core<T, worker_client> own(wport, working, verdict);
-            return run_root(link, local_queues, master, &own, opening);
-        });
-        out.interval = geo.h;
-        return out;
-    }
-    out.statistics = as_worker(link, o.root, [&](bool& verdict) {
-        worker_port<T> port(link, plan.settings, nullptr);
-        doacross_worker<T, N, Body, F...> working(port, geo, plan.profile, body, fields, nullptr, o.gather,
-                                                  o.extend_when_waiting);
-        worker_core<T, decltype(working)> core(port, working, verdict);
-        auto table = run_worker(link, core);
-        out.interval = working.interval();
-        return table;
-    });
+            out.interval = geo.h;
+        }
+        if (results)
+            [&]<std::size_t... I>(std::index_sequence<I...>) { (std::get<I>(out.arrays).reset(space), ...); }(
+                std::index_sequence_for<F...>{});
+        return doacross_master<T, P, N, windows_t>(port, geo, policy, plan.info, results);
+    };
+    auto make_worker = [&](worker_port<T>& port) {
+        return doacross_worker<T, N, Body, F...>(port, geo, plan.profile, body, fields, port.is_local() ? results : nullptr,
+                                                 o.gather, o.extend_when_waiting, out.interval);
+    };
+    out.statistics = run_loop(link, plan.settings, opening, make_master, make_worker);
     return out;
 }
 

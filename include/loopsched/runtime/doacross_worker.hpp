@@ -29,11 +29,14 @@ public:
 
     /// `root_results`: the root's windows over the whole space, when this
     /// worker is the root's own and the loop gathers (its chunks' values go
-    /// there directly); `gather`: the loop gathers.
+    /// there directly); `gather`: the loop gathers; `interval`: where the
+    /// interval the root chose is written once a chunk brings it.
     doacross_worker(worker_port<T>& port, doacross_geometry<N> const& geometry, rank_profile& profile, Body& body,
-                    std::tuple<F...> const& fields, windows_t* root_results, bool gather, bool extend_when_waiting)
+                    std::tuple<F...> const& fields, windows_t* root_results, bool gather, bool extend_when_waiting,
+                    index_t& interval)
         : port_(port), geo_(geometry), profile_(profile), body_(body), fields_(fields), root_results_(root_results),
-          gather_(gather), extend_when_waiting_(extend_when_waiting), self_(port.rank()), mine_{port.rank()} {}
+          gather_(gather), extend_when_waiting_(extend_when_waiting), interval_(interval), self_(port.rank()),
+          mine_{port.rank()} {}
 
     // ---------------------------------------------------------------- the core's calls
 
@@ -74,8 +77,6 @@ public:
     }
 
     worker_statistics statistics(double) const { return mine_; }
-    /// The synchronization interval the loop ran with (the root's, once a chunk arrived).
-    [[nodiscard]] index_t interval() const noexcept { return geo_.h; }
     [[nodiscard]] result_blocks& results() noexcept { return results_; }
     [[nodiscard]] std::span<chunk_event const> trace() const noexcept { return trace_; }
 
@@ -108,7 +109,7 @@ private:
     void start_chunk(work_message const& w) {
         double const now = port_.now();
         asked_ = false;
-        geo_.h = w.h; // the root's: with h=auto only the root knows it before the first chunk
+        geo_.h = interval_ = w.h; // the root's: with h=auto only the root knows it before the first chunk
         if (out_.needed && !out_.to) {
             // The only chunk whose successor can still be unknown is the one just
             // finished, and then the new chunk is its successor, on this rank.
@@ -355,6 +356,7 @@ private:
     std::tuple<F...> const& fields_;
     windows_t* root_results_;
     bool gather_, extend_when_waiting_;
+    index_t& interval_;
     int self_;
     worker_statistics mine_;
     std::optional<held> current_;

@@ -374,7 +374,6 @@ loop_statistics run_doall(C& source, S const& space, P const& policy, M const& m
     using T = std::remove_cvref_t<decltype(ch.transport())>;
     loop_link<T> link(ch);
     int const ranks = link.size(), self = link.rank();
-    bool const is_root = self == o.root;
     std::optional<failure> local;
     rank_plan plan;
     loop_shape shape;
@@ -403,7 +402,7 @@ loop_statistics run_doall(C& source, S const& space, P const& policy, M const& m
                          space_fingerprint(space), o.dimension, result_bytes, policy_fingerprint(policy),
                          mapping_name(mapping), o.request_ahead, 0);
         if constexpr (!std::is_void_v<R>) {
-            if (is_root) {
+            if (self == o.root) {
                 values->resize(static_cast<std::size_t>(n) * per_iteration);
                 root_values = std::span<R>(*values);
             }
@@ -416,27 +415,11 @@ loop_statistics run_doall(C& source, S const& space, P const& policy, M const& m
 
     auto const agreed = agree(link, shape, local, plan.profile.status());
     std::span<worker_status const> const opening(agreed.data(), agreed.size());
-    if (is_root) {
-        return as_root(link, [&](bool& aborted) {
-            loopback local_queues;
-            master_port<T> mport(link, plan.settings, local_queues);
-            doall_master<T, P, M, decltype(run)> granting(mport, policy, mapping, plan.info, run);
-            master_core<T, decltype(granting)> master(mport, granting, aborted);
-            if (plan.settings.own_index < 0)
-                return run_root<T, decltype(granting), doall_worker<T, decltype(run)>>(link, local_queues, master, nullptr, opening);
-            bool verdict = false; // the root's own worker never receives one: the master decides
-            worker_port<T> wport(link, plan.settings, &local_queues);
-            doall_worker<T, decltype(run)> working(wport, plan.profile, run);
-            worker_core<T, decltype(working)> own(wport, working, verdict);
-            return run_root(link, local_queues, master, &own, opening);
-        });
-    }
-    return as_worker(link, o.root, [&](bool& verdict) {
-        worker_port<T> port(link, plan.settings, nullptr);
-        doall_worker<T, decltype(run)> working(port, plan.profile, run);
-        worker_core<T, decltype(working)> core(port, working, verdict);
-        return run_worker(link, core);
-    });
+    using body_type = decltype(run);
+    return run_loop(
+        link, plan.settings, opening,
+        [&](master_port<T>& port) { return doall_master<T, P, M, body_type>(port, policy, mapping, plan.info, run); },
+        [&](worker_port<T>& port) { return doall_worker<T, body_type>(port, plan.profile, run); });
 }
 
 } // namespace loopsched::detail

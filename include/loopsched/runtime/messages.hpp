@@ -167,6 +167,25 @@ inline std::span<std::byte const> encode_report(wire_writer& out, worker_statist
     return out.view();
 }
 
+/// Reads a report at the reader's position: hands its result blocks to
+/// `sink(first, size, bytes)`, appends its trace to `trace` with the events
+/// moved by `received - (the worker's clock) - start` (onto the master's loop
+/// time), and returns the worker's statistics.
+template <class Sink>
+worker_statistics read_report(wire_reader& r, double received, double start, Sink&& sink,
+                              std::vector<chunk_event>& trace) {
+    auto const w = r.get<worker_statistics>();
+    double const offset = received - r.get<double>() - start;
+    read_result_blocks(r, r.get<std::uint64_t>(), sink);
+    for (auto n = r.get<std::size_t>(); n > 0; --n) {
+        auto e = r.get<chunk_event>();
+        e.start += offset;
+        e.end += offset;
+        trace.push_back(e);
+    }
+    return w;
+}
+
 /// Encodes the loop's statistics into `w` (once for all workers) and returns its bytes.
 inline std::span<std::byte const> encode_table(wire_writer& w, loop_statistics const& s) {
     w.put(s.parallel_seconds).put(s.workers.size());
