@@ -136,13 +136,13 @@ std::pair<double, double> computing_master(boost::mpi::communicator const& world
     return {s.parallel_seconds / std::max(1.0, own), s.parallel_seconds / static_cast<double>(n)};
 }
 
-/// Both ranks compute, empty body: the median time of a one-chunk GSS loop.
-double computing_one_chunk_loop(boost::mpi::communicator const& world, long long loops) {
+/// Both ranks compute, empty body: the median time of a GSS loop of `n` iterations.
+double computing_gss_loop(boost::mpi::communicator const& world, index_t n, long long loops) {
     auto const policy = parse_policy("gss");
     std::vector<double> t;
     for (long long i = 0; i < loops; ++i) {
         double const start = MPI_Wtime();
-        parallel_for(world, make_range(1), policy, [](index_range const&) {});
+        parallel_for(world, make_range(n), policy, [](index_range const&) {});
         t.push_back(MPI_Wtime() - start);
     }
     std::sort(t.begin(), t.end());
@@ -177,7 +177,7 @@ int main(int argc, char** argv) {
     std::vector<any_policy> others;
     for (auto const& s : other_specs) others.push_back(parse_policy(s));
 
-    std::vector<double> chunk_ours, chunk_raw, loop_ours, loop_raw, pong, idle_off, idle_on, own_ss, all_ss, one_chunk;
+    std::vector<double> chunk_ours, chunk_raw, loop_ours, loop_raw, pong, idle_off, idle_on, own_ss, all_ss, one_chunk, gss_big;
     std::vector<std::vector<double>> other_ours(others.size()), other_raw(others.size());
     long long const loops = std::max(1LL, chunks / 4);
     for (int rep = 0; rep < repetitions; ++rep) { // interleaved: the machine's drift hits all alike
@@ -201,7 +201,8 @@ int main(int argc, char** argv) {
         auto const [own, all] = computing_master(world, css1, chunks);
         own_ss.push_back(own);
         all_ss.push_back(all);
-        one_chunk.push_back(computing_one_chunk_loop(world, std::max(11LL, chunks / 200)));
+        one_chunk.push_back(computing_gss_loop(world, 1, std::max(11LL, chunks / 200)));
+        gss_big.push_back(computing_gss_loop(world, 200000, std::max(11LL, chunks / 2000)));
     }
     if (world.rank() == 0) {
         std::printf("2 ranks, empty body, median of %d interleaved repetitions; times in us\n", repetitions);
@@ -223,5 +224,6 @@ int main(int argc, char** argv) {
         std::printf("computing_master_ns_per_own_iteration_css1: %.0f (the loop: %.0f ns per iteration)\n",
                     median(own_ss) * 1e9, median(all_ss) * 1e9);
         std::printf("computing_one_chunk_gss_loop_median_us: %.1f\n", median(one_chunk) * 1e6);
+        std::printf("computing_gss_200000_iterations_loop_median_us: %.1f\n", median(gss_big) * 1e6);
     }
 }

@@ -115,6 +115,15 @@ int main(int argc, char** argv) {
     compare(world, "css1_both_computing", rounds, [&] { raw_loops(world, chunks, 1); },
             [&] { loopsched_old::parallel_for(world, loopsched_old::make_range(chunks), old_css, nothing); },
             [&] { loopsched::parallel_for(world, loopsched::make_range(chunks), new_css, nothing); });
+    compare(world, "gss_200000_iterations_both_computing", rounds, [&] { raw_loops(world, 1, loops / 10); },
+            [&] {
+                for (long long i = 0; i < loops / 10; ++i)
+                    loopsched_old::parallel_for(world, loopsched_old::make_range(200000), old_gss, nothing);
+            },
+            [&] {
+                for (long long i = 0; i < loops / 10; ++i)
+                    loopsched::parallel_for(world, loopsched::make_range(200000), new_gss, nothing);
+            });
     compare(world, "gss_one_chunk_loops_both_computing", rounds, [&] { raw_loops(world, 1, loops / 10); },
             [&] {
                 for (long long i = 0; i < loops / 10; ++i)
