@@ -184,6 +184,13 @@ int main(int argc, char** argv) {
     long const before = resident_kb();
     for (int round = 0; round < 5000; ++round) tiny(round);
     long const after = resident_kb();
+#if defined(__SANITIZE_ADDRESS__)
+    // AddressSanitizer keeps freed memory in quarantine, so resident memory
+    // grows by design: the optimised build makes this check.
+    (void)before;
+    (void)after;
+#else
     results.check(after - before < 2048, "5,000 more tiny loops grew memory by " + std::to_string(after - before) + " kB");
+#endif
     return results.finish();
 }

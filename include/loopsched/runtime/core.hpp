@@ -5,6 +5,7 @@
 // loopback instead of the transport). An algorithm plugs in two clients: the
 // master's says what to grant, the worker's what to do with a grant.
 //
+// (A worker's first request is its hello, gathered by the agreement.)
 //   worker -> master: request {status, timing of its last unit, result blocks}
 //                     failed  {failure}          (then waits for the abort)
 //                     report  {statistics, clock, result blocks, trace}   (after stop)
@@ -28,7 +29,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <deque>
 #include <optional>
 #include <span>
 #include <string>

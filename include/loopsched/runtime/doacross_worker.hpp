@@ -12,7 +12,6 @@
 #include <loopsched/schedule.hpp>
 #include <loopsched/space/window.hpp>
 
-#include <deque>
 #include <optional>
 #include <span>
 #include <string>
