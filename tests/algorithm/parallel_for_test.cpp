@@ -355,12 +355,19 @@ TEST_CASE("parallel_for: run-queue lengths reach load-aware policies") {
 }
 
 TEST_CASE("measure_powers: every rank gets the same powers, the slowest at 1") {
-    std::vector<std::vector<double>> got(3);
-    in_process::run(3, [&](in_process::endpoint& t) { got[static_cast<std::size_t>(t.rank())] = measure_powers(t); });
-    CHECK(got[0] == got[1]);
-    CHECK(got[1] == got[2]);
-    CHECK(*std::ranges::min_element(got[0]) == 1.0);
-    for (double v : got[0]) CHECK(v >= 1.0);
+    // Repeated, with any root: a rank's messages must never overtake another
+    // rank's hello at the coordinator (CI once caught that in 1 of many runs).
+    for (int round = 0; round < 40; ++round) {
+        int const ranks = 2 + round % 3, root = round % ranks;
+        CAPTURE(round);
+        std::vector<std::vector<double>> got(static_cast<std::size_t>(ranks));
+        in_process::run(ranks,
+                        [&](in_process::endpoint& t) { got[static_cast<std::size_t>(t.rank())] = measure_powers(t, root); });
+        for (auto const& g : got) REQUIRE(g == got[0]);
+        CHECK(got[0].size() == static_cast<std::size_t>(ranks));
+        CHECK(*std::ranges::min_element(got[0]) == 1.0);
+        for (double v : got[0]) CHECK(v >= 1.0);
+    }
 }
 
 TEST_CASE("parallel_for: static mappings run every chunk once, with no master, any root") {

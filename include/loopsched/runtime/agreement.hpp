@@ -231,7 +231,9 @@ status_by_rank agree(loop_link<T>& link, loop_shape const& mine, std::optional<f
         // The root learns the outcome before it grants anything.
         message_view const m = link.receive();
         if (kind_of(m.tag) == kind::abort) failure::read(m).raise(self);
-        if (kind_of(m.tag) != kind::go) throw error("loopsched: protocol: unexpected message at a loop's start");
+        if (kind_of(m.tag) != kind::go) // every rank is waiting for this loop's next message: tell them all
+            abort_everyone(link, failure{failure::type::error, m.source,
+                                         "loopsched: protocol: a message out of place at a loop's start", {}, {}, {}});
         wire_reader r(m.payload);
         status_by_rank all(static_cast<std::size_t>(ranks));
         for (auto& s : all) s = r.get<worker_status>();

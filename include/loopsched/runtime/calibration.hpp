@@ -29,11 +29,12 @@ std::vector<double> measure_powers(C& source, int root = 0) {
     shape.algorithm = static_cast<std::uint32_t>(detail::algorithm_id::calibration);
     shape.root = root;
     if (root < 0 || root >= n) local = detail::failure::invalid(self, "root", std::to_string(root), "must be a rank of the transport");
-    (void)detail::agree(link, shape, local, worker_status{});
-
+    // The probe time rides in the hello's status, so a rank sends nothing
+    // between its hello and the powers: a second message could reach the
+    // coordinator before another rank's hello, where it has no place.
     double const mine = detail::probe_seconds();
+    auto const all = detail::agree(link, shape, local, worker_status{mine, 1.0});
     if (self != root) {
-        link.send(root, detail::kind::calibrate, std::as_bytes(std::span(&mine, 1)));
         message_view const m = link.receive();
         if (detail::kind_of(m.tag) == detail::kind::abort) detail::failure::read(m).raise(self);
         detail::wire_reader r(m.payload);
@@ -41,11 +42,8 @@ std::vector<double> measure_powers(C& source, int root = 0) {
         for (auto& v : powers) v = r.get<double>();
         return powers;
     }
-    std::vector<double> seconds(static_cast<std::size_t>(n), mine);
-    for (int k = 1; k < n; ++k) {
-        message_view const m = link.receive();
-        seconds[static_cast<std::size_t>(m.source)] = detail::wire_reader(m.payload).get<double>();
-    }
+    std::vector<double> seconds;
+    for (auto const& s : all) seconds.push_back(s.power);
     double const slowest = *std::ranges::max_element(seconds);
     std::vector<double> powers;
     for (double s : seconds) powers.push_back(slowest / s);
