@@ -9,6 +9,7 @@
 #include <loopsched/policy/dtfss.hpp>
 #include <loopsched/policy/dtss.hpp>
 #include <loopsched/policy/fiss.hpp>
+#include <loopsched/policy/fsc.hpp>
 #include <loopsched/policy/fss.hpp>
 #include <loopsched/policy/gss.hpp>
 #include <loopsched/policy/rnd.hpp>
@@ -28,6 +29,6 @@ namespace loopsched {
 inline constexpr auto policy_catalogue =
     boost::hana::tuple_t<static_schedule, ss, css, gss, tss, fss, fac2, fiss, tfss, // seed 001, simple
                          dtss, dfss, dfiss, dtfss,                                  // seed 001, distributed
-                         wf, awf, awf_b, awf_c, awf_d, awf_e, af, mfsc, rnd>;      // peers
+                         wf, awf, awf_b, awf_c, awf_d, awf_e, af, fsc, mfsc, rnd>; // peers
 
 } // namespace loopsched
