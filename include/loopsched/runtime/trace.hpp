@@ -5,11 +5,59 @@
 #include <loopsched/runtime/statistics.hpp>
 
 #include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
 #include <map>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 namespace loopsched {
+
+namespace detail {
+
+/// `text` as a JSON string, quotes included (RFC 8259: quote, backslash and
+/// control characters escaped; other bytes, UTF-8 included, as they are).
+inline void write_json_string(std::ostream& out, std::string_view text) {
+    out << '"';
+    for (char const c : text) {
+        auto const u = static_cast<unsigned char>(c);
+        if (c == '"' || c == '\\') out << '\\' << c;
+        else if (u < 0x20) {
+            static constexpr char hex[] = "0123456789abcdef";
+            out << "\\u00" << hex[u >> 4] << hex[u & 15];
+        } else out << c;
+    }
+    out << '"';
+}
+
+/// The shortest text that reads back as the same double (a trace's
+/// microseconds need more than the stream's default 6 digits).
+inline void write_json_number(std::ostream& out, double v) {
+    if (!std::isfinite(v)) v = 0.0; // JSON has no infinity or NaN
+    std::array<char, 32> text{};
+    auto const end = std::to_chars(text.data(), text.data() + text.size(), v).ptr;
+    out.write(text.data(), end - text.data());
+}
+
+/// `text` with XML's five special characters escaped.
+inline std::string xml_escaped(std::string_view text) {
+    std::string out;
+    for (char const c : text) {
+        switch (c) {
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '&': out += "&amp;"; break;
+        case '"': out += "&quot;"; break;
+        case '\'': out += "&apos;"; break;
+        default: out += c;
+        }
+    }
+    return out;
+}
+
+} // namespace detail
 
 /// Writes `s.trace` as Chrome trace events: one complete event ("ph":"X") per
 /// chunk, in microseconds, one thread lane per rank.
@@ -17,10 +65,13 @@ inline void write_chrome_trace(std::ostream& out, loop_statistics const& s, std:
     out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
     bool first = true;
     for (auto const& e : s.trace) {
-        out << (first ? "" : ",\n") << "{\"name\":\"[" << e.first << "," << e.first + e.size
-            << ")\",\"cat\":\"" << name << "\",\"ph\":\"X\",\"pid\":0,\"tid\":" << e.rank
-            << ",\"ts\":" << e.start * 1e6 << ",\"dur\":" << (e.end - e.start) * 1e6
-            << ",\"args\":{\"first\":" << e.first << ",\"size\":" << e.size << "}}";
+        out << (first ? "" : ",\n") << "{\"name\":\"[" << e.first << "," << e.first + e.size << ")\",\"cat\":";
+        detail::write_json_string(out, name);
+        out << ",\"ph\":\"X\",\"pid\":0,\"tid\":" << e.rank << ",\"ts\":";
+        detail::write_json_number(out, e.start * 1e6);
+        out << ",\"dur\":";
+        detail::write_json_number(out, (e.end - e.start) * 1e6);
+        out << ",\"args\":{\"first\":" << e.first << ",\"size\":" << e.size << "}}";
         first = false;
     }
     out << "\n]}\n";
@@ -42,7 +93,7 @@ inline void write_svg_gantt(std::ostream& out, loop_statistics const& s, std::st
     auto x = [&](double t) { return left + t / end * width; };
     out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << left + width + 20 << "\" height=\"" << height
         << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
-        << "<text x=\"" << left << "\" y=\"18\">" << title << ": T_p = " << s.parallel_seconds << " s, ";
+        << "<text x=\"" << left << "\" y=\"18\">" << detail::xml_escaped(title) << ": T_p = " << s.parallel_seconds << " s, ";
     // One colour per chunk: a DOACROSS trace has one bar per subchunk, and the
     // bars of one chunk should read as one.
     std::map<index_t, std::size_t> colour_of;
