@@ -6,6 +6,7 @@
 // rank against the chunk-plus-halo bound; parallel time against h around the
 // model's optimum. Prints "<name>: ours=<value> baseline=<value> ratio=<ours/baseline>".
 //   mpiexec -n 2 doacross_bench [ROWS COLS]
+#include "../examples/cli.hpp"
 #include "../examples/doacross_kernels.hpp"
 
 #include <boost/mpi/collectives.hpp>
@@ -105,7 +106,14 @@ void line(boost::mpi::communicator const& world, char const* name, double a, dou
 int main(int argc, char** argv) {
     boost::mpi::environment env(argc, argv);
     boost::mpi::communicator world;
-    index_t const rows = argc > 1 ? std::atoll(argv[1]) : 4000, cols = argc > 2 ? std::atoll(argv[2]) : 4000;
+    examples::command_line line("doacross_bench",
+                                "DOACROSS on 2 ranks: parallel_for_doacross on the heat sweep against a hand-written "
+                                "pipelined wavefront in raw MPI, even and with rank 1 at half speed.",
+                                "mpiexec -n 2 doacross_bench 4000 4000");
+    index_t rows = 4000, cols = 4000;
+    line.add_option("rows", rows, "rows of the space")->check(CLI::PositiveNumber)->capture_default_str();
+    line.add_option("columns", cols, "columns of the space")->check(CLI::PositiveNumber)->capture_default_str();
+    if (auto code = line.parse(argc, argv)) return *code;
     box<2> const space = box<2>::from_extents({rows, cols});
     if (world.size() != 2 && world.rank() == 0) std::printf("note: written for 2 ranks, running on %d\n", world.size());
 

@@ -4,6 +4,7 @@
 // and Heat for real with several policies (median of several runs), then
 // simulate the same loops on a 2-host platform built from those measurements
 // and print both. Run: mpiexec -n 2 fidelity [REPEATS]
+#include "../examples/cli.hpp"
 #include "../examples/simulation.hpp"
 
 #include <boost/mpi/collectives.hpp>
@@ -68,10 +69,18 @@ double median_seconds(F&& f) {
 
 int main(int argc, char** argv) try {
     mpi::environment env(argc, argv);
+    examples::command_line line("fidelity",
+                                "The simulator's prediction of a real 2-rank run on this machine: each workload runs "
+                                "for real and on a platform made from this machine's measured speeds.",
+                                "mpiexec -n 2 fidelity 5 --tables");
+    int repeats = 5;
+    bool tables = false;
+    line.add_option("repeats", repeats, "runs of each workload, real and simulated")->check(CLI::PositiveNumber)
+        ->capture_default_str();
+    line.add_flag("--tables", tables, "print both runs' per-rank tables");
+    if (auto code = line.parse(argc, argv)) return *code;
     mpi::communicator world;
     if (world.size() != 2) throw error("fidelity: run on exactly 2 ranks");
-    int const repeats = argc > 1 ? std::atoi(argv[1]) : 5;
-    bool const tables = argc > 2 && std::string(argv[2]) == "--tables"; // print both runs' per-rank tables
 
     // The machine: c_d and c_c from a ping-pong.
     double const c_d = one_way(world, 64);

@@ -7,6 +7,8 @@
 // added per chunk (CSS(1)) and 1.0 us per loop (a one-chunk GSS loop). Then the
 // computing master: its time per own iteration with an empty body, and the
 // median time of a one-chunk loop when both ranks compute.
+#include "../examples/cli.hpp"
+
 #include <loopsched/loopsched.hpp>
 
 #include <boost/mpi/collectives.hpp>
@@ -166,11 +168,17 @@ void print_added(char const* name, std::vector<double> const& ours, std::vector<
 int main(int argc, char** argv) {
     boost::mpi::environment env(argc, argv);
     boost::mpi::communicator world;
+    examples::command_line line("overhead",
+                                "What parallel_for adds over a hand-written raw-MPI master-worker loop that sends the "
+                                "same messages, side by side, empty body, 2 ranks.",
+                                "mpiexec -n 2 overhead 200000");
+    long long chunks = 200000;
+    line.add_option("chunks", chunks, "chunks in the CSS(1) loop")->check(CLI::PositiveNumber)->capture_default_str();
+    if (auto code = line.parse(argc, argv)) return *code;
     if (world.size() != 2) {
         if (world.rank() == 0) std::fprintf(stderr, "overhead: run on exactly 2 ranks\n");
         return 2;
     }
-    long long const chunks = argc > 1 ? std::stoll(argv[1]) : 200000;
     auto const css1 = parse_policy("css:chunk=1");
     auto const gss = parse_policy("gss");
     std::vector<std::string> const other_specs{"fss", "dtss", "w-css:chunk=1"};

@@ -4,7 +4,7 @@
 // runs between messages on this machine, plus an MPI overhead per message.
 // Prints, per policy, the fraction of ideal throughput (ideal time / parallel
 // time) and the simulator's own run time.
-//   scale [WORKERS...]   (default 1024 4096)
+#include "../examples/cli.hpp"
 #include "../examples/simulation.hpp"
 
 #include <cstdio>
@@ -15,9 +15,14 @@
 using namespace loopsched;
 
 int main(int argc, char** argv) try {
-    std::vector<int> sizes;
-    for (int i = 1; i < argc; ++i) sizes.push_back(std::atoi(argv[i]));
-    if (sizes.empty()) sizes = {1024, 4096};
+    examples::command_line line("scale",
+                                "How far one master scales: a DOALL loop with 10 ms average iterations on N simulated "
+                                "workers, the master's engine time charged; prints each policy's fraction of ideal "
+                                "throughput.",
+                                "scale 64 1024");
+    std::vector<int> sizes{1024, 4096};
+    line.add_option("workers", sizes, "simulated worker counts")->check(CLI::PositiveNumber)->capture_default_str();
+    if (auto code = line.parse(argc, argv)) return *code;
     // 1 us of CPU per message sent or received (MPI's o on a fast network):
     // the master pays it twice per chunk, on top of its engine's measured time.
     sim::simulation_options costs;

@@ -1,6 +1,5 @@
 // chunks: prints the schedule a policy produces when the workers ask in
 // round-robin order, one line per chunk: <worker> <first-iteration> <size>.
-//   chunks --policy SPEC --iterations N --workers P [--powers V1,..,VP] [--loads Q1,..,QP]
 #include "cli.hpp"
 
 #include <loopsched/loopsched.hpp>
@@ -9,15 +8,23 @@
 
 int main(int argc, char** argv) {
     using namespace loopsched;
+    examples::command_line line("chunks", "The schedule a policy produces when the workers ask in round-robin order, "
+                                          "one line per chunk: <worker> <first-iteration> <size>.",
+                                "chunks --policy gss --iterations 1000 --workers 4");
+    std::string spec;
+    long long iterations = 0, workers = 1;
+    std::vector<double> powers, loads;
+    line.add_option("--policy", spec, "scheduling policy, as a spec string (css:chunk=4, gss, dtss, fsc:h=..,sigma=..)")
+        ->required();
+    line.add_option("--iterations", iterations, "iterations in the loop")->required();
+    line.add_option("--workers", workers, "workers asking for chunks")->required();
+    line.add_option("--powers", powers, "each worker's virtual power V_k, comma-separated")->delimiter(',');
+    line.add_option("--loads", loads, "each worker's run-queue length Q_k, comma-separated")->delimiter(',');
+    if (auto code = line.parse(argc, argv)) return *code;
     try {
-        examples::options opt(argc, argv, {"policy", "iterations", "workers", "powers", "loads"});
-        if (!opt.has("policy") || !opt.has("iterations") || !opt.has("workers"))
-            throw error("usage: chunks --policy SPEC --iterations N --workers P [--powers V1,..,VP] [--loads Q1,..,QP]");
-        auto policy = parse_policy(opt.text("policy"));
-        long long const workers = opt.integer("workers", 1);
+        auto policy = parse_policy(spec);
         detail::require(workers >= 1, "--workers", workers, "must be >= 1");
-        loop_info info{opt.integer("iterations", 0), static_cast<std::size_t>(workers), {}};
-        auto powers = opt.reals("powers"), loads = opt.reals("loads");
+        loop_info info{iterations, static_cast<std::size_t>(workers), {}};
         if (!powers.empty() || !loads.empty()) {
             info.status.assign(info.workers, worker_status{});
             detail::require(powers.empty() || powers.size() == info.workers, "--powers count", powers.size(),

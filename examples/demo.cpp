@@ -45,15 +45,25 @@ void print(std::vector<row> const& rows) {
 int main(int argc, char** argv) {
     boost::mpi::environment env(argc, argv);
     boost::mpi::communicator world;
+    examples::command_line line(
+        "demo", "Mandelbrot (seed 001) with simple schemes and their load-aware twins, on this machine and on an "
+                "emulated cluster whose last worker runs at 40% speed; then a DOACROSS loop (Floyd-Steinberg, "
+                "seed 003), S-TSS against SW-TSS. Checks every result against a sequential run.",
+        "mpiexec -n 3 demo --size 1200x600 --out build/demo");
+    std::string size = "1200x600", out_dir = "build/demo", dsize = "2500x2500";
+    int max_iterations = 2000;
+    line.add_option("--size", size, "Mandelbrot image WIDTHxHEIGHT")->capture_default_str();
+    line.add_option("--max-iterations", max_iterations, "escape-time iterations per pixel")->capture_default_str();
+    line.add_option("--out", out_dir, "directory for the images, Gantt charts and traces")->capture_default_str();
+    line.add_option("--doacross-size", dsize, "Floyd-Steinberg image ROWSxCOLUMNS")->capture_default_str();
+    if (auto code = line.parse(argc, argv)) return *code;
     try {
-        examples::options args(argc, argv, {"size", "max-iterations", "out", "doacross-size"});
         if (world.size() < 2) throw error("demo: run on at least 2 ranks (1 master + workers), e.g. mpiexec -n 3");
         examples::mandelbrot problem;
-        std::string const size = args.text("size", "1200x600");
         problem.width = std::stoll(size.substr(0, size.find('x')));
         problem.height = std::stoll(size.substr(size.find('x') + 1));
-        problem.max_iterations = static_cast<int>(args.integer("max-iterations", 2000));
-        std::filesystem::path const out = args.text("out", "build/demo");
+        problem.max_iterations = max_iterations;
+        std::filesystem::path const out = out_dir;
 
         if (world.rank() == 0) {
             std::filesystem::create_directories(out);
@@ -123,7 +133,6 @@ int main(int argc, char** argv) {
         }
 
         // DOACROSS: error diffusion, each pixel waiting for its neighbours above and to the left.
-        std::string const dsize = args.text("doacross-size", "2500x2500");
         box<2> const image = box<2>::from_extents({std::stoll(dsize.substr(0, dsize.find('x'))), std::stoll(dsize.substr(dsize.find('x') + 1))});
         if (world.rank() == 0)
             std::cout << "\nFloyd-Steinberg " << dsize << " (DOACROSS: dependences (0,1) (1,-1) (1,0) (1,1)), same cluster V = 1, 0.4:\n";

@@ -35,57 +35,66 @@ box<N> parse_size(std::string const& text) {
     return box<N>::from_extents(e);
 }
 
+/// The command line's values.
+struct flags {
+    std::string example = "heat", policy = "s-tss", size, interval, output, trace, gantt;
+    std::vector<double> powers, run_queues;
+    int root = 0;
+    bool dedicated_master = false, emulate = false, library = false, no_gather = false, one_chunk_at_a_time = false;
+};
+
 /// The policy from --policy, with --interval (an integer, `auto`, or `<k>m`) as its S interval.
-any_policy policy_from(examples::options const& args) {
-    std::string spec = args.text("policy", "s-tss");
-    if (args.has("interval")) {
+any_policy policy_from(flags const& args) {
+    std::string spec = args.policy;
+    if (!args.interval.empty()) {
         if (spec.find("h=") != std::string::npos)
-            throw invalid_parameter("--interval", args.text("interval"), "conflicts with the h= already in --policy " + spec);
-        spec += (spec.find(':') == std::string::npos ? ":h=" : ",h=") + args.text("interval");
+            throw invalid_parameter("--interval", args.interval, "conflicts with the h= already in --policy " + spec);
+        spec += (spec.find(':') == std::string::npos ? ":h=" : ",h=") + args.interval;
     }
     return parse_policy(spec);
 }
 
 template <class K>
-int run(boost::mpi::communicator const& world, examples::options const& args) {
-    auto const space = parse_size<K::rank>(args.text("size", K::rank == 2 ? "1000x500" : "100x5x1000"));
+int run(boost::mpi::communicator const& world, flags args) {
+    if (args.size.empty()) args.size = K::rank == 2 ? "1000x500" : "100x5x1000";
+    auto const space = parse_size<K::rank>(args.size);
     std::vector<char> result;
-    int const root = static_cast<int>(args.integer("root", 0));
-    if (world.size() == 1 && !args.flag("library")) { // --ranks 1: the plain sequential loop
+    int const root = args.root;
+    if (world.size() == 1 && !args.library) { // --ranks 1: the plain sequential loop
         result = kernels::raw_bytes(kernels::sequential<K>(space));
-        std::cout << K::name << " " << args.text("size") << ", sequential loop\n";
+        std::cout << K::name << " " << args.size << ", sequential loop\n";
     } else {
         doacross_options o;
         o.root = root;
-        o.master_computes = !args.flag("dedicated-master");
-        o.powers = args.reals("powers");
-        o.run_queues = args.reals("run-queues");
-        o.emulate_powers = args.flag("emulate");
-        o.trace = args.has("trace") || args.has("gantt");
-        o.gather = !args.flag("no-gather");
-        o.extend_when_waiting = !args.flag("one-chunk-at-a-time");
+        o.master_computes = !args.dedicated_master;
+        o.powers = args.powers;
+        o.run_queues = args.run_queues;
+        o.emulate_powers = args.emulate;
+        o.trace = !args.trace.empty() || !args.gantt.empty();
+        o.gather = !args.no_gather;
+        o.extend_when_waiting = !args.one_chunk_at_a_time;
         auto const policy = policy_from(args);
         auto r = kernels::run<K>(world, space, policy, o);
         if (world.rank() == root) {
-            std::cout << K::name << " " << args.text("size") << ", " << policy.spec() << ", " << world.size()
+            std::cout << K::name << " " << args.size << ", " << policy.spec() << ", " << world.size()
                       << " rank(s): u_c = dimension " << r.layout.chunk_dim << ", u_s = dimension " << r.layout.sync_dim
                       << ", h = " << r.interval << ", skew " << r.layout.skew << "\n"
                       << r.statistics;
             if (o.gather) result = kernels::raw_bytes(r.arrays);
-            if (args.has("trace")) {
-                std::ofstream json(args.text("trace"));
+            if (!args.trace.empty()) {
+                std::ofstream json(args.trace);
                 write_chrome_trace(json, r.statistics, std::string(K::name));
             }
-            if (args.has("gantt")) {
-                std::ofstream svg(args.text("gantt"));
+            if (!args.gantt.empty()) {
+                std::ofstream svg(args.gantt);
                 write_svg_gantt(svg, r.statistics, std::string(K::name) + ", " + policy.spec() + ", h = " + std::to_string(r.interval));
             }
         }
     }
-    if (world.rank() == root && args.has("output")) {
-        std::ofstream out(args.text("output"), std::ios::binary);
+    if (world.rank() == root && !args.output.empty()) {
+        std::ofstream out(args.output, std::ios::binary);
         out.write(result.data(), static_cast<std::streamsize>(result.size()));
-        if (!out) throw error("cannot write " + args.text("output"));
+        if (!out) throw error("cannot write " + args.output);
     }
     return 0;
 }
@@ -95,15 +104,35 @@ int run(boost::mpi::communicator const& world, examples::options const& args) {
 int main(int argc, char** argv) {
     boost::mpi::environment env(argc, argv);
     boost::mpi::communicator world;
+    examples::command_line line(
+        "doacross", "A DOACROSS loop with uniform dependences (seed 003's kernels) scheduled over the MPI ranks; "
+                    "--output writes the result arrays, byte-identical to the sequential loop's.",
+        "mpiexec -n 3 doacross --example floyd-steinberg --policy sw-tss --size 2000x1000 --interval auto");
+    flags args;
+    line.add_option("--example", args.example, "heat, floyd-steinberg, hydro or artificial")
+        ->check(CLI::IsMember({"heat", "floyd-steinberg", "hydro", "artificial"}))
+        ->capture_default_str();
+    line.add_option("--policy", args.policy, "scheduling policy, as a spec string")->capture_default_str();
+    line.add_option("--size", args.size, "iteration space S1xS2[xS3] (default 1000x500, 3-D: 100x5x1000)");
+    line.add_option("--interval", args.interval, "synchronization interval h: an integer, auto, or <k>m");
+    line.add_option("--powers", args.powers, "each rank's virtual power V_k, comma-separated")->delimiter(',');
+    line.add_option("--run-queues", args.run_queues, "each rank's run-queue length Q_k, comma-separated")
+        ->delimiter(',');
+    line.add_option("--output", args.output, "write the result arrays (raw bytes) to this file");
+    line.add_option("--trace", args.trace, "write the chunks as a Chrome trace (JSON)");
+    line.add_option("--gantt", args.gantt, "write the chunks as an SVG Gantt chart");
+    line.add_option("--root", args.root, "the rank that holds the results")->capture_default_str();
+    line.add_flag("--dedicated-master", args.dedicated_master, "the root schedules only, computes nothing");
+    line.add_flag("--emulate", args.emulate, "slow each rank down to its --powers by sleeping");
+    line.add_flag("--library", args.library, "on one rank, run the library's loop rather than the plain one");
+    line.add_flag("--no-gather", args.no_gather, "leave each part of the arrays where it was computed");
+    line.add_flag("--one-chunk-at-a-time", args.one_chunk_at_a_time, "never extend a chunk while waiting");
+    if (auto code = line.parse(argc, argv)) return *code;
     try {
-        examples::options args(argc, argv, {"example", "policy", "size", "interval", "powers", "run-queues", "output", "trace", "gantt", "root"},
-                               {"dedicated-master", "emulate", "library", "no-gather", "one-chunk-at-a-time"});
-        std::string const example = args.text("example", "heat");
-        if (example == kernels::heat::name) return run<kernels::heat>(world, args);
-        if (example == kernels::floyd_steinberg::name) return run<kernels::floyd_steinberg>(world, args);
-        if (example == kernels::hydro::name) return run<kernels::hydro>(world, args);
-        if (example == kernels::artificial::name) return run<kernels::artificial>(world, args);
-        throw invalid_parameter("--example", example, "must be heat, floyd-steinberg, hydro or artificial");
+        if (args.example == kernels::heat::name) return run<kernels::heat>(world, args);
+        if (args.example == kernels::floyd_steinberg::name) return run<kernels::floyd_steinberg>(world, args);
+        if (args.example == kernels::hydro::name) return run<kernels::hydro>(world, args);
+        return run<kernels::artificial>(world, args);
     } catch (std::exception const& e) {
         std::cerr << "doacross (rank " << world.rank() << "): " << e.what() << '\n';
         return 1;

@@ -53,10 +53,16 @@ struct row {
 } // namespace
 
 int main(int argc, char** argv) try {
-    examples::options opts(argc, argv, {"platform", "workload", "output"});
-    std::string const platform = opts.text("platform", "seed003-sw:m=8:loaded");
-    std::string const workload = opts.text("workload", "mandelbrot:size=2000x1000:sf=4");
-    std::filesystem::path const dir = opts.text("output", "sweep");
+    examples::command_line line("policy_sweep",
+                                "Every policy x adaptor combination (Boost.Hana lists, composed at compile time) on "
+                                "one simulated platform and workload; writes a ranked table (sweep.md, sweep.csv).",
+                                "policy_sweep --platform seed003-w --workload mandelbrot:size=300x200 --output sweep");
+    std::string platform = "seed003-sw:m=8:loaded", workload = "mandelbrot:size=2000x1000:sf=4", output = "sweep";
+    line.add_option("--platform", platform, "simulated platform (see simulate --help)")->capture_default_str();
+    line.add_option("--workload", workload, "workload (see simulate --help)")->capture_default_str();
+    line.add_option("--output", output, "directory for sweep.md and sweep.csv")->capture_default_str();
+    if (auto code = line.parse(argc, argv)) return *code;
+    std::filesystem::path const dir = output;
     std::filesystem::create_directories(dir);
 
     auto const w = examples::make_workload(workload);

@@ -1,5 +1,7 @@
 // schedules: the chunk sequences of every scheme side by side, for seed 001's
 // example loop (I = 1000, p = 4) and for a heterogeneous, loaded cluster.
+#include "cli.hpp"
+
 #include <loopsched/loopsched.hpp>
 
 #include <iomanip>
@@ -32,8 +34,13 @@ void print_row(std::string const& spec, loopsched::loop_info const& info, bool h
 
 } // namespace
 
-int main() {
+int main(int argc, char** argv) {
     using namespace loopsched;
+    examples::command_line line("schedules",
+                                "The chunk sequences of every scheme side by side, for seed 001's example loop "
+                                "(I = 1000, p = 4) and for a heterogeneous, loaded cluster. No flags.",
+                                "schedules");
+    if (auto code = line.parse(argc, argv)) return *code;
     std::cout << "loopsched demo: the chunks each scheme hands out when the workers ask in turn.\n"
                  "Pick a scheme by name in your code with parse_policy(\"gss:min=80\"), or by type: gss(80).\n"
                  "Inspect one yourself: ./run chunks -- --policy SPEC --iterations N --workers P\n\n";

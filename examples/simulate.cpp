@@ -1,7 +1,5 @@
 // Runs loopsched's own master and worker engines on a simulated cluster
-// (SimGrid) and prints the parallel time and the per-worker table:
-//   simulate --platform P|FILE.xml --workload W --policy SPEC [--policy SPEC2 ...]
-//            [--master-computes] [--trace FILE.json] [--gantt FILE.svg] [--csv]
+// (SimGrid) and prints the parallel time and the per-worker table.
 #include "cli.hpp"
 #include "simulation.hpp"
 
@@ -11,37 +9,45 @@
 int main(int argc, char** argv) try {
     using namespace loopsched;
     using namespace loopsched::examples;
+    command_line line(
+        "simulate",
+        "Runs loopsched's own master and worker engines on a simulated cluster (SimGrid) and prints the parallel "
+        "time and the per-worker table.\n\n"
+        "Platforms: seed001[:loaded], seed003-w, seed003-sw[:m=M][:loaded], seed003-dmps, kids, twins, hetero,\n"
+        "  uniform[:n=N][:bandwidth=B], machine[:n=N][:c_d=S][:c_c=S], or a SimGrid XML file.\n"
+        "Workloads: mandelbrot:size=WxH[:sf=4][:max=1000][:bytes=1], uniform:n=N[:cost=F],\n"
+        "  random:n=N[:mean=F][:dist=exp|uniform|normal][:seed=S], heat|floyd-steinberg|hydro:size=AxB[xC][:cost=F]",
+        "simulate --platform seed001:loaded --workload mandelbrot:size=4000x2000 --policy tss --policy dtss");
     // --policy may repeat: every policy runs on the same simulated platform.
-    std::vector<std::string> policies;
-    std::vector<char*> rest{argv[0]};
-    for (int i = 1; i < argc; ++i) {
-        if (std::string_view(argv[i]) == "--policy" && i + 1 < argc) policies.emplace_back(argv[++i]);
-        else rest.push_back(argv[i]);
-    }
-    options opts(static_cast<int>(rest.size()), rest.data(),
-                 {"platform", "workload", "trace", "gantt", "message-overhead"},
-                 {"master-computes", "csv", "charge-engine", "quiet"});
-    if (policies.empty()) policies.emplace_back("tss");
-    std::string const platform_text = opts.text("platform", "seed001");
-    std::string const workload_text = opts.text("workload", "mandelbrot:size=4000x2000:sf=4");
-    auto const w = make_workload(workload_text);
+    std::vector<std::string> policies{"tss"};
+    std::string platform_text = "seed001", workload_text = "mandelbrot:size=4000x2000:sf=4", trace, gantt;
     sim::simulation_options so;
-    so.message_overhead = opts.real("message-overhead", 0.0);
-    so.charge_engine_time = opts.flag("charge-engine");
+    bool master_computes = false, csv = false, quiet = false;
+    line.add_option("--policy", policies, "scheduling policy (repeat the flag to compare several)")
+        ->capture_default_str();
+    line.add_option("--platform", platform_text, "simulated cluster, a preset or FILE.xml")->capture_default_str();
+    line.add_option("--workload", workload_text, "the loop's costs")->capture_default_str();
+    line.add_option("--trace", trace, "write the chunks as a Chrome trace (JSON)");
+    line.add_option("--gantt", gantt, "write the chunks as an SVG Gantt chart");
+    line.add_option("--message-overhead", so.message_overhead, "seconds added to every message")->capture_default_str();
+    line.add_flag("--master-computes", master_computes, "the master's host also runs chunks");
+    line.add_flag("--charge-engine", so.charge_engine_time, "charge the engines' own CPU time to the simulated clock");
+    line.add_flag("--csv", csv, "one CSV line per policy");
+    line.add_flag("--quiet", quiet, "leave out the per-worker table");
+    if (auto code = line.parse(argc, argv)) return *code;
+    auto const w = make_workload(workload_text);
     auto simulator = platform_text.ends_with(".xml") ? sim::simulator::from_xml(platform_text, so)
                                                      : sim::simulator(make_platform(platform_text), so);
-    bool const csv = opts.flag("csv");
     if (csv) std::cout << "platform,workload,policy,seconds,h,wall_seconds,ideal_seconds\n";
     // Ideal: the whole work spread over the workers' speeds, no waiting, no messages.
     double speed_sum = 0;
     auto const& hosts = simulator.layout().hosts();
-    for (std::size_t k = opts.flag("master-computes") ? 0 : 1; k < hosts.size(); ++k)
+    for (std::size_t k = master_computes ? 0 : 1; k < hosts.size(); ++k)
         speed_sum += hosts[k].speed / (1.0 + hosts[k].background);
     double const ideal = w.total_flops() / speed_sum;
     for (auto const& spec : policies) {
         auto const policy = parse_policy(spec);
-        bool const trace = opts.has("trace") || opts.has("gantt");
-        auto const r = simulate(simulator, w, policy, opts.flag("master-computes"), trace);
+        auto const r = simulate(simulator, w, policy, master_computes, !trace.empty() || !gantt.empty());
         if (csv) {
             std::cout << '"' << platform_text << "\",\"" << workload_text << "\",\"" << spec << "\"," << r.seconds << ','
                       << r.interval << ',' << r.wall << ',' << ideal << '\n';
@@ -49,15 +55,15 @@ int main(int argc, char** argv) try {
             std::cout << "== " << spec << " on " << platform_text << ", " << workload_text;
             if (w.doacross()) std::cout << ", h = " << r.interval;
             std::cout << " (simulated in " << r.wall << " s)\n";
-            if (!opts.flag("quiet")) std::cout << r.statistics;
+            if (!quiet) std::cout << r.statistics;
             std::cout << "parallel time " << r.seconds << " s, ideal " << ideal << " s\n\n";
         }
-        if (opts.has("trace")) {
-            std::ofstream f(opts.text("trace"));
+        if (!trace.empty()) {
+            std::ofstream f(trace);
             write_chrome_trace(f, r.statistics, spec);
         }
-        if (opts.has("gantt")) {
-            std::ofstream f(opts.text("gantt"));
+        if (!gantt.empty()) {
+            std::ofstream f(gantt);
             write_svg_gantt(f, r.statistics, spec + " on " + platform_text);
         }
     }
