@@ -1,18 +1,25 @@
 # ctest driver: install loopsched into a fresh prefix, then configure, build and
-# run tests/consumer against it with find_package(loopsched).
+# run tests/consumer against it with find_package(loopsched); or, with
+# -DLOOPSCHED_SOURCE_DIR=..., add loopsched's sources as a subdirectory on a
+# machine where pkg-config (so SimGrid) cannot be found.
 foreach(var BUILD_DIR SOURCE_DIR WORK_DIR GENERATOR)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "run.cmake needs -D${var}=...")
   endif()
 endforeach()
 file(REMOVE_RECURSE ${WORK_DIR})
-execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix
-                RESULT_VARIABLE rc)
-if(rc)
-  message(FATAL_ERROR "install failed")
+if(LOOPSCHED_SOURCE_DIR)
+  set(how -DLOOPSCHED_SOURCE_DIR=${LOOPSCHED_SOURCE_DIR} -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON)
+else()
+  execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix
+                  RESULT_VARIABLE rc)
+  if(rc)
+    message(FATAL_ERROR "install failed")
+  endif()
+  set(how -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -G ${GENERATOR}
-                        -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix RESULT_VARIABLE rc)
+                        ${how} RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "configuring the consumer failed")
 endif()
