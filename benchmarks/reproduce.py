@@ -29,6 +29,15 @@ class Runner:
         self.binary, self.jobs = binary, jobs
         self.runs = 0
         self.wall = 0.0
+        self.began = time.time()
+        self.label = ""
+        self.shown = sys.stderr.isatty()  # a progress line on a terminal; nothing in a log
+
+    def show(self, done, total):
+        if self.shown:
+            s = int(time.time() - self.began)
+            print(f"\r\033[Kreproduce: {self.label}: {done}/{total} simulation batches, {s // 60}m{s % 60:02d}s",
+                  end="", file=sys.stderr, flush=True)
 
     def batch(self, requests, extra=()):
         """requests: [(platform, workload, [policies])] -> {(platform, workload, policy): (seconds, h)}"""
@@ -44,8 +53,10 @@ class Runner:
             return [((platform, workload, r["policy"]), (float(r["seconds"]), int(r["h"]), float(r["wall_seconds"])))
                     for r in rows]
         out = {}
+        requests = list(requests)
         with ThreadPoolExecutor(self.jobs) as pool:
-            for rows in pool.map(one, requests):
+            for done, rows in enumerate(pool.map(one, requests), 1):
+                self.show(done, len(requests))
                 for key, (seconds, h, wall) in rows:
                     out[key] = (seconds, h)
                     self.runs += 1
@@ -334,12 +345,19 @@ def main():
              "cost (Mandelbrot: real escape counts per column; DOACROSS kernels: a cost per point) and DOACROSS "
              "loops send their real communication sets. Simulations are deterministic: one run per figure.\n"
              + ("\n**Quick mode: every problem shrunk; these are not the experiments' numbers.**\n" if a.quick else "")]
-    steps = {"1": seed001, "2": seed003_w, "3": seed003_sw, "4": seed003_dmps, "5": seed003_h}
-    for key in a.only.split(","):
+    steps = {"1": (seed001, "seed 001, Tables 2-3"), "2": (seed003_w, "seed 003, W"), "3": (seed003_sw, "seed 003, SW"),
+             "4": (seed003_dmps, "seed 003, DMPS"), "5": (seed003_h, "seed 003, the model's h")}
+    keys = a.only.split(",")
+    for n, key in enumerate(keys, 1):
         t0 = time.time()
-        text, _ = steps[key](run, a.output, a.quick)
+        step, name = steps[key]
+        run.label = f"experiment {n}/{len(keys)} ({name})"
+        text, _ = step(run, a.output, a.quick)
         parts.append(text)
-        print(f"reproduce: experiment {key} done in {time.time() - t0:.0f} s", file=sys.stderr)
+        if run.shown:
+            print("\r\033[K", end="", file=sys.stderr)
+        print(f"reproduce: experiment {n}/{len(keys)} ({name}) done in {time.time() - t0:.0f} s, "
+              f"{time.time() - began:.0f} s so far", file=sys.stderr)
     parts.append(f"---\n{run.runs} simulated runs, {run.wall:.0f} s of simulation, {time.time() - began:.0f} s in all "
                  f"({a.jobs} at a time).\n")
     with open(os.path.join(a.output, "report.md"), "w") as f:

@@ -5,6 +5,7 @@
 // Prints, per policy, the fraction of ideal throughput (ideal time / parallel
 // time) and the simulator's own run time.
 #include "../examples/cli.hpp"
+#include "../examples/progress.hpp"
 #include "../examples/simulation.hpp"
 
 #include <cstdio>
@@ -32,12 +33,16 @@ int main(int argc, char** argv) try {
     for (int n : sizes) simulators.emplace_back(examples::make_platform("uniform:n=" + std::to_string(n)), costs);
     std::printf("%8s %-10s %12s %12s %10s %10s %12s\n", "workers", "policy", "T_p (s)", "ideal (s)", "fraction",
                 "chunks", "simulator s");
+    std::vector<char const*> const specs{"ss", "css:chunk=10", "gss", "tss", "fss", "dtss", "af", "w-fss"};
+    examples::progress shown("scale", sizes.size() * specs.size());
     for (std::size_t s = 0; s < sizes.size(); ++s) {
         int const n = sizes[s];
         auto const w = examples::make_workload("random:n=" + std::to_string(100 * n) + ":mean=1e7:dist=exp:seed=7");
         double const ideal = w.total_flops() / (examples::reference_speed * n);
-        for (char const* spec : {"ss", "css:chunk=10", "gss", "tss", "fss", "dtss", "af", "w-fss"}) {
+        for (char const* spec : specs) {
+            shown.next(std::to_string(n) + " workers, " + spec);
             auto const r = examples::simulate(simulators[s], w, parse_policy(spec));
+            shown.clear();
             std::printf("%8d %-10s %12.4f %12.4f %10.3f %10lld %12.1f\n", n, spec, r.seconds, ideal, ideal / r.seconds,
                         static_cast<long long>(r.statistics.chunks()), r.wall);
             std::fflush(stdout);

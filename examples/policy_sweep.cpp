@@ -6,6 +6,7 @@
 // Adding a type to `policies` (or an adaptor to the lists) is the only change
 // needed to include it.
 #include "cli.hpp"
+#include "progress.hpp"
 #include "simulation.hpp"
 
 #include <boost/hana.hpp>
@@ -69,11 +70,13 @@ int main(int argc, char** argv) try {
     sim::simulator simulator(examples::make_platform(platform));
     std::vector<row> rows;
     auto sweep = [&](auto adaptors) {
+        examples::progress shown("policy_sweep", hana::length(policies) * hana::length(adaptors));
         // The cartesian product of the two lists, unrolled at compile time.
         hana::for_each(hana::cartesian_product(hana::make_tuple(policies, adaptors)), [&](auto pair) {
             using policy_type = typename decltype(+hana::at_c<0>(pair))::type;
             auto const adaptor = hana::at_c<1>(pair);
             auto const policy = adaptor(policy_type{});
+            shown.next(policy.spec());
             // Each combination is its own type; it runs behind any_policy, so
             // that the engines are compiled once rather than once per type
             // (88 copies took over 10 minutes and 8 GB to compile).
