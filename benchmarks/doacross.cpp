@@ -88,7 +88,8 @@ struct ours_run {
     index_t interval = 0;
 };
 
-ours_run ours(boost::mpi::communicator const& world, box<2> const& space, any_policy const& policy, doacross_options o) {
+ours_run ours(boost::mpi::communicator const& world, box<2> const& space, any_policy const& policy,
+              doacross_options o) {
     o.gather = false; // like the static pipeline, results stay where they were computed
     world.barrier();
     double const start = MPI_Wtime();
@@ -150,18 +151,19 @@ int main(int argc, char** argv) {
     // first run after the baseline's was measured 20% slower (memory handed
     // back and faulted in again), which must not fall on one configuration.
     std::vector<std::function<void()>> our_runs = {
-        [&] {
-            auto r = ours(world, space, s_css, even);
-            t_even.push_back(r.seconds);
-            h_model = r.interval;
-        },
-        [&] { t_slow.push_back(ours(world, space, s_css, slow).seconds); },
-        [&] { t_w_slow.push_back(ours(world, space, sw_css, slow).seconds); },
-        [&] { t_even_strict.push_back(ours(world, space, s_css, even_strict).seconds); },
-        [&] { t_slow_strict.push_back(ours(world, space, s_css, slow_strict).seconds); },
+            [&] {
+                auto r = ours(world, space, s_css, even);
+                t_even.push_back(r.seconds);
+                h_model = r.interval;
+            },
+            [&] { t_slow.push_back(ours(world, space, s_css, slow).seconds); },
+            [&] { t_w_slow.push_back(ours(world, space, sw_css, slow).seconds); },
+            [&] { t_even_strict.push_back(ours(world, space, s_css, even_strict).seconds); },
+            [&] { t_slow_strict.push_back(ours(world, space, s_css, slow_strict).seconds); },
     };
     for (int rep = 0; rep < repetitions; ++rep) {
-        for (std::size_t i = 0; i < our_runs.size(); ++i) our_runs[(i + static_cast<std::size_t>(rep)) % our_runs.size()]();
+        for (std::size_t i = 0; i < our_runs.size(); ++i)
+            our_runs[(i + static_cast<std::size_t>(rep)) % our_runs.size()]();
         double best_even = 1e300, best_slow = 1e300;
         for (index_t block : row_blocks) {
             best_even = std::min(best_even, static_pipeline(world, space, block, 0.0));
@@ -171,7 +173,8 @@ int main(int argc, char** argv) {
         b_slow.push_back(best_slow);
     }
     if (world.rank() == 0)
-        std::printf("heat %lldx%lld on %d ranks, S-CSS with the model's h = %lld; baseline: best of %zu row blocks per message\n",
+        std::printf("heat %lldx%lld on %d ranks, S-CSS with the model's h = %lld; baseline: best of %zu row blocks per "
+                    "message\n",
                     static_cast<long long>(rows), static_cast<long long>(cols), world.size(),
                     static_cast<long long>(h_model), row_blocks.size());
     // Rates: the baseline over ours in time, so >= 1 means we are at least as fast.
@@ -179,18 +182,21 @@ int main(int argc, char** argv) {
     line(world, "doacross_seconds_s-css_auto_vs_static_pipeline_even", median(t_even), median(b_even));
     line(world, "doacross_seconds_s-css_auto_vs_static_pipeline_rank1_half_speed", median(t_slow), median(b_slow));
     line(world, "doacross_seconds_sw-css_auto_vs_static_pipeline_rank1_half_speed", median(t_w_slow), median(b_slow));
-    line(world, "doacross_seconds_s-css_auto_one_chunk_at_a_time_vs_static_pipeline_even", median(t_even_strict), median(b_even));
-    line(world, "doacross_seconds_s-css_auto_one_chunk_at_a_time_vs_static_pipeline_rank1_half_speed", median(t_slow_strict),
-         median(b_slow));
+    line(world, "doacross_seconds_s-css_auto_one_chunk_at_a_time_vs_static_pipeline_even", median(t_even_strict),
+         median(b_even));
+    line(world, "doacross_seconds_s-css_auto_one_chunk_at_a_time_vs_static_pipeline_rank1_half_speed",
+         median(t_slow_strict), median(b_slow));
     line(world, "doacross_seconds_s-css_auto_vs_sequential", median(t_even), sequential);
 
     // Memory: how much each rank's peak grew in one loop, against the bound of
     // two chunk-plus-halo windows (the running chunk and the one before it) and
     // against the whole array (measured before anything else ran).
-    double const chunk = static_cast<double>(detail::ceil_div(cols, 2 * world.size()) + 2) * static_cast<double>(rows) * sizeof(double);
+    double const chunk = static_cast<double>(detail::ceil_div(cols, 2 * world.size()) + 2) * static_cast<double>(rows) *
+                         sizeof(double);
     double const grown = boost::mpi::all_reduce(world, rss_after - rss_before, boost::mpi::maximum<double>());
     line(world, "peak_memory_growth_bytes_per_rank_vs_two_chunk_plus_halo_windows", grown, 2.0 * chunk);
-    line(world, "two_chunk_plus_halo_windows_vs_whole_array_bytes", 2.0 * chunk, static_cast<double>(rows * cols) * sizeof(double));
+    line(world, "two_chunk_plus_halo_windows_vs_whole_array_bytes", 2.0 * chunk,
+         static_cast<double>(rows * cols) * sizeof(double));
 
     // Parallel time against h around the model's optimum.
     if (world.rank() == 0) std::printf("h sweep (S-CSS, even machine, median of 3):\n");
@@ -199,7 +205,9 @@ int main(int argc, char** argv) {
         std::vector<double> t;
         for (int rep = 0; rep < 3; ++rep)
             t.push_back(ours(world, space, parse_policy("s-css:h=" + std::to_string(h)), even).seconds);
-        if (world.rank() == 0) std::printf("  h = %6lld  T_p = %.4f s%s\n", static_cast<long long>(h), median(t), factor == 1.0 ? "  (model)" : "");
+        if (world.rank() == 0)
+            std::printf("  h = %6lld  T_p = %.4f s%s\n", static_cast<long long>(h), median(t),
+                        factor == 1.0 ? "  (model)" : "");
     }
     return 0;
 }

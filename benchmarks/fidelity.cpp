@@ -75,8 +75,9 @@ int main(int argc, char** argv) try {
                                 "mpiexec -n 2 fidelity 5 --tables");
     int repeats = 5;
     bool tables = false;
-    line.add_option("repeats", repeats, "runs of each workload, real and simulated")->check(CLI::PositiveNumber)
-        ->capture_default_str();
+    line.add_option("repeats", repeats, "runs of each workload, real and simulated")
+            ->check(CLI::PositiveNumber)
+            ->capture_default_str();
     line.add_flag("--tables", tables, "print both runs' per-rank tables");
     if (auto code = line.parse(argc, argv)) return *code;
     mpi::communicator world;
@@ -123,7 +124,8 @@ int main(int argc, char** argv) try {
     world.barrier();
     double const mandelbrot_alone = world.rank() == 0 ? median_seconds([&] { body(make_range(m.width), out); }) : 0.0;
     world.barrier();
-    double const mandelbrot_speed = mw.total_flops() / mpi::all_reduce(world, mandelbrot_seconds, mpi::maximum<double>());
+    double const mandelbrot_speed =
+            mw.total_flops() / mpi::all_reduce(world, mandelbrot_seconds, mpi::maximum<double>());
     double const heat_speed = hw.total_flops() / mpi::all_reduce(world, heat_seconds, mpi::maximum<double>());
 
     // Real runs: median parallel time of `repeats` runs each.
@@ -135,7 +137,8 @@ int main(int argc, char** argv) try {
         std::vector<double> t;
         for (int r = 0; r < repeats; ++r)
             t.push_back(parallel_for(world, make_range(m.width), parse_policy(spec), m.body(),
-                                     gather<std::uint8_t>{m.column_bytes()}).statistics.parallel_seconds);
+                                     gather<std::uint8_t>{m.column_bytes()})
+                                .statistics.parallel_seconds);
         real_doall.push_back(median(t));
         spreads.push_back(spread(t));
     }
@@ -151,7 +154,7 @@ int main(int argc, char** argv) try {
         for (int r = 0; r < repeats; ++r) {
             last = parallel_for_doacross(world, heat_space, kernels::heat::dependences{}, parse_policy(spec),
                                          std::get<0>(kernels::heat::fields()), kernels::heat::body{heat_space}, o)
-                       .statistics;
+                           .statistics;
             t.push_back(last.parallel_seconds);
         }
         real_doacross.push_back(median(t));
@@ -181,7 +184,7 @@ int main(int argc, char** argv) try {
     mandelbrot_charged.engine_time_scale = std::max(1.0, mandelbrot_seconds / mandelbrot_alone);
     heat_charged.engine_time_scale = std::max(1.0, heat_seconds / heat_alone);
     sim::simulator mandelbrot_machine(machine(mandelbrot_speed), mandelbrot_charged),
-        heat_machine(machine(heat_speed), heat_charged), heat_online(machine(heat_speed), heat_charged);
+            heat_machine(machine(heat_speed), heat_charged), heat_online(machine(heat_speed), heat_charged);
     // The other way to predict: the real Heat body runs inside the simulation
     // and its measured time is charged (as SMPI does), instead of a cost per point.
     auto simulate_real_body = [&](std::string const& spec) {

@@ -97,14 +97,17 @@ struct measured {
 
 /// `loops` back-to-back loops of `iterations` with a dedicated master (the
 /// raw loop's pattern: one master, one worker).
-measured ours_loop(boost::mpi::communicator const& world, any_policy const& policy, index_t iterations, long long loops) {
+measured ours_loop(boost::mpi::communicator const& world, any_policy const& policy, index_t iterations,
+                   long long loops) {
     parallel_for_options o;
     o.master_computes = false;
     world.barrier();
     double const start = MPI_Wtime();
     long long chunks = 0;
     for (long long loop = 0; loop < loops; ++loop)
-        chunks = parallel_for(world, make_range(iterations), policy, [](index_range const&) {}, o).chunks();
+        chunks = parallel_for(
+                         world, make_range(iterations), policy, [](index_range const&) {}, o)
+                         .chunks();
     double elapsed = MPI_Wtime() - start;
     boost::mpi::broadcast(world, elapsed, 0);
     return {elapsed / static_cast<double>(loops), chunks};
@@ -117,10 +120,14 @@ double idle_per_chunk(boost::mpi::communicator const& world, double ahead, doubl
     o.master_computes = false;
     o.request_ahead = ahead;
     auto const per_iteration = std::chrono::duration<double>(chunk_seconds / 10);
-    auto stats = parallel_for(world, make_range(10 * chunks), css(10), [&](index_range const& part) {
-        auto const until = std::chrono::steady_clock::now() + per_iteration * part.size();
-        while (std::chrono::steady_clock::now() < until) {} // compute, do not sleep
-    }, o);
+    auto stats = parallel_for(
+            world, make_range(10 * chunks), css(10),
+            [&](index_range const& part) {
+                auto const until = std::chrono::steady_clock::now() + per_iteration * part.size();
+                while (std::chrono::steady_clock::now() < until) {
+                } // compute, do not sleep
+            },
+            o);
     // Idle: not computing between chunks. With request-ahead the request leaves
     // mid-chunk, so only the wait for the reply counts.
     auto const& w = stats.workers.at(0);
@@ -185,10 +192,11 @@ int main(int argc, char** argv) {
     std::vector<any_policy> others;
     for (auto const& s : other_specs) others.push_back(parse_policy(s));
 
-    std::vector<double> chunk_ours, chunk_raw, loop_ours, loop_raw, pong, idle_off, idle_on, own_ss, all_ss, one_chunk, gss_big;
+    std::vector<double> chunk_ours, chunk_raw, loop_ours, loop_raw, pong, idle_off, idle_on, own_ss, all_ss, one_chunk,
+            gss_big;
     std::vector<std::vector<double>> other_ours(others.size()), other_raw(others.size());
     long long const loops = std::max(1LL, chunks / 4);
-    for (int rep = 0; rep < repetitions; ++rep) { // interleaved: the machine's drift hits all alike
+    for (int rep = 0; rep < repetitions; ++rep) {         // interleaved: the machine's drift hits all alike
         auto const c = ours_loop(world, css1, chunks, 1); // one loop of `chunks` chunks
         chunk_ours.push_back(c.seconds_per_loop / static_cast<double>(c.chunks_per_loop));
         chunk_raw.push_back(raw_mpi_loop(world, c.chunks_per_loop, 1) / static_cast<double>(c.chunks_per_loop));
@@ -222,13 +230,13 @@ int main(int argc, char** argv) {
                         1 / r, r / o);
         }
         double const rtt = median(pong);
-        std::printf("chunk_rate_css1_vs_ping_pong: ours=%.0f baseline=%.0f ratio=%.3f\n", 1 / median(chunk_ours), 1 / rtt,
-                    rtt / median(chunk_ours));
+        std::printf("chunk_rate_css1_vs_ping_pong: ours=%.0f baseline=%.0f ratio=%.3f\n", 1 / median(chunk_ours),
+                    1 / rtt, rtt / median(chunk_ours));
         double const off = median(idle_off) * 1e6, on = median(idle_on) * 1e6;
         std::printf("idle_us_per_chunk_no_ahead_vs_round_trip: ours=%.3f baseline=%.3f ratio=%.3f\n", off, rtt * 1e6,
                     off / (rtt * 1e6));
-        std::printf("idle_us_per_chunk_request_ahead_vs_round_trip: ours=%.3f baseline=%.3f ratio=%.3f\n", on, rtt * 1e6,
-                    on / (rtt * 1e6));
+        std::printf("idle_us_per_chunk_request_ahead_vs_round_trip: ours=%.3f baseline=%.3f ratio=%.3f\n", on,
+                    rtt * 1e6, on / (rtt * 1e6));
         std::printf("computing_master_ns_per_own_iteration_css1: %.0f (the loop: %.0f ns per iteration)\n",
                     median(own_ss) * 1e9, median(all_ss) * 1e9);
         std::printf("computing_one_chunk_gss_loop_median_us: %.1f\n", median(one_chunk) * 1e6);

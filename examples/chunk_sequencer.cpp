@@ -13,9 +13,9 @@ int main() {
     if (chosen.spec() != policy.spec()) return 1; // both "w-gss:min=80"
 
     // Drive it: every request gets the next chunk [first, first + size).
-    chunk_sequencer seq(chosen, loop_info{.iterations = 10000,
-                                          .workers = 4,
-                                          .status = {{1.0, 1.0}, {0.8, 2.0}, {1.0, 1.0}, {0.8, 2.0}}});
+    chunk_sequencer seq(
+            chosen,
+            loop_info{.iterations = 10000, .workers = 4, .status = {{1.0, 1.0}, {0.8, 2.0}, {1.0, 1.0}, {0.8, 2.0}}});
     index_t sum = 0;
     while (auto c = seq.next(request{.worker = 0, .status = {1.0, 1.0}}))
         for (index_t i : c->indices()) sum += i; // the loop body

@@ -8,14 +8,15 @@
 
 int main(int argc, char** argv) {
     using namespace loopsched;
-    examples::command_line line("chunks", "The schedule a policy produces when the workers ask in round-robin order, "
-                                          "one line per chunk: <worker> <first-iteration> <size>.",
+    examples::command_line line("chunks",
+                                "The schedule a policy produces when the workers ask in round-robin order, "
+                                "one line per chunk: <worker> <first-iteration> <size>.",
                                 "chunks --policy gss --iterations 1000 --workers 4");
     std::string spec;
     long long iterations = 0, workers = 1;
     std::vector<double> powers, loads;
     line.add_option("--policy", spec, "scheduling policy, as a spec string (css:chunk=4, gss, dtss, fsc:h=..,sigma=..)")
-        ->required();
+            ->required();
     line.add_option("--iterations", iterations, "iterations in the loop")->required();
     line.add_option("--workers", workers, "workers asking for chunks")->required();
     line.add_option("--powers", powers, "each worker's virtual power V_k, comma-separated")->delimiter(',');

@@ -24,8 +24,7 @@ inline bool first_rank() {
 /// `if (auto code = line.parse(argc, argv)) return *code;`.
 class command_line : public CLI::App {
 public:
-    command_line(std::string const& name, std::string const& what, std::string const& example)
-        : CLI::App(what, name) {
+    command_line(std::string const& name, std::string const& what, std::string const& example) : CLI::App(what, name) {
         footer("Example:\n  " + example);
         get_formatter()->column_width(34);
     }

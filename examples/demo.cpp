@@ -29,11 +29,12 @@ struct row {
 
 void print(std::vector<row> const& rows) {
     std::cout << std::left << std::setw(10) << "scheme" << std::setw(15) << "cluster" << std::right << std::setw(9)
-              << "T_p(s)" << std::setw(8) << "chunks" << "   per worker: T_comp / T_wait (s), iterations\n";
+              << "T_p(s)" << std::setw(8) << "chunks"
+              << "   per worker: T_comp / T_wait (s), iterations\n";
     for (auto const& r : rows) {
         std::cout << std::left << std::setw(10) << r.spec << std::setw(15) << r.cluster << std::right << std::fixed
-                  << std::setprecision(3) << std::setw(9) << r.stats.parallel_seconds << std::setw(8) << r.stats.chunks()
-                  << "  ";
+                  << std::setprecision(3) << std::setw(9) << r.stats.parallel_seconds << std::setw(8)
+                  << r.stats.chunks() << "  ";
         for (auto const& w : r.stats.workers)
             std::cout << "  r" << w.rank << ": " << w.compute_seconds << "/" << w.wait_seconds << ", " << w.iterations;
         std::cout << (r.identical ? "" : "   IMAGE DIFFERS") << '\n';
@@ -46,10 +47,11 @@ int main(int argc, char** argv) {
     boost::mpi::environment env(argc, argv);
     boost::mpi::communicator world;
     examples::command_line line(
-        "demo", "Mandelbrot (seed 001) with simple schemes and their load-aware twins, on this machine and on an "
-                "emulated cluster whose last worker runs at 40% speed; then a DOACROSS loop (Floyd-Steinberg, "
-                "seed 003), S-TSS against SW-TSS. Checks every result against a sequential run.",
-        "mpiexec -n 3 demo --size 1200x600 --out build/demo");
+            "demo",
+            "Mandelbrot (seed 001) with simple schemes and their load-aware twins, on this machine and on an "
+            "emulated cluster whose last worker runs at 40% speed; then a DOACROSS loop (Floyd-Steinberg, "
+            "seed 003), S-TSS against SW-TSS. Checks every result against a sequential run.",
+            "mpiexec -n 3 demo --size 1200x600 --out build/demo");
     std::string size = "1200x600", out_dir = "build/demo", dsize = "2500x2500";
     int max_iterations = 2000;
     line.add_option("--size", size, "Mandelbrot image WIDTHxHEIGHT")->capture_default_str();
@@ -108,7 +110,8 @@ int main(int argc, char** argv) {
                 if (r.spec == "dtss") {
                     auto const image = problem.png(columns[i]);
                     std::ofstream(out / "mandelbrot.png", std::ios::binary)
-                        .write(reinterpret_cast<char const*>(image.data()), static_cast<std::streamsize>(image.size()));
+                            .write(reinterpret_cast<char const*>(image.data()),
+                                   static_cast<std::streamsize>(image.size()));
                     std::ofstream svg(out / "gantt-dtss.svg");
                     write_svg_gantt(svg, r.stats, "Mandelbrot, DTSS, workers at V = 1 and 0.4");
                     std::ofstream json(out / "trace-dtss.json");
@@ -133,10 +136,14 @@ int main(int argc, char** argv) {
         }
 
         // DOACROSS: error diffusion, each pixel waiting for its neighbours above and to the left.
-        box<2> const image = box<2>::from_extents({std::stoll(dsize.substr(0, dsize.find('x'))), std::stoll(dsize.substr(dsize.find('x') + 1))});
+        box<2> const image = box<2>::from_extents(
+                {std::stoll(dsize.substr(0, dsize.find('x'))), std::stoll(dsize.substr(dsize.find('x') + 1))});
         if (world.rank() == 0)
-            std::cout << "\nFloyd-Steinberg " << dsize << " (DOACROSS: dependences (0,1) (1,-1) (1,0) (1,1)), same cluster V = 1, 0.4:\n";
-        std::vector<char> const reference = world.rank() == 0 ? kernels::raw_bytes(kernels::sequential<kernels::floyd_steinberg>(image)) : std::vector<char>{};
+            std::cout << "\nFloyd-Steinberg " << dsize
+                      << " (DOACROSS: dependences (0,1) (1,-1) (1,0) (1,1)), same cluster V = 1, 0.4:\n";
+        std::vector<char> const reference =
+                world.rank() == 0 ? kernels::raw_bytes(kernels::sequential<kernels::floyd_steinberg>(image))
+                                  : std::vector<char>{};
         bool all_same = true;
         for (std::string spec : {"s-tss", "sw-tss"}) {
             doacross_options o;
@@ -149,13 +156,16 @@ int main(int argc, char** argv) {
             if (world.rank() != 0) continue;
             bool const same = kernels::raw_bytes(r.arrays) == reference;
             all_same = all_same && same;
-            std::cout << std::left << std::setw(10) << spec << std::right << "T_p = " << std::fixed << std::setprecision(3)
-                      << r.statistics.parallel_seconds << " s, h = " << r.interval << ", " << r.statistics.chunks() << " chunks";
+            std::cout << std::left << std::setw(10) << spec << std::right << "T_p = " << std::fixed
+                      << std::setprecision(3) << r.statistics.parallel_seconds << " s, h = " << r.interval << ", "
+                      << r.statistics.chunks() << " chunks";
             for (auto const& w : r.statistics.workers)
-                std::cout << "  r" << w.rank << ": " << w.compute_seconds << "/" << w.wait_seconds << ", " << w.iterations;
+                std::cout << "  r" << w.rank << ": " << w.compute_seconds << "/" << w.wait_seconds << ", "
+                          << w.iterations;
             std::cout << (same ? "" : "   RESULT DIFFERS") << '\n';
             std::ofstream svg(out / ("gantt-doacross-" + spec + ".svg"));
-            write_svg_gantt(svg, r.statistics, "Floyd-Steinberg, " + spec + ", workers at V = 1 and 0.4 (one bar per subchunk)");
+            write_svg_gantt(svg, r.statistics,
+                            "Floyd-Steinberg, " + spec + ", workers at V = 1 and 0.4 (one bar per subchunk)");
         }
         if (world.rank() == 0) {
             std::cout << "DOACROSS results identical to the sequential loop: " << (all_same ? "yes" : "NO") << '\n'

@@ -25,7 +25,9 @@ box<N> parse_size(std::string const& text) {
     for (std::size_t d = 0; d < N; ++d) {
         auto const cross = text.find('x', at);
         if ((d + 1 < N) == (cross == std::string::npos))
-            throw invalid_parameter("--size", text, "expects " + std::to_string(N) + " extents, e.g. " + (N == 2 ? "1000x500" : "100x5x1000"));
+            throw invalid_parameter("--size", text,
+                                    "expects " + std::to_string(N) + " extents, e.g. " +
+                                            (N == 2 ? "1000x500" : "100x5x1000"));
         std::string const part = text.substr(at, cross == std::string::npos ? std::string::npos : cross - at);
         if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos)
             throw invalid_parameter("--size", text, "extents must be whole numbers");
@@ -87,7 +89,8 @@ int run(boost::mpi::communicator const& world, flags args) {
             }
             if (!args.gantt.empty()) {
                 std::ofstream svg(args.gantt);
-                write_svg_gantt(svg, r.statistics, std::string(K::name) + ", " + policy.spec() + ", h = " + std::to_string(r.interval));
+                write_svg_gantt(svg, r.statistics,
+                                std::string(K::name) + ", " + policy.spec() + ", h = " + std::to_string(r.interval));
             }
         }
     }
@@ -105,19 +108,20 @@ int main(int argc, char** argv) {
     boost::mpi::environment env(argc, argv);
     boost::mpi::communicator world;
     examples::command_line line(
-        "doacross", "A DOACROSS loop with uniform dependences (seed 003's kernels) scheduled over the MPI ranks; "
-                    "--output writes the result arrays, byte-identical to the sequential loop's.",
-        "mpiexec -n 3 doacross --example floyd-steinberg --policy sw-tss --size 2000x1000 --interval auto");
+            "doacross",
+            "A DOACROSS loop with uniform dependences (seed 003's kernels) scheduled over the MPI ranks; "
+            "--output writes the result arrays, byte-identical to the sequential loop's.",
+            "mpiexec -n 3 doacross --example floyd-steinberg --policy sw-tss --size 2000x1000 --interval auto");
     flags args;
     line.add_option("--example", args.example, "heat, floyd-steinberg, hydro or artificial")
-        ->check(CLI::IsMember({"heat", "floyd-steinberg", "hydro", "artificial"}))
-        ->capture_default_str();
+            ->check(CLI::IsMember({"heat", "floyd-steinberg", "hydro", "artificial"}))
+            ->capture_default_str();
     line.add_option("--policy", args.policy, "scheduling policy, as a spec string")->capture_default_str();
     line.add_option("--size", args.size, "iteration space S1xS2[xS3] (default 1000x500, 3-D: 100x5x1000)");
     line.add_option("--interval", args.interval, "synchronization interval h: an integer, auto, or <k>m");
     line.add_option("--powers", args.powers, "each rank's virtual power V_k, comma-separated")->delimiter(',');
     line.add_option("--run-queues", args.run_queues, "each rank's run-queue length Q_k, comma-separated")
-        ->delimiter(',');
+            ->delimiter(',');
     line.add_option("--output", args.output, "write the result arrays (raw bytes) to this file");
     line.add_option("--trace", args.trace, "write the chunks as a Chrome trace (JSON)");
     line.add_option("--gantt", args.gantt, "write the chunks as an SVG Gantt chart");

@@ -31,7 +31,9 @@ struct heat {
     static constexpr index_t input_halo = 1;
 
     static double initial(box<2>::point const& p) { return static_cast<double>((p[0] * 7 + p[1] * 3) % 11) * 0.1; }
-    static auto fields() { return std::tuple(loopsched::make_field<double>([](auto const& p) { return initial(p); })); }
+    static auto fields() {
+        return std::tuple(loopsched::make_field<double>([](auto const& p) { return initial(p); }));
+    }
 
     struct body {
         box<2> space;
@@ -78,7 +80,8 @@ struct floyd_steinberg {
             for (index_t y = part.lower()[0]; y < part.upper()[0]; ++y)
                 for (index_t x = part.lower()[1]; x < part.upper()[1]; ++x) {
                     float const v = grey(y, x) + (7.0f * e(y, x - 1) + 3.0f * e(y - 1, x + 1) + 5.0f * e(y - 1, x) +
-                                                  1.0f * e(y - 1, x - 1)) / 16.0f;
+                                                  1.0f * e(y - 1, x - 1)) /
+                                                         16.0f;
                     std::uint8_t const pixel = v < 128.0f ? 0 : 255;
                     out(y, x) = pixel;
                     err(y, x) = v - static_cast<float>(pixel);
@@ -105,7 +108,9 @@ struct hydro {
     static double zz(index_t j, index_t k) { return 0.05 * static_cast<double>((j + k) % 4); }
     static double start(index_t j, index_t k) { return 0.01 * static_cast<double>((j * 17 + k * 29) % 100); }
     static double initial(box<3>::point const&) { return 0.0; }
-    static auto fields() { return std::tuple(loopsched::make_field<double>([](auto const& p) { return initial(p); })); }
+    static auto fields() {
+        return std::tuple(loopsched::make_field<double>([](auto const& p) { return initial(p); }));
+    }
 
     struct body {
         box<3> space;
@@ -169,10 +174,11 @@ auto run_with(Comm& comm, box<K::rank> const& space, Policy const& policy, Body 
               loopsched::doacross_options options = {}) {
     options.input_halo = K::input_halo;
     return std::apply(
-        [&](auto const&... f) {
-            return loopsched::parallel_for_doacross(comm, space, typename K::dependences{}, policy, f..., body, options);
-        },
-        K::fields());
+            [&](auto const&... f) {
+                return loopsched::parallel_for_doacross(comm, space, typename K::dependences{}, policy, f..., body,
+                                                        options);
+            },
+            K::fields());
 }
 
 /// Runs kernel K over `space` with parallel_for_doacross on any transport or communicator.
@@ -186,11 +192,14 @@ template <class K>
 auto sequential(box<K::rank> const& space) {
     auto fields = K::fields();
     auto windows = std::apply(
-        [&](auto const&... f) { return std::tuple(window<typename std::remove_cvref_t<decltype(f)>::value_type, K::rank>(space)...); },
-        fields);
+            [&](auto const&... f) {
+                return std::tuple(window<typename std::remove_cvref_t<decltype(f)>::value_type, K::rank>(space)...);
+            },
+            fields);
     [&]<std::size_t... I>(std::index_sequence<I...>) {
         ((std::get<I>(windows).fill(space, std::get<I>(fields).initial)), ...);
-    }(std::make_index_sequence<std::tuple_size_v<decltype(fields)>>{});
+    }
+    (std::make_index_sequence<std::tuple_size_v<decltype(fields)>>{});
     std::apply([&](auto&... w) { typename K::body{space}(space, w...); }, windows);
     return windows;
 }
@@ -200,12 +209,12 @@ template <class Tuple>
 std::vector<char> raw_bytes(Tuple const& windows) {
     std::vector<char> out;
     std::apply(
-        [&](auto const&... w) {
-            ((out.insert(out.end(), reinterpret_cast<char const*>(w.values().data()),
-                         reinterpret_cast<char const*>(w.values().data() + w.values().size()))),
-             ...);
-        },
-        windows);
+            [&](auto const&... w) {
+                ((out.insert(out.end(), reinterpret_cast<char const*>(w.values().data()),
+                             reinterpret_cast<char const*>(w.values().data() + w.values().size()))),
+                 ...);
+            },
+            windows);
     return out;
 }
 

@@ -75,7 +75,7 @@ struct mandelbrot {
             for (index_t y = 0; y < height; ++y)
                 for (int c = 0; c < 3; ++c)
                     rgb[(static_cast<std::size_t>(y * width + order[p])) * 3 + static_cast<std::size_t>(c)] =
-                        columns[p * column_bytes() + static_cast<std::size_t>(y) * 3 + static_cast<std::size_t>(c)];
+                            columns[p * column_bytes() + static_cast<std::size_t>(y) * 3 + static_cast<std::size_t>(c)];
         return encode_png(rgb, static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(height));
     }
 

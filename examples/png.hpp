@@ -32,24 +32,23 @@ inline std::vector<std::uint8_t> encode_png(std::span<std::uint8_t const> rgb, s
         throw error("libpng: cannot encode the image");
     }
     png_set_write_fn(
-        png, &out,
-        [](png_structp p, png_bytep data, png_size_t size) {
-            auto& bytes = *static_cast<std::vector<std::uint8_t>*>(png_get_io_ptr(p));
-            bool grown = true;
-            try { // an exception must not cross libpng's C frames
-                bytes.insert(bytes.end(), data, data + size);
-            } catch (...) {
-                grown = false;
-            }
-            if (!grown) png_error(p, "out of memory");
-        },
-        nullptr);
+            png, &out,
+            [](png_structp p, png_bytep data, png_size_t size) {
+                auto& bytes = *static_cast<std::vector<std::uint8_t>*>(png_get_io_ptr(p));
+                bool grown = true;
+                try { // an exception must not cross libpng's C frames
+                    bytes.insert(bytes.end(), data, data + size);
+                } catch (...) {
+                    grown = false;
+                }
+                if (!grown) png_error(p, "out of memory");
+            },
+            nullptr);
     png_set_IHDR(png, info, width, height, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                  PNG_FILTER_TYPE_DEFAULT);
     png_set_compression_level(png, 6);
     png_write_info(png, info);
-    for (std::uint32_t y = 0; y < height; ++y)
-        png_write_row(png, rgb.data() + std::size_t{y} * width * 3);
+    for (std::uint32_t y = 0; y < height; ++y) png_write_row(png, rgb.data() + std::size_t{y} * width * 3);
     png_write_end(png, nullptr);
     png_destroy_write_struct(&png, &info);
     return out;

@@ -28,19 +28,31 @@ constexpr auto policies = policy_catalogue;
 // Adaptors: each turns a policy value into the policy that runs.
 struct plain {
     static constexpr char const* name = "A";
-    template <ChunkPolicy P> P operator()(P p) const { return p; }
+    template <ChunkPolicy P>
+    P operator()(P p) const {
+        return p;
+    }
 };
 struct weighting {
     static constexpr char const* name = "W-A";
-    template <ChunkPolicy P> auto operator()(P p) const { return weighted(std::move(p)); }
+    template <ChunkPolicy P>
+    auto operator()(P p) const {
+        return weighted(std::move(p));
+    }
 };
 struct synchronizing {
     static constexpr char const* name = "S-A";
-    template <ChunkPolicy P> auto operator()(P p) const { return synchronized(std::move(p)); }
+    template <ChunkPolicy P>
+    auto operator()(P p) const {
+        return synchronized(std::move(p));
+    }
 };
 struct synchronizing_weighting {
     static constexpr char const* name = "SW-A";
-    template <ChunkPolicy P> auto operator()(P p) const { return synchronized(weighted(std::move(p))); }
+    template <ChunkPolicy P>
+    auto operator()(P p) const {
+        return synchronized(weighted(std::move(p)));
+    }
 };
 constexpr auto doall_adaptors = hana::make_tuple(plain{}, weighting{});
 constexpr auto doacross_adaptors = hana::make_tuple(synchronizing{}, synchronizing_weighting{});
@@ -85,8 +97,10 @@ int main(int argc, char** argv) try {
                             r.statistics.chunks()});
         });
     };
-    if (w.doacross()) sweep(doacross_adaptors);
-    else sweep(doall_adaptors);
+    if (w.doacross())
+        sweep(doacross_adaptors);
+    else
+        sweep(doall_adaptors);
     std::ranges::sort(rows, {}, &row::seconds);
 
     std::ofstream csv(dir / "sweep.csv");
@@ -94,12 +108,14 @@ int main(int argc, char** argv) try {
     std::ofstream md(dir / "sweep.md");
     md << "# Policy sweep: `" << workload << "` on `" << platform << "`\n\n"
        << "Every policy of the catalogue under every adaptor, each combination its own type, on a simulated cluster. "
-       << "Ranked by parallel time.\n\n| rank | policy | adaptor | spec | parallel time (s) | vs best | chunks |\n|---|---|---|---|---|---|---|\n";
+       << "Ranked by parallel time.\n\n| rank | policy | adaptor | spec | parallel time (s) | vs best | chunks "
+          "|\n|---|---|---|---|---|---|---|\n";
     for (std::size_t i = 0; i < rows.size(); ++i) {
         auto const& r = rows[i];
-        csv << i + 1 << ',' << r.policy << ',' << r.adaptor << ',' << r.spec << ',' << r.seconds << ',' << r.chunks << '\n';
-        md << "| " << i + 1 << " | " << r.policy << " | " << r.adaptor << " | `" << r.spec << "` | " << r.seconds << " | "
-           << r.seconds / rows.front().seconds << "x | " << r.chunks << " |\n";
+        csv << i + 1 << ',' << r.policy << ',' << r.adaptor << ',' << r.spec << ',' << r.seconds << ',' << r.chunks
+            << '\n';
+        md << "| " << i + 1 << " | " << r.policy << " | " << r.adaptor << " | `" << r.spec << "` | " << r.seconds
+           << " | " << r.seconds / rows.front().seconds << "x | " << r.chunks << " |\n";
         std::cout << i + 1 << ". " << r.spec << "  " << r.seconds << " s\n";
     }
     md << "\n![ranked](sweep.svg)\n";
@@ -108,7 +124,8 @@ int main(int argc, char** argv) try {
     double const longest = rows.back().seconds;
     int const bar_height = 16, left = 150, width = 720;
     std::ofstream svg(dir / "sweep.svg");
-    svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << 40 + bar_height * rows.size()
+    svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\""
+        << 40 + bar_height * rows.size()
         << "\" font-family=\"sans-serif\" font-size=\"11\"><rect width=\"100%\" height=\"100%\" fill=\"white\"/>"
         << "<text x=\"" << width / 2 << "\" y=\"18\" text-anchor=\"middle\" font-size=\"13\">parallel time (s), "
         << workload << " on " << platform << "</text>\n";

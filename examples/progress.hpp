@@ -14,8 +14,8 @@ namespace loopsched::examples {
 class progress {
 public:
     progress(std::string what, std::size_t total)
-        : what_(std::move(what)), total_(total), shown_(isatty(STDERR_FILENO) != 0),
-          start_(std::chrono::steady_clock::now()) {}
+            : what_(std::move(what)), total_(total), shown_(isatty(STDERR_FILENO) != 0),
+              start_(std::chrono::steady_clock::now()) {}
     progress(progress const&) = delete;
     progress& operator=(progress const&) = delete;
     ~progress() { clear(); }
@@ -30,8 +30,8 @@ public:
     void next(std::string_view item) {
         ++done_;
         if (!shown_) return;
-        auto const seconds = static_cast<long>(
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
+        auto const seconds =
+                static_cast<long>(std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count());
         std::fprintf(stderr, "\r\033[K%s: %zu/%zu %.*s, %ldm%02lds", what_.c_str(), done_, total_,
                      static_cast<int>(item.size()), item.data(), seconds / 60, seconds % 60);
         std::fflush(stderr);

@@ -13,11 +13,12 @@ int main(int argc, char** argv) {
     boost::mpi::communicator world;
     index_t const n = 100000;
     // Every rank calls it; the root (rank 0) hands out chunks and computes too.
-    auto [y, stats] = parallel_for(world, make_range(n), parse_policy("dtss"),
-        [](index_range const& part, std::span<double> out) {
-            std::size_t j = 0;
-            for (index_t i : part.indices()) out[j++] = std::sqrt(static_cast<double>(i));
-        },
-        gather<double>{});              // y: one value per iteration, in order, on the root
+    auto [y, stats] = parallel_for(
+            world, make_range(n), parse_policy("dtss"),
+            [](index_range const& part, std::span<double> out) {
+                std::size_t j = 0;
+                for (index_t i : part.indices()) out[j++] = std::sqrt(static_cast<double>(i));
+            },
+            gather<double>{}); // y: one value per iteration, in order, on the root
     if (world.rank() == 0) std::cout << stats << "y[99] = " << y[99] << '\n';
 }

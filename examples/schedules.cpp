@@ -21,7 +21,8 @@ void print_row(std::string const& spec, loopsched::loop_info const& info, bool h
     std::ostringstream sizes;
     for (std::size_t i = 0; i < schedule.size(); ++i) {
         per_worker[schedule[i].worker] += schedule[i].range.size;
-        if (i < shown_chunks) sizes << ' ' << schedule[i].range.size << (heterogeneous ? "@" + std::to_string(schedule[i].worker) : "");
+        if (i < shown_chunks)
+            sizes << ' ' << schedule[i].range.size << (heterogeneous ? "@" + std::to_string(schedule[i].worker) : "");
     }
     if (schedule.size() > shown_chunks) sizes << " ... (+" << schedule.size() - shown_chunks << ")";
     std::cout << std::left << std::setw(9) << spec << std::right << std::setw(5) << schedule.size();

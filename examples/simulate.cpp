@@ -10,21 +10,22 @@ int main(int argc, char** argv) try {
     using namespace loopsched;
     using namespace loopsched::examples;
     command_line line(
-        "simulate",
-        "Runs loopsched's own master and worker engines on a simulated cluster (SimGrid) and prints the parallel "
-        "time and the per-worker table.\n\n"
-        "Platforms: seed001[:loaded], seed003-w, seed003-sw[:m=M][:loaded], seed003-dmps, kids, twins, hetero,\n"
-        "  uniform[:n=N][:bandwidth=B], machine[:n=N][:c_d=S][:c_c=S], or a SimGrid XML file.\n"
-        "Workloads: mandelbrot:size=WxH[:sf=4][:max=1000][:bytes=1], uniform:n=N[:cost=F],\n"
-        "  random:n=N[:mean=F][:dist=exp|uniform|normal][:seed=S], heat|floyd-steinberg|hydro:size=AxB[xC][:cost=F]",
-        "simulate --platform seed001:loaded --workload mandelbrot:size=4000x2000 --policy tss --policy dtss");
+            "simulate",
+            "Runs loopsched's own master and worker engines on a simulated cluster (SimGrid) and prints the parallel "
+            "time and the per-worker table.\n\n"
+            "Platforms: seed001[:loaded], seed003-w, seed003-sw[:m=M][:loaded], seed003-dmps, kids, twins, hetero,\n"
+            "  uniform[:n=N][:bandwidth=B], machine[:n=N][:c_d=S][:c_c=S], or a SimGrid XML file.\n"
+            "Workloads: mandelbrot:size=WxH[:sf=4][:max=1000][:bytes=1], uniform:n=N[:cost=F],\n"
+            "  random:n=N[:mean=F][:dist=exp|uniform|normal][:seed=S], "
+            "heat|floyd-steinberg|hydro:size=AxB[xC][:cost=F]",
+            "simulate --platform seed001:loaded --workload mandelbrot:size=4000x2000 --policy tss --policy dtss");
     // --policy may repeat: every policy runs on the same simulated platform.
     std::vector<std::string> policies{"tss"};
     std::string platform_text = "seed001", workload_text = "mandelbrot:size=4000x2000:sf=4", trace, gantt;
     sim::simulation_options so;
     bool master_computes = false, csv = false, quiet = false;
     line.add_option("--policy", policies, "scheduling policy (repeat the flag to compare several)")
-        ->capture_default_str();
+            ->capture_default_str();
     line.add_option("--platform", platform_text, "simulated cluster, a preset or FILE.xml")->capture_default_str();
     line.add_option("--workload", workload_text, "the loop's costs")->capture_default_str();
     line.add_option("--trace", trace, "write the chunks as a Chrome trace (JSON)");
@@ -49,8 +50,8 @@ int main(int argc, char** argv) try {
         auto const policy = parse_policy(spec);
         auto const r = simulate(simulator, w, policy, master_computes, !trace.empty() || !gantt.empty());
         if (csv) {
-            std::cout << '"' << platform_text << "\",\"" << workload_text << "\",\"" << spec << "\"," << r.seconds << ','
-                      << r.interval << ',' << r.wall << ',' << ideal << '\n';
+            std::cout << '"' << platform_text << "\",\"" << workload_text << "\",\"" << spec << "\"," << r.seconds
+                      << ',' << r.interval << ',' << r.wall << ',' << ideal << '\n';
         } else {
             std::cout << "== " << spec << " on " << platform_text << ", " << workload_text;
             if (w.doacross()) std::cout << ", h = " << r.interval;

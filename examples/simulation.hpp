@@ -96,7 +96,7 @@ inline std::vector<index_t> parse_size(std::string const& text) {
 /// Speed of a host of virtual power 1 in every preset, flop/s.
 inline constexpr double reference_speed = 1e9;
 inline constexpr double seed001_speed = 5.5e6;
-inline constexpr double fast_ethernet = 12.5e6;  ///< 100 Mbit/s in bytes/s
+inline constexpr double fast_ethernet = 12.5e6; ///< 100 Mbit/s in bytes/s
 /// One-way latency of a host's link; a message crosses two, so c_d is about
 /// 100 us, Table 5.11's 99 us.
 inline constexpr double ethernet_latency = 50e-6;
@@ -133,16 +133,20 @@ inline sim::platform make_platform(std::string const& text) {
     };
     if (name == "seed001") {
         p.add(node("master", 3, fast_ethernet));
-        for (int i = 1; i <= 3; ++i) p.add(node("fast-" + std::to_string(i), 3, fast_ethernet, loaded && i == 1 ? 2 : 0));
-        for (int i = 1; i <= 5; ++i) p.add(node("slow-" + std::to_string(i), 1, fast_ethernet / 10, loaded && i <= 3 ? 2 : 0));
+        for (int i = 1; i <= 3; ++i)
+            p.add(node("fast-" + std::to_string(i), 3, fast_ethernet, loaded && i == 1 ? 2 : 0));
+        for (int i = 1; i <= 5; ++i)
+            p.add(node("slow-" + std::to_string(i), 1, fast_ethernet / 10, loaded && i <= 3 ? 2 : 0));
     } else if (name == "seed003-w") {
         p.add(node("master", 1, fast_ethernet));
-        for (int i = 1; i <= 4; ++i) p.add(node("worker-" + std::to_string(i), i % 2 ? 1.0 : 0.8, fast_ethernet, i % 2 ? 0 : 1));
+        for (int i = 1; i <= 4; ++i)
+            p.add(node("worker-" + std::to_string(i), i % 2 ? 1.0 : 0.8, fast_ethernet, i % 2 ? 0 : 1));
     } else if (name == "seed003-sw" || name == "seed003-dmps") {
         bool const sw = name == "seed003-sw";
         int const m = static_cast<int>(d.number("m", sw ? 12 : 9));
         int const limit = sw ? 12 : 9;
-        if (m < 1 || m > limit) throw invalid_parameter("platform m", std::to_string(m), "must be in 1.." + std::to_string(limit));
+        if (m < 1 || m > limit)
+            throw invalid_parameter("platform m", std::to_string(m), "must be in 1.." + std::to_string(limit));
         double const fast = sw ? 1.0 : 1.5, slow = sw ? 0.8 : 0.5;
         std::string const fast_name = sw ? "twin" : "zealot";
         p.add(node(fast_name + "-1", fast, fast_ethernet));
@@ -180,7 +184,9 @@ inline sim::platform make_platform(std::string const& text) {
         // A message crosses two links: each adds half the latency; the slower caps the bandwidth.
         p.add(sim::host{"core", unit, 1.0 / c_c, c_d / 2.0, 0}, n);
     } else {
-        throw invalid_parameter("platform", text, "unknown; presets: seed001 seed003-w seed003-sw seed003-dmps kids twins hetero uniform machine");
+        throw invalid_parameter(
+                "platform", text,
+                "unknown; presets: seed001 seed003-w seed003-sw seed003-dmps kids twins hetero uniform machine");
     }
     return p;
 }
@@ -190,11 +196,11 @@ inline sim::platform make_platform(std::string const& text) {
 /// A loop to simulate: DOALL with a cost per iteration, or DOACROSS with a
 /// cost per point of one of seed 003's kernels.
 struct workload {
-    std::string kind;                  ///< mandelbrot, uniform, random; heat, floyd-steinberg, hydro
-    std::vector<index_t> extents;      ///< DOACROSS space
-    std::vector<double> prefix;        ///< DOALL: prefix sums of the iterations' flops
-    double flops_per_point = 0.0;      ///< DOACROSS
-    std::size_t result_bytes = 0;      ///< DOALL: bytes each iteration sends back to the root
+    std::string kind;             ///< mandelbrot, uniform, random; heat, floyd-steinberg, hydro
+    std::vector<index_t> extents; ///< DOACROSS space
+    std::vector<double> prefix;   ///< DOALL: prefix sums of the iterations' flops
+    double flops_per_point = 0.0; ///< DOACROSS
+    std::size_t result_bytes = 0; ///< DOALL: bytes each iteration sends back to the root
     [[nodiscard]] bool doacross() const { return prefix.empty(); }
     [[nodiscard]] index_t iterations() const { return static_cast<index_t>(prefix.size()) - 1; }
     [[nodiscard]] double total_flops() const {
@@ -252,8 +258,10 @@ inline workload make_workload(std::string const& text) {
     };
     if (w.kind == "mandelbrot") {
         auto const size = parse_size(d.text("size", "4000x2000"));
-        if (size.size() != 2) throw invalid_parameter("workload size", d.text("size", ""), "must be WxH for mandelbrot");
-        mandelbrot m{size[0], size[1], static_cast<int>(d.number("max", 1000)), static_cast<index_t>(d.number("sf", 4))};
+        if (size.size() != 2)
+            throw invalid_parameter("workload size", d.text("size", ""), "must be WxH for mandelbrot");
+        mandelbrot m{size[0], size[1], static_cast<int>(d.number("max", 1000)),
+                     static_cast<index_t>(d.number("sf", 4))};
         if (m.sampling < 1) throw invalid_parameter("workload sf", std::to_string(m.sampling), "must be >= 1");
         auto costs = mandelbrot_column_costs(m);
         // Each column's pixels (one byte each) ride to the root on the next request.
@@ -287,13 +295,15 @@ inline workload make_workload(std::string const& text) {
         w.extents = parse_size(d.text("size", w.kind == "hydro" ? "200x200x200" : "5000x10000"));
         std::size_t const rank = w.kind == "hydro" ? 3 : 2;
         if (w.extents.size() != rank)
-            throw invalid_parameter("workload size", d.text("size", ""), "must have " + std::to_string(rank) + " extents for " + w.kind);
+            throw invalid_parameter("workload size", d.text("size", ""),
+                                    "must have " + std::to_string(rank) + " extents for " + w.kind);
         // Table 5.11's c_p on a twin (V = 1): 0.319 us per Floyd-Steinberg point.
         w.flops_per_point = d.number("cost", w.kind == "floyd-steinberg" ? 319.0 : w.kind == "heat" ? 100.0 : 400.0);
         if (!(w.flops_per_point > 0))
             throw invalid_parameter("workload cost", std::to_string(w.flops_per_point), "must be > 0 flops");
     } else {
-        throw invalid_parameter("workload", text, "unknown; workloads: mandelbrot uniform random heat floyd-steinberg hydro");
+        throw invalid_parameter("workload", text,
+                                "unknown; workloads: mandelbrot uniform random heat floyd-steinberg hydro");
     }
     return w;
 }
@@ -330,15 +340,18 @@ simulated_run simulate(sim::simulator& simulator, workload const& w, P const& po
             configure(o);
             auto const& prefix = w.prefix;
             auto cost = [&](index_range const& part) {
-                t.compute(prefix[static_cast<std::size_t>(part.upper()[0])] - prefix[static_cast<std::size_t>(part.lower()[0])]);
+                t.compute(prefix[static_cast<std::size_t>(part.upper()[0])] -
+                          prefix[static_cast<std::size_t>(part.lower()[0])]);
             };
             loop_statistics stats;
             if (w.result_bytes == 0) {
                 stats = parallel_for(t, make_range(w.iterations()), policy, cost, o);
             } else { // the values are not computed; their bytes travel
-                stats = parallel_for(t, make_range(w.iterations()), policy,
-                                     [&](index_range const& part, std::span<std::byte>) { cost(part); },
-                                     gather<std::byte>{w.result_bytes}, o).statistics;
+                stats = parallel_for(
+                                t, make_range(w.iterations()), policy,
+                                [&](index_range const& part, std::span<std::byte>) { cost(part); },
+                                gather<std::byte>{w.result_bytes}, o)
+                                .statistics;
             }
             if (t.rank() == 0) out.statistics = std::move(stats);
             return;
@@ -346,28 +359,33 @@ simulated_run simulate(sim::simulator& simulator, workload const& w, P const& po
         if constexpr (!std::same_as<P, any_policy> && !is_synchronized_v<P>) {
             throw invalid_parameter("policy", policy.spec(), "a DOACROSS workload needs the S adaptor");
         } else {
-        doacross_options o;
-        configure(o);
-        o.gather = false;
-        o.extend_when_waiting = false; // the documents' protocol, which the reproductions compare with
-        // The kernel's own fields with their initial values: filling a chunk's
-        // window is the runtime's real work (charged when the simulator charges
-        // engine time), and a zero fill is cheaper than Heat's or Hydro's.
-        auto run = [&]<class K>(std::type_identity<K>) {
-            constexpr std::size_t N = K::rank;
-            typename box<N>::point extents{};
-            for (std::size_t d = 0; d < N; ++d) extents[d] = w.extents[d];
-            auto const space = box<N>::from_extents(extents);
-            auto cost = [&](box<N> const& part, auto&...) { t.compute(static_cast<double>(part.size()) * w.flops_per_point); };
-            auto result = kernels::run_with<K>(t, space, policy, cost, o);
-            if (t.rank() == 0) {
-                out.statistics = std::move(result.statistics);
-                out.interval = result.interval;
-            }
-        };
-        if (w.kind == "heat") run(std::type_identity<kernels::heat>{});
-        else if (w.kind == "floyd-steinberg") run(std::type_identity<kernels::floyd_steinberg>{});
-        else run(std::type_identity<kernels::hydro>{});
+            doacross_options o;
+            configure(o);
+            o.gather = false;
+            o.extend_when_waiting = false; // the documents' protocol, which the reproductions compare with
+            // The kernel's own fields with their initial values: filling a chunk's
+            // window is the runtime's real work (charged when the simulator charges
+            // engine time), and a zero fill is cheaper than Heat's or Hydro's.
+            auto run = [&]<class K>(std::type_identity<K>) {
+                constexpr std::size_t N = K::rank;
+                typename box<N>::point extents{};
+                for (std::size_t d = 0; d < N; ++d) extents[d] = w.extents[d];
+                auto const space = box<N>::from_extents(extents);
+                auto cost = [&](box<N> const& part, auto&...) {
+                    t.compute(static_cast<double>(part.size()) * w.flops_per_point);
+                };
+                auto result = kernels::run_with<K>(t, space, policy, cost, o);
+                if (t.rank() == 0) {
+                    out.statistics = std::move(result.statistics);
+                    out.interval = result.interval;
+                }
+            };
+            if (w.kind == "heat")
+                run(std::type_identity<kernels::heat>{});
+            else if (w.kind == "floyd-steinberg")
+                run(std::type_identity<kernels::floyd_steinberg>{});
+            else
+                run(std::type_identity<kernels::hydro>{});
         }
     };
     auto const r = simulator.run(program);

@@ -49,7 +49,8 @@ struct csr {
     [[nodiscard]] double row_times(index_t i, std::vector<double> const& x) const {
         double sum = 0.0;
         for (auto k = start[static_cast<std::size_t>(i)]; k < start[static_cast<std::size_t>(i) + 1]; ++k)
-            sum += value[static_cast<std::size_t>(k)] * x[static_cast<std::size_t>(column[static_cast<std::size_t>(k)])];
+            sum += value[static_cast<std::size_t>(k)] *
+                   x[static_cast<std::size_t>(column[static_cast<std::size_t>(k)])];
         return sum;
     }
 };
@@ -69,7 +70,7 @@ int main(int argc, char** argv) {
     line.add_option("--policy", spec, "scheduling policy, as a spec string")->capture_default_str();
     line.add_option("--rows", rows, "rows of the matrix")->capture_default_str();
     line.add_option("--request-ahead", request_ahead, "ask for the next chunk this fraction before the end")
-        ->capture_default_str();
+            ->capture_default_str();
     if (auto code = line.parse(argc, argv)) return *code;
     try {
         detail::require(rows >= 1, "--rows", rows, "must be >= 1");
@@ -80,24 +81,25 @@ int main(int argc, char** argv) {
         parallel_for_options options;
         options.request_ahead = request_ahead;
         // The body writes one value per row of its part; loopsched carries them to the root.
-        auto y = parallel_for(world, make_range(rows), parse_policy(spec),
-                              [&](index_range const& part, std::span<double> out) {
-                                  std::size_t j = 0;
-                                  for (index_t i : part.indices()) out[j++] = a.row_times(i, x);
-                              },
-                              gather<double>{}, options);
+        auto y = parallel_for(
+                world, make_range(rows), parse_policy(spec),
+                [&](index_range const& part, std::span<double> out) {
+                    std::size_t j = 0;
+                    for (index_t i : part.indices()) out[j++] = a.row_times(i, x);
+                },
+                gather<double>{}, options);
 
         if (world.rank() == 0) {
             std::size_t mismatches = 0;
             for (index_t i = 0; i < rows; ++i)
                 mismatches += y.values[static_cast<std::size_t>(i)] != a.row_times(i, x); // bit-identical
-            std::cout << "y = A x, " << rows << " rows, " << a.value.size() << " non-zeros, longest row "
-                      << [&] {
-                             std::int64_t longest = 0;
-                             for (std::size_t i = 0; i + 1 < a.start.size(); ++i)
-                                 longest = std::max(longest, a.start[i + 1] - a.start[i]);
-                             return longest;
-                         }()
+            std::cout << "y = A x, " << rows << " rows, " << a.value.size() << " non-zeros, longest row " <<
+                    [&] {
+                        std::int64_t longest = 0;
+                        for (std::size_t i = 0; i + 1 < a.start.size(); ++i)
+                            longest = std::max(longest, a.start[i + 1] - a.start[i]);
+                        return longest;
+                    }()
                       << "; " << spec << " on " << world.size() << " rank(s)\n"
                       << y.statistics << "rows differing from a sequential run: " << mismatches << '\n';
             if (mismatches != 0) return 1;

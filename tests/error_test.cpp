@@ -27,8 +27,9 @@ TEST_CASE("invalid loops are rejected before any chunk is handed out") {
     CHECK(failure([] { chunk_sequencer s(gss{}, loop_info{10, 0, {}}); }) == "workers = 0");
     CHECK(failure([] { chunk_sequencer s(gss{}, loop_info{10, 2, {{1, 1}}}); }) == "status.size() = 1");
     CHECK(failure([] { chunk_sequencer s(dtss{}, loop_info{10, 2, {{1, 1}, {0, 1}}}); }) == "worker[1].power = 0");
-    CHECK(failure([] { chunk_sequencer s(dtss{}, loop_info{10, 2, {{1, 0.5}, {1, 1}}}); }) ==
-          "worker[0].run_queue = 0.5");
+    CHECK(failure([] {
+              chunk_sequencer s(dtss{}, loop_info{10, 2, {{1, 0.5}, {1, 1}}});
+          }) == "worker[0].run_queue = 0.5");
     CHECK(failure([] { chunk_sequencer s(wf({1, 2, 3}), loop_info{10, 2, {}}); }) == "wf weights count = 3");
 }
 
@@ -81,6 +82,7 @@ TEST_CASE("a policy that starves every worker is reported instead of looping") {
         };
         state start(loop_info const&) const { return {}; }
     };
-    CHECK(failure([] { round_robin_schedule(stingy{}, loop_info{10, 3, {}}); }).find("no worker received work") !=
-          std::string::npos);
+    CHECK(failure([] {
+              round_robin_schedule(stingy{}, loop_info{10, 3, {}});
+          }).find("no worker received work") != std::string::npos);
 }

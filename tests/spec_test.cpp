@@ -20,10 +20,10 @@ TEST_CASE("every catalogue name parses, with and without the w- prefix") {
 }
 
 TEST_CASE("specs with parameters round-trip to their canonical text") {
-    for (std::string spec : {"gss:min=80", "gss:min=80,round=floor", "tss:first=125,last=2", "fss:alpha=1.5",
-                             "fiss:stages=4,x=7", "css:chunk=64", "dtss:a_min=6", "dfss:alpha=3,scale=100",
-                             "dfiss:stages=5", "dtfss:last=2", "wf:weights=1/0.5/2", "af:probe=10",
-                             "rnd:min=2,max=50,seed=9", "w-gss:min=80", "w-css:chunk=1250"}) {
+    for (std::string spec :
+         {"gss:min=80", "gss:min=80,round=floor", "tss:first=125,last=2", "fss:alpha=1.5", "fiss:stages=4,x=7",
+          "css:chunk=64", "dtss:a_min=6", "dfss:alpha=3,scale=100", "dfiss:stages=5", "dtfss:last=2",
+          "wf:weights=1/0.5/2", "af:probe=10", "rnd:min=2,max=50,seed=9", "w-gss:min=80", "w-css:chunk=1250"}) {
         CAPTURE(spec);
         CHECK(parse_policy(spec).spec() == spec);
     }
@@ -56,7 +56,8 @@ struct large_state_policy {
 TEST_CASE("any_policy: a state proposes the same chunks after moves, whether held inline or on the heap") {
     loop_info const info{100000, 3, {}};
     std::vector<any_policy> policies{any_policy(large_state_policy{})};
-    for (std::string spec : {"gss", "tss", "fss", "af", "w-fss", "dtss", "w-af"}) policies.push_back(parse_policy(spec));
+    for (std::string spec : {"gss", "tss", "fss", "af", "w-fss", "dtss", "w-af"})
+        policies.push_back(parse_policy(spec));
     for (auto const& policy : policies) {
         CAPTURE(policy.spec());
         any_state reference = policy.start(info);

@@ -77,8 +77,8 @@ void compare(boost::mpi::communicator const& world, char const* name, int rounds
         old_raw.push_back(t[1] / t[0]);
     }
     if (world.rank() == 0)
-        std::printf("%s: new/old=%.3f new/raw=%.3f old/raw=%.3f (time ratios, median of %d rounds)\n", name, median(new_old),
-                    median(new_raw), median(old_raw), rounds);
+        std::printf("%s: new/old=%.3f new/raw=%.3f old/raw=%.3f (time ratios, median of %d rounds)\n", name,
+                    median(new_old), median(new_raw), median(old_raw), rounds);
 }
 
 } // namespace
@@ -100,22 +100,29 @@ int main(int argc, char** argv) {
     old_dedicated.master_computes = false;
     auto const nothing = [](auto const&) {};
 
-    compare(world, "css1_chunks_dedicated_master", rounds, [&] { raw_loops(world, chunks, 1); },
-            [&] { loopsched_old::parallel_for(world, loopsched_old::make_range(chunks), old_css, nothing, old_dedicated); },
+    compare(
+            world, "css1_chunks_dedicated_master", rounds, [&] { raw_loops(world, chunks, 1); },
+            [&] {
+                loopsched_old::parallel_for(world, loopsched_old::make_range(chunks), old_css, nothing, old_dedicated);
+            },
             [&] { loopsched::parallel_for(world, loopsched::make_range(chunks), new_css, nothing, new_dedicated); });
-    compare(world, "gss_one_chunk_loops_dedicated_master", rounds, [&] { raw_loops(world, 1, loops); },
+    compare(
+            world, "gss_one_chunk_loops_dedicated_master", rounds, [&] { raw_loops(world, 1, loops); },
             [&] {
                 for (long long i = 0; i < loops; ++i)
-                    loopsched_old::parallel_for(world, loopsched_old::make_range(1000), old_gss, nothing, old_dedicated);
+                    loopsched_old::parallel_for(world, loopsched_old::make_range(1000), old_gss, nothing,
+                                                old_dedicated);
             },
             [&] {
                 for (long long i = 0; i < loops; ++i)
                     loopsched::parallel_for(world, loopsched::make_range(1000), new_gss, nothing, new_dedicated);
             });
-    compare(world, "css1_both_computing", rounds, [&] { raw_loops(world, chunks, 1); },
+    compare(
+            world, "css1_both_computing", rounds, [&] { raw_loops(world, chunks, 1); },
             [&] { loopsched_old::parallel_for(world, loopsched_old::make_range(chunks), old_css, nothing); },
             [&] { loopsched::parallel_for(world, loopsched::make_range(chunks), new_css, nothing); });
-    compare(world, "gss_200000_iterations_both_computing", rounds, [&] { raw_loops(world, 1, loops / 10); },
+    compare(
+            world, "gss_200000_iterations_both_computing", rounds, [&] { raw_loops(world, 1, loops / 10); },
             [&] {
                 for (long long i = 0; i < loops / 10; ++i)
                     loopsched_old::parallel_for(world, loopsched_old::make_range(200000), old_gss, nothing);
@@ -124,7 +131,8 @@ int main(int argc, char** argv) {
                 for (long long i = 0; i < loops / 10; ++i)
                     loopsched::parallel_for(world, loopsched::make_range(200000), new_gss, nothing);
             });
-    compare(world, "gss_one_chunk_loops_both_computing", rounds, [&] { raw_loops(world, 1, loops / 10); },
+    compare(
+            world, "gss_one_chunk_loops_both_computing", rounds, [&] { raw_loops(world, 1, loops / 10); },
             [&] {
                 for (long long i = 0; i < loops / 10; ++i)
                     loopsched_old::parallel_for(world, loopsched_old::make_range(1), old_gss, nothing);

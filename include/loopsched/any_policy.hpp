@@ -23,8 +23,10 @@ class any_state {
 public:
     template <ChunkState S>
     explicit any_state(S s) {
-        if constexpr (fits_inline<S>) self_ = new (buffer_) model<S>(std::move(s));
-        else self_ = new model<S>(std::move(s));
+        if constexpr (fits_inline<S>)
+            self_ = new (buffer_) model<S>(std::move(s));
+        else
+            self_ = new model<S>(std::move(s));
     }
     any_state(any_state&& other) noexcept { take(other); }
     any_state& operator=(any_state&& other) noexcept {
@@ -52,8 +54,10 @@ private:
         index_t propose(request const& r) override { return state.propose(r); }
         void commit(request const& r, index_t granted) override { state.commit(r, granted); }
         concept_base* move_into(std::byte* where) noexcept override {
-            if constexpr (std::is_nothrow_move_constructible_v<S>) return new (where) model(std::move(state));
-            else return nullptr; // never inline: see fits_inline
+            if constexpr (std::is_nothrow_move_constructible_v<S>)
+                return new (where) model(std::move(state));
+            else
+                return nullptr; // never inline: see fits_inline
         }
         S state;
     };
@@ -61,14 +65,16 @@ private:
     // Room for the state of every catalogue policy and its w- form (at most 264 bytes with libstdc++).
     static constexpr std::size_t inline_bytes = 272;
     template <class S>
-    static constexpr bool fits_inline = sizeof(model<S>) <= inline_bytes &&
-                                        alignof(model<S>) <= alignof(std::max_align_t) &&
-                                        std::is_nothrow_move_constructible_v<S>;
+    static constexpr bool
+            fits_inline = sizeof(model<S>) <= inline_bytes &&
+                          alignof(model<S>) <= alignof(std::max_align_t) && std::is_nothrow_move_constructible_v<S>;
 
     [[nodiscard]] bool is_inline() const noexcept { return static_cast<void const*>(self_) == buffer_; }
     void reset() noexcept {
-        if (is_inline()) self_->~concept_base();
-        else delete self_;
+        if (is_inline())
+            self_->~concept_base();
+        else
+            delete self_;
         self_ = nullptr;
     }
     void take(any_state& other) noexcept {
@@ -90,8 +96,8 @@ private:
 class any_policy {
 public:
     template <ChunkPolicy P>
-        requires(!std::is_same_v<std::remove_cvref_t<P>, any_policy>)
-    any_policy(P policy) : self_(std::make_unique<model<P>>(std::move(policy))) {
+    requires(!std::is_same_v<std::remove_cvref_t<P>, any_policy>) any_policy(P policy)
+            : self_(std::make_unique<model<P>>(std::move(policy))) {
         fingerprint_ = fnv(std::string(typeid(P).name()) + '/' + self_->spec());
     }
 
@@ -142,7 +148,9 @@ private:
         std::unique_ptr<concept_base> clone() const override { return std::make_unique<model>(policy); }
         any_state start(loop_info const& info) const override { return any_state(policy.start(info)); }
         std::string spec() const override {
-            if constexpr (requires { { policy.spec() } -> std::convertible_to<std::string>; })
+            if constexpr (requires {
+                              { policy.spec() } -> std::convertible_to<std::string>;
+                          })
                 return policy.spec();
             else
                 return "custom";

@@ -49,7 +49,7 @@ concept can_be_cut_along_a_dimension = requires(S const& s, std::size_t dim, ind
 ///  4. `slice(d, first, last)` returning the sub-space of the same type.
 template <class S>
 concept IterationSpace =
-    std::copyable<S> && has_static_rank<S> && reports_extent_per_dimension<S> && can_be_cut_along_a_dimension<S>;
+        std::copyable<S> && has_static_rank<S> && reports_extent_per_dimension<S> && can_be_cut_along_a_dimension<S>;
 
 // ---------------------------------------------------------------- DependenceSet
 
@@ -123,8 +123,8 @@ struct placement_info {
 
 /// A unit of work to place.
 struct work_unit {
-    std::size_t index = 0;  ///< its place in the order units are made (0, 1, ...)
-    index_t size = 0;       ///< iterations (or tasks) it holds
+    std::size_t index = 0; ///< its place in the order units are made (0, 1, ...)
+    index_t size = 0;      ///< iterations (or tasks) it holds
     double estimated_cost = std::numeric_limits<double>::quiet_NaN(); ///< seconds at power 1; NaN: unknown
 };
 

@@ -20,8 +20,8 @@ public:
 class invalid_parameter : public error {
 public:
     invalid_parameter(std::string parameter, std::string value, std::string_view requirement)
-        : error("loopsched: invalid " + parameter + " = " + value + " (" + std::string(requirement) + ")"),
-          parameter_(std::move(parameter)), value_(std::move(value)), requirement_(requirement) {}
+            : error("loopsched: invalid " + parameter + " = " + value + " (" + std::string(requirement) + ")"),
+              parameter_(std::move(parameter)), value_(std::move(value)), requirement_(requirement) {}
 
     [[nodiscard]] std::string const& parameter() const noexcept { return parameter_; }
     [[nodiscard]] std::string const& value() const noexcept { return value_; }
@@ -44,8 +44,8 @@ public:
 class remote_error : public error {
 public:
     remote_error(int origin_rank, std::string const& what)
-        : error("loopsched: rank " + std::to_string(origin_rank) + " failed: " + what), origin_(origin_rank),
-          original_(what) {}
+            : error("loopsched: rank " + std::to_string(origin_rank) + " failed: " + what), origin_(origin_rank),
+              original_(what) {}
 
     /// The rank whose body (or scheduler) threw.
     [[nodiscard]] int origin_rank() const noexcept { return origin_; }
@@ -88,7 +88,8 @@ template <class T>
 /// and the throw out of line: loops check their arguments every time they start.
 template <class T>
 constexpr void require(bool ok, std::string_view parameter, T const& value, std::string_view requirement) {
-    if (!ok) [[unlikely]] fail_requirement(parameter, value, requirement);
+    if (!ok) [[unlikely]]
+        fail_requirement(parameter, value, requirement);
 }
 
 } // namespace detail

@@ -20,59 +20,59 @@
 namespace loopsched {
 
 template <IterationSpace S, ChunkPolicy P, Mapping M, class Body>
-    requires std::invocable<Body&, S const&>
-loop_statistics parallel_for(boost::mpi::communicator const& comm, S const& space, P const& policy, M const& mapping,
-                             Body&& body, parallel_for_options const& options = {}) {
+requires std::invocable<Body&, S const&> loop_statistics parallel_for(boost::mpi::communicator const& comm,
+                                                                      S const& space, P const& policy, M const& mapping,
+                                                                      Body&& body,
+                                                                      parallel_for_options const& options = {}) {
     return parallel_for(mpi_channel(comm), space, policy, mapping, std::forward<Body>(body), options);
 }
 
 template <IterationSpace S, ChunkPolicy P, class Body>
-    requires std::invocable<Body&, S const&>
-loop_statistics parallel_for(boost::mpi::communicator const& comm, S const& space, P const& policy, Body&& body,
-                             parallel_for_options const& options = {}) {
+requires std::invocable<Body&, S const&> loop_statistics parallel_for(boost::mpi::communicator const& comm,
+                                                                      S const& space, P const& policy, Body&& body,
+                                                                      parallel_for_options const& options = {}) {
     return parallel_for(mpi_channel(comm), space, policy, std::forward<Body>(body), options);
 }
 
 template <IterationSpace S, ChunkPolicy P, Mapping M, class Body, class R>
-    requires std::invocable<Body&, S const&, std::span<R>>
-gathered<R> parallel_for(boost::mpi::communicator const& comm, S const& space, P const& policy, M const& mapping,
-                         Body&& body, gather<R> how, parallel_for_options const& options = {}) {
+requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
+parallel_for(boost::mpi::communicator const& comm, S const& space, P const& policy, M const& mapping, Body&& body,
+             gather<R> how, parallel_for_options const& options = {}) {
     return parallel_for(mpi_channel(comm), space, policy, mapping, std::forward<Body>(body), how, options);
 }
 
 template <IterationSpace S, ChunkPolicy P, class Body, class R>
-    requires std::invocable<Body&, S const&, std::span<R>>
-gathered<R> parallel_for(boost::mpi::communicator const& comm, S const& space, P const& policy, Body&& body,
-                         gather<R> how, parallel_for_options const& options = {}) {
+requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
+parallel_for(boost::mpi::communicator const& comm, S const& space, P const& policy, Body&& body, gather<R> how,
+             parallel_for_options const& options = {}) {
     return parallel_for(mpi_channel(comm), space, policy, std::forward<Body>(body), how, options);
 }
 
 template <std::size_t N, DependenceSet D, ChunkPolicy P, class... Args>
-    requires(sizeof...(Args) >= 2)
-auto parallel_for_doacross(boost::mpi::communicator const& comm, box<N> const& space, D const& deps, P const& policy,
-                           Args&&... args) {
+requires(sizeof...(Args) >= 2) auto parallel_for_doacross(boost::mpi::communicator const& comm, box<N> const& space,
+                                                          D const& deps, P const& policy, Args&&... args) {
     return parallel_for_doacross(mpi_channel(comm), space, deps, policy, std::forward<Args>(args)...);
 }
 
 /// parallel_for with the policy's spec, parsed inside the loop on every rank (see by_spec.hpp).
 template <IterationSpace S, class Body>
-    requires std::invocable<Body&, S const&>
-loop_statistics parallel_for(boost::mpi::communicator const& comm, S const& space, std::string_view spec, Body&& body,
-                             parallel_for_options const& options = {}) {
+requires std::invocable<Body&, S const&> loop_statistics parallel_for(boost::mpi::communicator const& comm,
+                                                                      S const& space, std::string_view spec,
+                                                                      Body&& body,
+                                                                      parallel_for_options const& options = {}) {
     return parallel_for(mpi_channel(comm), space, spec, std::forward<Body>(body), options);
 }
 
 template <IterationSpace S, class Body, class R>
-    requires std::invocable<Body&, S const&, std::span<R>>
-gathered<R> parallel_for(boost::mpi::communicator const& comm, S const& space, std::string_view spec, Body&& body,
-                         gather<R> how, parallel_for_options const& options = {}) {
+requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
+parallel_for(boost::mpi::communicator const& comm, S const& space, std::string_view spec, Body&& body, gather<R> how,
+             parallel_for_options const& options = {}) {
     return parallel_for(mpi_channel(comm), space, spec, std::forward<Body>(body), how, options);
 }
 
 template <std::size_t N, DependenceSet D, class... Args>
-    requires(sizeof...(Args) >= 2)
-auto parallel_for_doacross(boost::mpi::communicator const& comm, box<N> const& space, D const& deps, std::string_view spec,
-                           Args&&... args) {
+requires(sizeof...(Args) >= 2) auto parallel_for_doacross(boost::mpi::communicator const& comm, box<N> const& space,
+                                                          D const& deps, std::string_view spec, Args&&... args) {
     return parallel_for_doacross(mpi_channel(comm), space, deps, spec, std::forward<Args>(args)...);
 }
 

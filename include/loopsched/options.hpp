@@ -12,10 +12,10 @@
 namespace loopsched {
 
 struct loop_options {
-    int root = 0;                     ///< the master's rank
-    bool master_computes = true;      ///< the master also works, between serving requests
-    double poll_interval = 2e-5;      ///< seconds a computing master works before it looks for requests
-    std::vector<double> powers{};     ///< virtual power V of each rank, in [1e-9, 1e9] (empty: all 1; see measure_powers)
+    int root = 0;                 ///< the master's rank
+    bool master_computes = true;  ///< the master also works, between serving requests
+    double poll_interval = 2e-5;  ///< seconds a computing master works before it looks for requests
+    std::vector<double> powers{}; ///< virtual power V of each rank, in [1e-9, 1e9] (empty: all 1; see measure_powers)
     std::vector<double> run_queues{}; ///< run-queue length Q of each rank, in [1, 1e9] (empty: read from the OS)
     bool read_os_load = true;         ///< with run_queues empty: Q from /proc/stat, else Q = 1
     bool emulate_powers = false;      ///< rank k sleeps (V_max/V_k - 1) x its compute time after each piece of work

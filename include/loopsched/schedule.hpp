@@ -107,7 +107,8 @@ void for_each_round_robin(P const& policy, loop_info const& info, F&& f, Timing 
 template <ChunkPolicy P, class Timing = no_timing>
 std::vector<assignment> round_robin_schedule(P const& policy, loop_info const& info, Timing timing = {}) {
     std::vector<assignment> out;
-    for_each_round_robin(policy, info, [&](assignment const& a) { out.push_back(a); }, timing);
+    for_each_round_robin(
+            policy, info, [&](assignment const& a) { out.push_back(a); }, timing);
     return out;
 }
 

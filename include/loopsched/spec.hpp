@@ -62,7 +62,8 @@ inline sync_interval parse_interval(std::string_view spec, std::string_view text
     if (text == "auto") return sync_interval::automatic();
     bool const per_worker = text.ends_with('m');
     std::string_view digits = per_worker ? text.substr(0, text.size() - 1) : text;
-    if (digits.empty() || digits.size() > 15 || !std::ranges::all_of(digits, [](char c) { return c >= '0' && c <= '9'; }))
+    if (digits.empty() || digits.size() > 15 ||
+        !std::ranges::all_of(digits, [](char c) { return c >= '0' && c <= '9'; }))
         throw bad();
     index_t const v = std::stoll(std::string(digits));
     if (v < 1) throw bad();
@@ -117,8 +118,8 @@ inline any_policy parse_policy(std::string_view spec) {
     }
     if (dmps_form) {
         if (name != css::name && name != tss::name && name != dtss::name)
-            throw spec_error("loopsched: in policy spec '" + std::string(spec) + "', DMPS(A) is defined for A in css, tss, dtss, not '" +
-                             std::string(name) + "'");
+            throw spec_error("loopsched: in policy spec '" + std::string(spec) +
+                             "', DMPS(A) is defined for A in css, tss, dtss, not '" + std::string(name) + "'");
         if (!interval || interval->how() != sync_interval::kind::fixed)
             throw spec_error("loopsched: policy spec '" + std::string(spec) +
                              "' needs h=<integer>: DMPS(A) takes the interval from the programmer");
@@ -134,8 +135,8 @@ inline any_policy parse_policy(std::string_view spec) {
     if (!found)
         throw spec_error("loopsched: unknown policy '" + std::string(name) + "' in spec '" + std::string(spec) +
                          "'; valid: " + detail::known_names() + " (prefixes '" + std::string(weighted_prefix) + "', '" +
-                         std::string(synchronized_prefix) + "', '" + std::string(synchronized_weighted_prefix) + "', '" +
-                         std::string(dmps_prefix) + "' add the adaptors)");
+                         std::string(synchronized_prefix) + "', '" + std::string(synchronized_weighted_prefix) +
+                         "', '" + std::string(dmps_prefix) + "' add the adaptors)");
     any_policy scheme = weight ? any_policy(weighted<any_policy>(std::move(*found))) : std::move(*found);
     if (synchronize) return any_policy(synchronized<any_policy>(std::move(scheme), interval.value_or(sync_interval{})));
     return scheme;

@@ -39,20 +39,26 @@ int main(int argc, char** argv) {
 
     for (std::string spec : {"s-css", "s-tss:h=4", "sw-gss:h=auto", "dmps-dtss:h=7", "s-fss:h=1", "s-af:h=3m"}) {
         results.check(same_as_sequential<kernels::heat>(world, box<2>::from_extents({60, 90}), spec), "heat " + spec);
-        results.check(same_as_sequential<kernels::floyd_steinberg>(world, box<2>::from_extents({70, 50}), spec), "floyd-steinberg " + spec);
-        results.check(same_as_sequential<kernels::hydro>(world, box<3>::from_extents({30, 5, 40}), spec), "hydro " + spec);
-        results.check(same_as_sequential<kernels::artificial>(world, box<2>::from_extents({64, 64}), spec), "artificial " + spec);
+        results.check(same_as_sequential<kernels::floyd_steinberg>(world, box<2>::from_extents({70, 50}), spec),
+                      "floyd-steinberg " + spec);
+        results.check(same_as_sequential<kernels::hydro>(world, box<3>::from_extents({30, 5, 40}), spec),
+                      "hydro " + spec);
+        results.check(same_as_sequential<kernels::artificial>(world, box<2>::from_extents({64, 64}), spec),
+                      "artificial " + spec);
     }
     // Large communication sets (over the transport's eager size) and many chunks.
-    results.check(same_as_sequential<kernels::heat>(world, box<2>::from_extents({2000, 200}), "s-css:chunk=7,h=500"), "heat, large sets");
+    results.check(same_as_sequential<kernels::heat>(world, box<2>::from_extents({2000, 200}), "s-css:chunk=7,h=500"),
+                  "heat, large sets");
 
     doacross_options dedicated;
     dedicated.master_computes = false;
-    results.check(same_as_sequential<kernels::floyd_steinberg>(world, box<2>::from_extents({80, 60}), "s-tss:h=5", dedicated),
-          "dedicated master");
+    results.check(
+            same_as_sequential<kernels::floyd_steinberg>(world, box<2>::from_extents({80, 60}), "s-tss:h=5", dedicated),
+            "dedicated master");
     doacross_options last_root;
     last_root.root = world.size() - 1;
-    results.check(same_as_sequential<kernels::hydro>(world, box<3>::from_extents({25, 5, 30}), "sw-fss", last_root), "last rank as root");
+    results.check(same_as_sequential<kernels::hydro>(world, box<3>::from_extents({25, 5, 30}), "sw-fss", last_root),
+                  "last rank as root");
 
     // The last rank emulated at a fifth of the speed: the ranks stalled behind
     // it join the next chunk to theirs (and with skew); results stay exact.
@@ -60,25 +66,30 @@ int main(int argc, char** argv) {
     slow_last.powers.assign(static_cast<std::size_t>(world.size()), 1.0);
     slow_last.powers.back() = 0.2;
     slow_last.emulate_powers = true;
-    results.check(same_as_sequential<kernels::heat>(world, box<2>::from_extents({300, 120}), "s-css:chunk=6,h=10", slow_last),
-                  "heat, a slow rank");
-    results.check(same_as_sequential<kernels::floyd_steinberg>(world, box<2>::from_extents({120, 200}), "s-css:chunk=6,h=8", slow_last),
+    results.check(
+            same_as_sequential<kernels::heat>(world, box<2>::from_extents({300, 120}), "s-css:chunk=6,h=10", slow_last),
+            "heat, a slow rank");
+    results.check(same_as_sequential<kernels::floyd_steinberg>(world, box<2>::from_extents({120, 200}),
+                                                               "s-css:chunk=6,h=8", slow_last),
                   "floyd-steinberg, a slow rank");
 
     // Size-1 communicators run the loop locally.
     boost::mpi::communicator self = world.split(world.rank());
-    results.check(same_as_sequential<kernels::artificial>(self, box<2>::from_extents({40, 40}), "s-tss"), "size-1 communicator");
+    results.check(same_as_sequential<kernels::artificial>(self, box<2>::from_extents({40, 40}), "s-tss"),
+                  "size-1 communicator");
 
     // A sub-communicator: even and odd ranks run separate loops at the same time.
     boost::mpi::communicator half = world.split(world.rank() % 2);
-    results.check(same_as_sequential<kernels::heat>(half, box<2>::from_extents({50, 70}), "s-gss:h=6"), "sub-communicator");
+    results.check(same_as_sequential<kernels::heat>(half, box<2>::from_extents({50, 70}), "s-gss:h=6"),
+                  "sub-communicator");
 
     // A body that throws on the last rank: every rank throws remote_error naming it.
     int origin = -1;
     std::string what;
     try {
         (void)parallel_for_doacross(world, box<2>::from_extents({200, 200}), uniform<vec{1, 0}, vec{0, 1}>{},
-                                    parse_policy("s-css:chunk=5,h=20"), make_field<double>([](auto const&) { return 1.0; }),
+                                    parse_policy("s-css:chunk=5,h=20"),
+                                    make_field<double>([](auto const&) { return 1.0; }),
                                     [&](box<2> const&, window<double, 2>&) {
                                         std::this_thread::sleep_for(std::chrono::microseconds(300));
                                         if (world.rank() == world.size() - 1) throw std::runtime_error("boom");
@@ -99,7 +110,8 @@ int main(int argc, char** argv) {
     results.check(refused, "policy without S refused");
 
     // The communicator is still usable after the failure.
-    results.check(same_as_sequential<kernels::heat>(world, box<2>::from_extents({30, 30}), "s-tss"), "loop after a failure");
+    results.check(same_as_sequential<kernels::heat>(world, box<2>::from_extents({30, 30}), "s-tss"),
+                  "loop after a failure");
 
     return results.finish();
 }

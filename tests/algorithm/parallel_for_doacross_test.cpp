@@ -9,11 +9,11 @@
 
 #include <atomic>
 #include <chrono>
-#include <thread>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace loopsched;
@@ -45,10 +45,13 @@ void check_kernel(int ranks, box<K::rank> const& space, any_policy const& policy
 } // namespace
 
 TEST_CASE("parallel_for_doacross: the four problems equal their sequential loops, many policies and intervals") {
-    std::vector<std::string> const specs = {"s-css",          "s-css:chunk=1,h=1", "s-tss:h=3",     "s-gss:h=7",
-                                            "s-fss:h=auto",   "sw-tss",            "sw-gss:h=2m",   "dmps-css:chunk=4,h=5",
-                                            "dmps-tss:h=9",   "dmps-dtss:h=11",    "s-af",          "s-w-fac2:h=1",
-                                            "s-static:h=6",   "s-awf-b"};
+    std::vector<std::string> const specs = {"s-css",        "s-css:chunk=1,h=1",
+                                            "s-tss:h=3",    "s-gss:h=7",
+                                            "s-fss:h=auto", "sw-tss",
+                                            "sw-gss:h=2m",  "dmps-css:chunk=4,h=5",
+                                            "dmps-tss:h=9", "dmps-dtss:h=11",
+                                            "s-af",         "s-w-fac2:h=1",
+                                            "s-static:h=6", "s-awf-b"};
     for (int ranks : {1, 2, 3, 4})
         for (auto const& spec : specs) {
             auto const policy = parse_policy(spec);
@@ -102,7 +105,8 @@ TEST_CASE("parallel_for_doacross: a box with an offset, empty and one-wide space
     auto body = [](box<2> const& part, window<double, 2>& a) {
         for (index_t i = part.lower()[0]; i < part.upper()[0]; ++i)
             for (index_t j = part.lower()[1]; j < part.upper()[1]; ++j)
-                a(i, j) = 0.5 * (a.contains({i - 1, j}) ? a(i - 1, j) : 1.0) + 0.25 * (j > -3 ? a(i, j - 1) : 2.0) + a(i, j);
+                a(i, j) = 0.5 * (a.contains({i - 1, j}) ? a(i - 1, j) : 1.0) + 0.25 * (j > -3 ? a(i, j - 1) : 2.0) +
+                          a(i, j);
     };
     uniform<vec{1, 0}, vec{0, 1}> deps;
     for (int ranks : {1, 3})
@@ -119,7 +123,8 @@ TEST_CASE("parallel_for_doacross: dependences that never cross chunks need no me
     // (0,1) only: with u_c = 0 nothing reaches back across a chunk (reach 0).
     auto body = [](box<2> const& part, window<double, 2>& a) {
         for (index_t i = part.lower()[0]; i < part.upper()[0]; ++i)
-            for (index_t j = part.lower()[1]; j < part.upper()[1]; ++j) a(i, j) = 0.5 * (j > 0 ? a(i, j - 1) : 1.0) + a(i, j);
+            for (index_t j = part.lower()[1]; j < part.upper()[1]; ++j)
+                a(i, j) = 0.5 * (j > 0 ? a(i, j - 1) : 1.0) + a(i, j);
     };
     auto init = [](box<2>::point const& p) { return static_cast<double>(p[0] % 5); };
     box<2> const space = box<2>::from_extents({40, 60});
@@ -143,15 +148,16 @@ TEST_CASE("parallel_for_doacross: every point runs exactly once, results stay on
     std::size_t events = 0;
     in_process::run(4, [&](in_process::endpoint& t) {
         auto r = parallel_for_doacross(
-            t, space, uniform<vec{1, 1}, vec{0, 2}>{}, parse_policy("s-gss:h=2"), make_field<int>([](auto const&) { return 0; }),
-            [&](box<2> const& part, window<int, 2>& a) {
-                REQUIRE(part.size() > 0);
-                a.for_each_point(part, [&](auto const& p) {
-                    ++runs[static_cast<std::size_t>(p[0] * 27 + p[1])];
-                    a[p] = 1;
-                });
-            },
-            options);
+                t, space, uniform<vec{1, 1}, vec{0, 2}>{}, parse_policy("s-gss:h=2"),
+                make_field<int>([](auto const&) { return 0; }),
+                [&](box<2> const& part, window<int, 2>& a) {
+                    REQUIRE(part.size() > 0);
+                    a.for_each_point(part, [&](auto const& p) {
+                        ++runs[static_cast<std::size_t>(p[0] * 27 + p[1])];
+                        a[p] = 1;
+                    });
+                },
+                options);
         CHECK(r.array().values().empty());
         if (t.rank() == 0) events = r.statistics.trace.size();
     });
@@ -189,16 +195,18 @@ slow_rank_run run_with_a_slow_rank(int ranks, int slow, box<K::rank> const& spac
             body(part, arrays...);
         };
         auto r = std::apply(
-            [&](auto const&... f) {
-                return parallel_for_doacross(t, space, typename K::dependences{}, parse_policy(spec), f..., slowed, options);
-            },
-            K::fields());
+                [&](auto const&... f) {
+                    return parallel_for_doacross(t, space, typename K::dependences{}, parse_policy(spec), f..., slowed,
+                                                 options);
+                },
+                K::fields());
         if (t.rank() == 0) {
             got = kernels::raw_bytes(r.arrays);
             out.widest.assign(static_cast<std::size_t>(ranks), 0);
             for (auto const& w : r.statistics.workers) out.iterations.push_back(w.iterations);
             for (auto const& e : r.statistics.trace)
-                out.widest[static_cast<std::size_t>(e.rank)] = std::max(out.widest[static_cast<std::size_t>(e.rank)], e.size);
+                out.widest[static_cast<std::size_t>(e.rank)] =
+                        std::max(out.widest[static_cast<std::size_t>(e.rank)], e.size);
         }
     });
     INFO(K::name, " on ", ranks, " ranks with ", spec, extend ? ", extending" : ", one chunk at a time");
@@ -220,13 +228,15 @@ TEST_CASE("parallel_for_doacross: a rank stalled behind a slower one takes the n
     CHECK(strict.widest[1] <= 8);
     auto const extended = run_with_a_slow_rank<kernels::heat>(2, 1, space, "s-css:chunk=8,h=4", true, 2ms);
     REQUIRE(extended.iterations.size() == 2);
-    INFO("iterations ", extended.iterations[0], " and ", extended.iterations[1], ", widest ", extended.widest[0], " and ", extended.widest[1]);
+    INFO("iterations ", extended.iterations[0], " and ", extended.iterations[1], ", widest ", extended.widest[0],
+         " and ", extended.widest[1]);
     CHECK(extended.iterations[0] + extended.iterations[1] == strict.iterations[0] + strict.iterations[1]);
     CHECK(extended.iterations[0] > extended.iterations[1]);
     CHECK(extended.widest[0] > 8);
     CHECK(extended.widest[1] <= 8); // the slow rank never stalls
     // With skew (Floyd-Steinberg): the joined chunk's subchunks are shifted per position.
-    auto const fs = run_with_a_slow_rank<kernels::floyd_steinberg>(2, 1, box<2>::from_extents({36, 60}), "s-css:chunk=4,h=3", true, 2ms);
+    auto const fs = run_with_a_slow_rank<kernels::floyd_steinberg>(2, 1, box<2>::from_extents({36, 60}),
+                                                                   "s-css:chunk=4,h=3", true, 2ms);
     CHECK(fs.widest[0] > 4);
     // In three dimensions (Hydro), on more ranks, with a slow root, with
     // weighting and DMPS: whatever is joined, the results stay exact.
@@ -243,23 +253,28 @@ TEST_CASE("parallel_for_doacross: errors fail every rank, policies without S are
             std::vector<std::string> seen(3);
             doacross_options options;
             options.master_computes = computes;
-            CHECK_THROWS_AS(in_process::run(3, [&](in_process::endpoint& t) {
-                                try {
-                                    (void)parallel_for_doacross(
-                                        t, space, uniform<vec{1, 0}, vec{0, 1}>{}, parse_policy("s-css:chunk=2,h=3"),
-                                        make_field<double>([](auto const&) { return 0.0; }),
-                                        [&](box<2> const&, window<double, 2>&) {
-                                            // Slow enough that every rank gets chunks before the loop ends.
-                                            std::this_thread::sleep_for(std::chrono::microseconds(200));
-                                            if (t.rank() == failing) throw std::runtime_error("boom");
-                                        },
-                                        options);
-                                } catch (remote_error const& e) {
-                                    seen[static_cast<std::size_t>(t.rank())] = e.original_message();
-                                    CHECK(e.origin_rank() == failing);
-                                    throw;
-                                }
-                            }),
+            CHECK_THROWS_AS(in_process::run(3,
+                                            [&](in_process::endpoint& t) {
+                                                try {
+                                                    (void)parallel_for_doacross(
+                                                            t, space, uniform<vec{1, 0}, vec{0, 1}>{},
+                                                            parse_policy("s-css:chunk=2,h=3"),
+                                                            make_field<double>([](auto const&) { return 0.0; }),
+                                                            [&](box<2> const&, window<double, 2>&) {
+                                                                // Slow enough that every rank gets chunks before the
+                                                                // loop ends.
+                                                                std::this_thread::sleep_for(
+                                                                        std::chrono::microseconds(200));
+                                                                if (t.rank() == failing)
+                                                                    throw std::runtime_error("boom");
+                                                            },
+                                                            options);
+                                                } catch (remote_error const& e) {
+                                                    seen[static_cast<std::size_t>(t.rank())] = e.original_message();
+                                                    CHECK(e.origin_rank() == failing);
+                                                    throw;
+                                                }
+                                            }),
                             remote_error);
             for (auto const& s : seen) CHECK(s == "boom");
         }
@@ -268,13 +283,16 @@ TEST_CASE("parallel_for_doacross: errors fail every rank, policies without S are
                              doctest::Contains("needs the synchronization adaptor"), invalid_parameter);
         doacross_options bad;
         bad.dimension = 1;
-        CHECK_THROWS_AS(kernels::run<kernels::heat>(t, box<2>::from_extents({5, 5}), parse_policy("s-tss"), bad), invalid_parameter);
+        CHECK_THROWS_AS(kernels::run<kernels::heat>(t, box<2>::from_extents({5, 5}), parse_policy("s-tss"), bad),
+                        invalid_parameter);
         bad.sync_dimension = 1;
-        CHECK_THROWS_AS(kernels::run<kernels::heat>(t, box<2>::from_extents({5, 5}), parse_policy("s-tss"), bad), invalid_parameter);
+        CHECK_THROWS_AS(kernels::run<kernels::heat>(t, box<2>::from_extents({5, 5}), parse_policy("s-tss"), bad),
+                        invalid_parameter);
         bad.sync_dimension = 0;
         bad.input_halo = -1;
-        CHECK_THROWS_AS(parallel_for_doacross(t, box<2>::from_extents({5, 5}), kernels::heat::dependences{}, parse_policy("s-tss"),
-                                              make_field<double>(&kernels::heat::initial), kernels::heat::body{}, bad),
+        CHECK_THROWS_AS(parallel_for_doacross(t, box<2>::from_extents({5, 5}), kernels::heat::dependences{},
+                                              parse_policy("s-tss"), make_field<double>(&kernels::heat::initial),
+                                              kernels::heat::body{}, bad),
                         invalid_parameter);
     });
 }
@@ -286,7 +304,8 @@ TEST_CASE("parallel_for_doacross: h and the input halo at the limit of index_t s
     for (int ranks : {2, 3}) {
         std::vector<std::vector<char>> got(2);
         in_process::run(ranks, [&](in_process::endpoint& t) {
-            auto a = kernels::run<kernels::heat>(t, space, any_policy(synchronized(css(4), sync_interval::fixed(most))));
+            auto a =
+                    kernels::run<kernels::heat>(t, space, any_policy(synchronized(css(4), sync_interval::fixed(most))));
             doacross_options halo;
             halo.input_halo = most;
             auto b = kernels::run<kernels::heat>(t, space, parse_policy("s-css:chunk=4,h=3"), halo);

@@ -14,11 +14,11 @@
 
 #include <chrono>
 #include <cmath>
-#include <thread>
 #include <iostream>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace loopsched;
@@ -35,12 +35,15 @@ bool run_and_verify(boost::mpi::communicator const& comm, index_t n, any_policy 
                     parallel_for_options const& options, any_mapping const& mapping = dynamic_mapping{}) {
     std::vector<index_t> mine_index;
     std::vector<double> mine_value;
-    auto stats = parallel_for(comm, make_range(n), policy, mapping, [&](index_range const& part) {
-        for (index_t i : part.indices()) {
-            mine_index.push_back(i);
-            mine_value.push_back(work(i));
-        }
-    }, options);
+    auto stats = parallel_for(
+            comm, make_range(n), policy, mapping,
+            [&](index_range const& part) {
+                for (index_t i : part.indices()) {
+                    mine_index.push_back(i);
+                    mine_value.push_back(work(i));
+                }
+            },
+            options);
     std::vector<std::vector<index_t>> all_index;
     std::vector<std::vector<double>> all_value;
     boost::mpi::gather(comm, mine_index, all_index, 0);
@@ -62,18 +65,22 @@ bool run_and_verify(boost::mpi::communicator const& comm, index_t n, any_policy 
 /// Runs a gathering loop on `comm` and checks the root's values against a sequential run.
 bool run_gathered(boost::mpi::communicator const& comm, index_t n, any_policy const& policy,
                   parallel_for_options const& options, any_mapping const& mapping = dynamic_mapping{}) {
-    auto out = parallel_for(comm, make_range(n), policy, mapping, [](index_range const& part, std::span<double> values) {
-        std::size_t j = 0;
-        for (index_t i : part.indices()) {
-            values[j++] = work(i);
-            values[j++] = -work(i);
-        }
-    }, gather<double>{2}, options);
+    auto out = parallel_for(
+            comm, make_range(n), policy, mapping,
+            [](index_range const& part, std::span<double> values) {
+                std::size_t j = 0;
+                for (index_t i : part.indices()) {
+                    values[j++] = work(i);
+                    values[j++] = -work(i);
+                }
+            },
+            gather<double>{2}, options);
     bool ok = out.statistics.iterations() == n;
     if (comm.rank() == options.root) {
         ok = ok && out.values.size() == static_cast<std::size_t>(2 * n);
         for (index_t i = 0; ok && i < n; ++i)
-            ok = out.values[static_cast<std::size_t>(2 * i)] == work(i) && out.values[static_cast<std::size_t>(2 * i + 1)] == -work(i);
+            ok = out.values[static_cast<std::size_t>(2 * i)] == work(i) &&
+                 out.values[static_cast<std::size_t>(2 * i + 1)] == -work(i);
     } else {
         ok = ok && out.values.empty();
     }
@@ -84,10 +91,13 @@ bool run_gathered(boost::mpi::communicator const& comm, index_t n, any_policy co
 bool run_gathered_strings(boost::mpi::communicator const& comm, index_t n, any_policy const& policy,
                           any_mapping const& mapping) {
     auto text = [](index_t i) { return std::string(static_cast<std::size_t>(i % 7), 'a' + static_cast<char>(i % 26)); };
-    auto out = parallel_for(comm, make_range(n), policy, mapping, [&](index_range const& part, std::span<std::string> values) {
-        std::size_t j = 0;
-        for (index_t i : part.indices()) values[j++] = text(i);
-    }, gather<std::string>{1});
+    auto out = parallel_for(
+            comm, make_range(n), policy, mapping,
+            [&](index_range const& part, std::span<std::string> values) {
+                std::size_t j = 0;
+                for (index_t i : part.indices()) values[j++] = text(i);
+            },
+            gather<std::string>{1});
     if (comm.rank() != 0) return out.values.empty() && out.statistics.iterations() == n;
     bool ok = out.values.size() == static_cast<std::size_t>(n);
     for (index_t i = 0; ok && i < n; ++i) ok = out.values[static_cast<std::size_t>(i)] == text(i);
@@ -109,20 +119,21 @@ int main(int argc, char** argv) {
                 o.powers.assign(static_cast<std::size_t>(world.size()), 1.0);
                 o.powers.back() = 0.5;
                 results.check(run_and_verify(world, 2003, parse_policy(spec), o),
-                      spec + (computes ? " computing master" : " dedicated master"));
+                              spec + (computes ? " computing master" : " dedicated master"));
             }
 
     // Results gathered on the root, with request-ahead and in deterministic mode.
     for (auto name : policy_names()) {
         parallel_for_options ahead;
         ahead.request_ahead = 0.5;
-        results.check(run_gathered(world, 1999, parse_policy(name), ahead), std::string(name) + " gathered, request-ahead");
+        results.check(run_gathered(world, 1999, parse_policy(name), ahead),
+                      std::string(name) + " gathered, request-ahead");
         parallel_for_options fixed;
         fixed.deterministic = true;
         fixed.master_computes = false;
         fixed.root = world.size() - 1;
         results.check(run_gathered(world, 1999, parse_policy("w-" + std::string(name)), fixed),
-              "w-" + std::string(name) + " gathered, deterministic");
+                      "w-" + std::string(name) + " gathered, deterministic");
     }
 
     // Static mappings: every rank runs its own chunks, no master round trips.
@@ -136,10 +147,12 @@ int main(int argc, char** argv) {
                 o.powers.front() = 2.0;
                 results.check(run_and_verify(world, 3001, parse_policy(spec), o, parse_mapping(mapping)),
                               mapping + " " + spec + (computes ? " computing master" : " dedicated master"));
-                results.check(run_gathered(world, 999, parse_policy(spec), o, parse_mapping(mapping)), mapping + " " + spec + " gathered");
+                results.check(run_gathered(world, 999, parse_policy(spec), o, parse_mapping(mapping)),
+                              mapping + " " + spec + " gathered");
             }
     // Values of a type that travels serialized, dynamic and static.
-    results.check(run_gathered_strings(world, 1234, parse_policy("fss"), dynamic_mapping{}), "strings gathered, dynamic");
+    results.check(run_gathered_strings(world, 1234, parse_policy("fss"), dynamic_mapping{}),
+                  "strings gathered, dynamic");
     results.check(run_gathered_strings(world, 1234, parse_policy("css:chunk=10"), static_cyclic_mapping{}),
                   "strings gathered, cyclic");
 
@@ -177,10 +190,13 @@ int main(int argc, char** argv) {
     parallel_for_options ahead;
     ahead.request_ahead = 0.5;
     try {
-        parallel_for(world, make_range(1000), css(5), [&](index_range const&) {
-            std::this_thread::sleep_for(std::chrono::microseconds(500));
-            if (world.rank() == world.size() / 2) throw std::runtime_error("late boom");
-        }, ahead);
+        parallel_for(
+                world, make_range(1000), css(5),
+                [&](index_range const&) {
+                    std::this_thread::sleep_for(std::chrono::microseconds(500));
+                    if (world.rank() == world.size() / 2) throw std::runtime_error("late boom");
+                },
+                ahead);
     } catch (remote_error const& e) {
         origin = e.origin_rank();
     }

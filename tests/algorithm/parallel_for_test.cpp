@@ -4,17 +4,17 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <thread>
 #include <cmath>
 #include <mutex>
 #include <span>
 #include <sstream>
-#include <tuple>
-#include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <tuple>
 #include <vector>
 
 using namespace loopsched;
@@ -31,15 +31,15 @@ loop_statistics check_loop(int ranks, index_t n, any_policy const& policy, paral
     std::vector<loop_statistics> stats(static_cast<std::size_t>(ranks));
     in_process::run(ranks, [&](in_process::endpoint& t) {
         stats[static_cast<std::size_t>(t.rank())] = parallel_for(
-            t, make_range(n), policy,
-            [&](index_range const& part) {
-                REQUIRE(part.size() > 0);
-                for (index_t i : part.indices()) {
-                    runs[static_cast<std::size_t>(i)]++;
-                    result[static_cast<std::size_t>(i)] = work(i);
-                }
-            },
-            options);
+                t, make_range(n), policy,
+                [&](index_range const& part) {
+                    REQUIRE(part.size() > 0);
+                    for (index_t i : part.indices()) {
+                        runs[static_cast<std::size_t>(i)]++;
+                        result[static_cast<std::size_t>(i)] = work(i);
+                    }
+                },
+                options);
     });
     for (index_t i = 0; i < n; ++i) {
         REQUIRE(runs[static_cast<std::size_t>(i)] == 1);
@@ -54,10 +54,13 @@ loop_statistics check_loop(int ranks, index_t n, any_policy const& policy, paral
 
 /// A loop on `t` right after whatever ran before it: every iteration once.
 bool check_loop_here(in_process::endpoint& t) {
-    auto out = parallel_for(t, make_range(300), gss{}, [](index_range const& part, std::span<index_t> v) {
-        std::size_t j = 0;
-        for (index_t i : part.indices()) v[j++] = i;
-    }, gather<index_t>{1});
+    auto out = parallel_for(
+            t, make_range(300), gss{},
+            [](index_range const& part, std::span<index_t> v) {
+                std::size_t j = 0;
+                for (index_t i : part.indices()) v[j++] = i;
+            },
+            gather<index_t>{1});
     bool ok = out.statistics.iterations() == 300;
     if (t.rank() == 0)
         for (index_t i = 0; ok && i < 300; ++i) ok = out.values[static_cast<std::size_t>(i)] == i;
@@ -113,13 +116,13 @@ TEST_CASE("parallel_for: a 2-D box is cut along the chosen dimension") {
         o.dimension = dim;
         in_process::run(3, [&](in_process::endpoint& t) {
             parallel_for(
-                t, space, gss{},
-                [&](box<2> const& part) {
-                    CHECK(part.extent(1 - dim) == space.extent(1 - dim)); // whole extent along the other dimension
-                    for (index_t i : part.indices(0))
-                        for (index_t j : part.indices(1)) seen[static_cast<std::size_t>(i * 40 + j)]++;
-                },
-                o);
+                    t, space, gss{},
+                    [&](box<2> const& part) {
+                        CHECK(part.extent(1 - dim) == space.extent(1 - dim)); // whole extent along the other dimension
+                        for (index_t i : part.indices(0))
+                            for (index_t j : part.indices(1)) seen[static_cast<std::size_t>(i * 40 + j)]++;
+                    },
+                    o);
         });
         for (auto& s : seen) CHECK(s == 1);
     }
@@ -128,37 +131,37 @@ TEST_CASE("parallel_for: a 2-D box is cut along the chosen dimension") {
 TEST_CASE("parallel_for: a body that throws on one rank makes every rank throw remote_error") {
     for (int failing_rank : {0, 1, 2})
         for (bool computes : {true, false})
-        for (int variant : {0, 1, 2}) { // plain, request-ahead, deterministic
-            if (failing_rank == 0 && !computes) continue; // a dedicated master runs no body
-            CAPTURE(failing_rank);
-            CAPTURE(computes);
-            CAPTURE(variant);
-            std::vector<std::string> caught(3);
-            std::vector<int> origins(3, -1);
-            parallel_for_options o;
-            o.master_computes = computes;
-            o.request_ahead = variant == 1 ? 0.5 : 0.0;
-            o.deterministic = variant == 2;
-            in_process::run(3, [&](in_process::endpoint& t) {
-                try {
-                    parallel_for(
-                        t, make_range(700), css(7),
-                        [&](index_range const&) {
-                            // Slow enough that every rank gets a chunk before the loop ends.
-                            std::this_thread::sleep_for(std::chrono::milliseconds(1));
-                            if (t.rank() == failing_rank) throw std::runtime_error("bad pixel");
-                        },
-                        o);
-                } catch (remote_error const& e) {
-                    caught[static_cast<std::size_t>(t.rank())] = e.original_message();
-                    origins[static_cast<std::size_t>(t.rank())] = e.origin_rank();
+            for (int variant : {0, 1, 2}) {                   // plain, request-ahead, deterministic
+                if (failing_rank == 0 && !computes) continue; // a dedicated master runs no body
+                CAPTURE(failing_rank);
+                CAPTURE(computes);
+                CAPTURE(variant);
+                std::vector<std::string> caught(3);
+                std::vector<int> origins(3, -1);
+                parallel_for_options o;
+                o.master_computes = computes;
+                o.request_ahead = variant == 1 ? 0.5 : 0.0;
+                o.deterministic = variant == 2;
+                in_process::run(3, [&](in_process::endpoint& t) {
+                    try {
+                        parallel_for(
+                                t, make_range(700), css(7),
+                                [&](index_range const&) {
+                                    // Slow enough that every rank gets a chunk before the loop ends.
+                                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                                    if (t.rank() == failing_rank) throw std::runtime_error("bad pixel");
+                                },
+                                o);
+                    } catch (remote_error const& e) {
+                        caught[static_cast<std::size_t>(t.rank())] = e.original_message();
+                        origins[static_cast<std::size_t>(t.rank())] = e.origin_rank();
+                    }
+                });
+                for (int r = 0; r < 3; ++r) {
+                    CHECK(caught[static_cast<std::size_t>(r)] == "bad pixel");
+                    CHECK(origins[static_cast<std::size_t>(r)] == failing_rank);
                 }
-            });
-            for (int r = 0; r < 3; ++r) {
-                CHECK(caught[static_cast<std::size_t>(r)] == "bad pixel");
-                CHECK(origins[static_cast<std::size_t>(r)] == failing_rank);
             }
-        }
 }
 
 TEST_CASE("parallel_for: invalid arguments fail on every rank before any message") {
@@ -166,7 +169,8 @@ TEST_CASE("parallel_for: invalid arguments fail on every rank before any message
         std::vector<std::string> names(3);
         in_process::run(3, [&](in_process::endpoint& t) {
             try {
-                parallel_for(t, make_range(100), p, [](index_range const&) {}, o);
+                parallel_for(
+                        t, make_range(100), p, [](index_range const&) {}, o);
             } catch (invalid_parameter const& e) {
                 names[static_cast<std::size_t>(t.rank())] = e.parameter();
             }
@@ -199,14 +203,14 @@ gathered<double> check_gathered(int ranks, index_t n, any_policy const& policy, 
     std::vector<gathered<double>> out(static_cast<std::size_t>(ranks));
     in_process::run(ranks, [&](in_process::endpoint& t) {
         out[static_cast<std::size_t>(t.rank())] = parallel_for(
-            t, make_range(n), policy,
-            [](index_range const& part, std::span<double> values) {
-                REQUIRE(values.size() == static_cast<std::size_t>(part.size()) * 3);
-                std::size_t j = 0;
-                for (index_t i : part.indices())
-                    for (int v = 0; v < 3; ++v) values[j++] = work(i) + v;
-            },
-            gather<double>{3}, options);
+                t, make_range(n), policy,
+                [](index_range const& part, std::span<double> values) {
+                    REQUIRE(values.size() == static_cast<std::size_t>(part.size()) * 3);
+                    std::size_t j = 0;
+                    for (index_t i : part.indices())
+                        for (int v = 0; v < 3; ++v) values[j++] = work(i) + v;
+                },
+                gather<double>{3}, options);
     });
     auto const& root = out[static_cast<std::size_t>(options.root)];
     REQUIRE(root.values.size() == static_cast<std::size_t>(n) * 3);
@@ -315,14 +319,14 @@ TEST_CASE("parallel_for: emulated powers slow a rank down by sleeping") {
     in_process::run(3, [&](in_process::endpoint& t) {
         auto& mine = body_seconds[static_cast<std::size_t>(t.rank())];
         auto r = parallel_for(
-            t, make_range(120), css(2),
-            [&](index_range const& part) {
-                double const start = t.now(); // the clock the runtime measures with
-                for (index_t i : part.indices()) runs[static_cast<std::size_t>(i)]++;
-                std::this_thread::sleep_for(std::chrono::microseconds(500));
-                mine += t.now() - start;
-            },
-            o);
+                t, make_range(120), css(2),
+                [&](index_range const& part) {
+                    double const start = t.now(); // the clock the runtime measures with
+                    for (index_t i : part.indices()) runs[static_cast<std::size_t>(i)]++;
+                    std::this_thread::sleep_for(std::chrono::microseconds(500));
+                    mine += t.now() - start;
+                },
+                o);
         if (t.rank() == 0) s = r;
     });
     for (auto& r : runs) CHECK(r == 1);
@@ -361,8 +365,9 @@ TEST_CASE("measure_powers: every rank gets the same powers, the slowest at 1") {
         int const ranks = 2 + round % 3, root = round % ranks;
         CAPTURE(round);
         std::vector<std::vector<double>> got(static_cast<std::size_t>(ranks));
-        in_process::run(ranks,
-                        [&](in_process::endpoint& t) { got[static_cast<std::size_t>(t.rank())] = measure_powers(t, root); });
+        in_process::run(ranks, [&](in_process::endpoint& t) {
+            got[static_cast<std::size_t>(t.rank())] = measure_powers(t, root);
+        });
         for (auto const& g : got) REQUIRE(g == got[0]);
         CHECK(got[0].size() == static_cast<std::size_t>(ranks));
         CHECK(*std::ranges::min_element(got[0]) == 1.0);
@@ -392,15 +397,15 @@ TEST_CASE("parallel_for: static mappings run every chunk once, with no master, a
                         o.powers[0] = 2.0;
                         in_process::run(ranks, [&](in_process::endpoint& t) {
                             out[static_cast<std::size_t>(t.rank())] = parallel_for(
-                                t, make_range(n), parse_policy(spec), mapping,
-                                [&](index_range const& part, std::span<double> v) {
-                                    std::size_t j = 0;
-                                    for (index_t i : part.indices()) {
-                                        runs[static_cast<std::size_t>(i)]++;
-                                        v[j++] = work(i);
-                                    }
-                                },
-                                gather<double>{1}, o);
+                                    t, make_range(n), parse_policy(spec), mapping,
+                                    [&](index_range const& part, std::span<double> v) {
+                                        std::size_t j = 0;
+                                        for (index_t i : part.indices()) {
+                                            runs[static_cast<std::size_t>(i)]++;
+                                            v[j++] = work(i);
+                                        }
+                                    },
+                                    gather<double>{1}, o);
                         });
                         for (auto& r : runs) REQUIRE(r == 1);
                         auto const& at_root = out[static_cast<std::size_t>(root)];

@@ -25,7 +25,8 @@ int main() {
                                        [](box<2> const& part, window<double, 2>& a) {
                                            for (index_t i : part.indices(0))
                                                for (index_t j : part.indices(1))
-                                                   a(i, j) = (i > 0 ? a(i - 1, j) : 0.0) + (j > 0 ? a(i, j - 1) : 0.0) + 1.0;
+                                                   a(i, j) = (i > 0 ? a(i - 1, j) : 0.0) + (j > 0 ? a(i, j - 1) : 0.0) +
+                                                             1.0;
                                        });
         if (t.rank() == 0) corner = r.array()(19, 29);
         (void)measure_powers(t);

@@ -20,10 +20,32 @@ using namespace loopsched;
 namespace {
 
 std::string edge_value(std::mt19937_64& rng) {
-    static std::vector<std::string> const edges{
-        "0", "-1", "1", "2", "3", "7", "0.5", "1e-300", "1e300", "inf", "-inf", "nan", "1e19", "-5",
-        "9223372036854775807", "-9223372036854775808", "9223372036854775808", "4611686018427387904",
-        "2147483648", "abc", "", "1.5e308", "0x10", "1e-5", "100", "65536"};
+    static std::vector<std::string> const edges{"0",
+                                                "-1",
+                                                "1",
+                                                "2",
+                                                "3",
+                                                "7",
+                                                "0.5",
+                                                "1e-300",
+                                                "1e300",
+                                                "inf",
+                                                "-inf",
+                                                "nan",
+                                                "1e19",
+                                                "-5",
+                                                "9223372036854775807",
+                                                "-9223372036854775808",
+                                                "9223372036854775808",
+                                                "4611686018427387904",
+                                                "2147483648",
+                                                "abc",
+                                                "",
+                                                "1.5e308",
+                                                "0x10",
+                                                "1e-5",
+                                                "100",
+                                                "65536"};
     switch (rng() % 4) {
     case 0: return std::to_string(static_cast<long long>(rng() % 2000) - 100);
     case 1: return std::to_string(std::ldexp(static_cast<double>(rng() % 1000), static_cast<int>(rng() % 40) - 20));
@@ -69,7 +91,8 @@ void exercise(any_policy const& policy, loop_info const& info, std::mt19937_64& 
     while (!seq.done() && granted < most) {
         std::size_t const k = rng() % info.workers;
         index_t const before = seq.remaining();
-        auto c = seq.next(request{k, rng() % 3 == 0 ? edge_status(rng) : info.of(k), edge_timing(rng, 1 + before % 1000)});
+        auto c = seq.next(
+                request{k, rng() % 3 == 0 ? edge_status(rng) : info.of(k), edge_timing(rng, 1 + before % 1000)});
         if (!c) { // left out for now (A_k < A_min): never every worker for long
             REQUIRE_MESSAGE(++idle < 100 * info.workers, what << ": the policy keeps leaving every worker out");
             continue;
@@ -93,7 +116,8 @@ TEST_CASE("fuzz: policy parameters at the edges are rejected by name, or give sa
     std::vector<index_t> const sizes{0, 1, 7, 1000, (index_t{1} << 31) + 11, (index_t{1} << 62) + 3, most};
     std::vector<std::string_view> names = policy_names();
     int rejected = 0, accepted = 0;
-    auto const deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20); // bounded in CI, even under sanitizers
+    auto const deadline =
+            std::chrono::steady_clock::now() + std::chrono::seconds(20); // bounded in CI, even under sanitizers
     for (int round = 0; round < 4000 && std::chrono::steady_clock::now() < deadline; ++round) {
         std::string_view const name = names[rng() % names.size()];
         std::span<std::string_view const> keys;
@@ -126,7 +150,8 @@ TEST_CASE("fuzz: policy parameters at the edges are rejected by name, or give sa
             if (rng() % 2)
                 for (std::size_t k = 0; k < workers; ++k) info.status.push_back(edge_status(rng));
             try {
-                exercise(*policy, info, rng, spec + " on " + std::to_string(info.iterations) + " x " + std::to_string(workers));
+                exercise(*policy, info, rng,
+                         spec + " on " + std::to_string(info.iterations) + " x " + std::to_string(workers));
             } catch (invalid_parameter const& e) { // a parameter that does not fit this loop (wf's weight count)
                 bool named = false;
                 for (auto key : keys) named = named || e.parameter().find(key) != std::string::npos;
@@ -140,8 +165,17 @@ TEST_CASE("fuzz: policy parameters at the edges are rejected by name, or give sa
 
 TEST_CASE("fuzz: option values at the edges are rejected by name on every rank, or run the loop") {
     std::mt19937_64 rng(7);
-    double const reals[] = {0.0, -1.0, 1e-300, 1e-9, 0.5, 1.0, 2.0, 1e9, 1e300,
-                            std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+    double const reals[] = {0.0,
+                            -1.0,
+                            1e-300,
+                            1e-9,
+                            0.5,
+                            1.0,
+                            2.0,
+                            1e9,
+                            1e300,
+                            std::numeric_limits<double>::infinity(),
+                            -std::numeric_limits<double>::infinity(),
                             std::numeric_limits<double>::quiet_NaN()};
     for (int round = 0; round < 60; ++round) {
         int const ranks = 1 + static_cast<int>(rng() % 3);
@@ -166,8 +200,9 @@ TEST_CASE("fuzz: option values at the edges are rejected by name on every rank, 
         in_process::run(ranks, [&](in_process::endpoint& t) {
             auto& mine = outcome[static_cast<std::size_t>(t.rank())];
             try {
-                auto s = parallel_for(t, make_range(n), parse_policy("fss"),
-                                      [&](index_range const& part) { ran[static_cast<std::size_t>(t.rank())] += part.size(); }, o);
+                auto s = parallel_for(
+                        t, make_range(n), parse_policy("fss"),
+                        [&](index_range const& part) { ran[static_cast<std::size_t>(t.rank())] += part.size(); }, o);
                 mine = s.iterations() == n ? "ran" : "wrong count";
             } catch (invalid_parameter const& e) {
                 mine = e.parameter();
@@ -200,7 +235,7 @@ TEST_CASE("edges: at N = 2^63 - 1 each policy's first chunk is what its formula 
     CHECK(first(parse_policy("fss")) == n / 8 + 1);
     CHECK(first(parse_policy("fss:alpha=1e300")) == 1); // alpha p beyond N: one iteration, not a wrapped count
     CHECK(first(parse_policy("mfsc")) > index_t{1} << 50);
-    CHECK(first(parse_policy("tss")) == n / 8);        // F = floor(N / 2P)
+    CHECK(first(parse_policy("tss")) == n / 8); // F = floor(N / 2P)
     CHECK(first(parse_policy("tfss")) > index_t{1} << 59);
     CHECK(first(parse_policy("dtss")) > index_t{1} << 59);
     CHECK(first(parse_policy("fiss:stages=2147483648")) >= 1);

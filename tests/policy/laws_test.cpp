@@ -40,7 +40,8 @@ struct modelled_timing {
     std::vector<worker_status> status;
     chunk_timing operator()(std::size_t k, chunk const& c) const {
         worker_status s = status.empty() ? worker_status{} : status[k];
-        double const per_iteration = 1e-6 * s.run_queue / s.power * (1.0 + 0.3 * std::sin(static_cast<double>(c.first)));
+        double const per_iteration =
+                1e-6 * s.run_queue / s.power * (1.0 + 0.3 * std::sin(static_cast<double>(c.first)));
         double const t = per_iteration * static_cast<double>(c.size);
         return {c.size, t, t * 1.1 + 1e-6};
     }
@@ -65,8 +66,8 @@ void check_laws(P const& policy, std::string const& label) {
                     REQUIRE(a.worker < p);
                     next = a.range.end();
                 }
-                REQUIRE(next == n);                                   // every iteration exactly once
-                REQUIRE(static_cast<index_t>(schedule.size()) <= n);  // finite: at most one grant per iteration
+                REQUIRE(next == n);                                  // every iteration exactly once
+                REQUIRE(static_cast<index_t>(schedule.size()) <= n); // finite: at most one grant per iteration
             }
 }
 
@@ -81,12 +82,31 @@ TEST_CASE("laws: every catalogue policy with default parameters, plain and weigh
 }
 
 TEST_CASE("laws: policies with parameters, chosen by spec string") {
-    for (std::string spec : {"css:chunk=7", "css:chunk=100000", "gss:min=5", "gss:round=floor", "gss:min=80,round=floor",
-                             "tss:first=50,last=3", "tss:last=4", "fss:alpha=1.5", "fss:alpha=3", "fss:alpha=0.5",
-                             "fiss:stages=2", "fiss:stages=5,x=9.5", "tfss:last=2", "tfss:first=40,last=2",
-                             "dtss:a_min=5", "dtss:last=3,scale=100", "dtss:a_min=0", "dfss:alpha=3,a_min=12",
-                             "dfiss:stages=4", "dfiss:stages=2,x=2", "dtfss:a_min=2", "dtfss:last=5,scale=4",
-                             "af:probe=3", "rnd:min=2,max=9,seed=7", "rnd:seed=42"})
+    for (std::string spec : {"css:chunk=7",
+                             "css:chunk=100000",
+                             "gss:min=5",
+                             "gss:round=floor",
+                             "gss:min=80,round=floor",
+                             "tss:first=50,last=3",
+                             "tss:last=4",
+                             "fss:alpha=1.5",
+                             "fss:alpha=3",
+                             "fss:alpha=0.5",
+                             "fiss:stages=2",
+                             "fiss:stages=5,x=9.5",
+                             "tfss:last=2",
+                             "tfss:first=40,last=2",
+                             "dtss:a_min=5",
+                             "dtss:last=3,scale=100",
+                             "dtss:a_min=0",
+                             "dfss:alpha=3,a_min=12",
+                             "dfiss:stages=4",
+                             "dfiss:stages=2,x=2",
+                             "dtfss:a_min=2",
+                             "dtfss:last=5,scale=4",
+                             "af:probe=3",
+                             "rnd:min=2,max=9,seed=7",
+                             "rnd:seed=42"})
         for (std::string prefix : {"", "w-"}) check_laws(parse_policy(prefix + spec), prefix + spec);
 }
 

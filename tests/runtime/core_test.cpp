@@ -30,10 +30,13 @@ void spin(double seconds) {
 /// A gathering loop: true if the root holds every iteration's value once and
 /// every rank's statistics count exactly this loop.
 bool clean_loop(in_process::endpoint& t, index_t n, any_policy const& policy) {
-    auto out = parallel_for(t, make_range(n), policy, [&](index_range const& part, std::span<index_t> v) {
-        std::size_t j = 0;
-        for (index_t i : part.indices()) v[j++] = 7 * i;
-    }, gather<index_t>{1});
+    auto out = parallel_for(
+            t, make_range(n), policy,
+            [&](index_range const& part, std::span<index_t> v) {
+                std::size_t j = 0;
+                for (index_t i : part.indices()) v[j++] = 7 * i;
+            },
+            gather<index_t>{1});
     bool ok = out.statistics.iterations() == n;
     if (t.rank() == 0)
         for (index_t i = 0; ok && i < n; ++i) ok = out.values[static_cast<std::size_t>(i)] == 7 * i;
@@ -72,17 +75,21 @@ TEST_CASE("core: a loop after a failed one runs right, with no collective betwee
                     o.master_computes = computes;
                     bool thrown = false;
                     try {
-                        parallel_for(t, make_range(600), css(20), [&](index_range const&) {
-                            if (t.rank() == failing && !thrown) {
-                                thrown = true;
-                                throw std::runtime_error("boom");
-                            }
-                            spin(2e-5);
-                        }, o);
+                        parallel_for(
+                                t, make_range(600), css(20),
+                                [&](index_range const&) {
+                                    if (t.rank() == failing && !thrown) {
+                                        thrown = true;
+                                        throw std::runtime_error("boom");
+                                    }
+                                    spin(2e-5);
+                                },
+                                o);
                     } catch (remote_error const& e) {
                         if (e.origin_rank() == failing) ++failures[static_cast<std::size_t>(t.rank())];
                     }
-                    if (clean_loop(t, 1000, parse_policy(round % 2 ? "fss" : "ss"))) ++good[static_cast<std::size_t>(t.rank())];
+                    if (clean_loop(t, 1000, parse_policy(round % 2 ? "fss" : "ss")))
+                        ++good[static_cast<std::size_t>(t.rank())];
                 }
             });
             for (int r = 1; r < ranks; ++r) CHECK(failures[static_cast<std::size_t>(r)] == failures[0]);
@@ -101,7 +108,8 @@ TEST_CASE("core: a DOACROSS loop after a failing root runs right") {
                 (void)parallel_for_doacross(t, space, kernels::heat::dependences{}, parse_policy("s-css:chunk=3,h=5"),
                                             make_field<double>([](auto const&) { return 0.0; }),
                                             [&](box<2> const& part, window<double, 2>&) {
-                                                if (t.rank() == round % 3 && part.upper()[0] > 9) throw std::runtime_error("x");
+                                                if (t.rank() == round % 3 && part.upper()[0] > 9)
+                                                    throw std::runtime_error("x");
                                             });
             } catch (remote_error const&) {
             }
@@ -144,41 +152,67 @@ TEST_CASE("core: ranks that disagree about the arguments all throw invalid_param
     auto all_name = [](std::vector<std::string> const& names, std::string const& parameter) {
         for (auto const& n : names) CHECK(n == parameter);
     };
-    all_name(named_by_each_rank(3, [&](auto& t) { parallel_for(t, make_range(t.rank() == 2 ? 11 : 10), gss{}, nothing); }),
+    all_name(named_by_each_rank(3,
+                                [&](auto& t) { parallel_for(t, make_range(t.rank() == 2 ? 11 : 10), gss{}, nothing); }),
              "iterations");
-    all_name(named_by_each_rank(3, [&](auto& t) {
-        parallel_for_options o;
-        o.root = t.rank() == 1 ? 1 : 0;
-        parallel_for(t, make_range(10), gss{}, nothing, o);
-    }), "options.root");
-    all_name(named_by_each_rank(3, [&](auto& t) {
-        parallel_for_options o; // every rank believes it is the root: nobody waits for ever
-        o.root = t.rank();
-        parallel_for(t, make_range(10), gss{}, nothing, o);
-    }), "options.root");
-    all_name(named_by_each_rank(4, [&](auto& t) {
-        parallel_for(t, make_range(10), t.rank() == 3 ? parse_policy("css:chunk=2") : parse_policy("css:chunk=3"), nothing);
-    }), "policy");
-    all_name(named_by_each_rank(3, [&](auto& t) {
-        parallel_for(t, make_range(10), gss{}, [](index_range const&, std::span<float>) {}, gather<float>{t.rank() == 0 ? 2u : 1u});
-    }), "gathered bytes per iteration");
-    all_name(named_by_each_rank(3, [&](auto& t) {
-        parallel_for_options o;
-        o.trace = t.rank() == 2;
-        parallel_for(t, make_range(10), gss{}, nothing, o);
-    }), "options.trace");
-    all_name(named_by_each_rank(3, [&](auto& t) {
-        parallel_for_options o;
-        o.powers = {1.0, 1.0, t.rank() == 1 ? 0.0 : 1.0};
-        parallel_for(t, make_range(10), gss{}, nothing, o);
-    }), "options.powers[2]");
-    all_name(named_by_each_rank(3, [&](auto& t) {
-        if (t.rank() == 1) parallel_for(t, make_range(10), gss{}, static_block_mapping{}, nothing);
-        else parallel_for(t, make_range(10), gss{}, nothing);
-    }), "mapping");
-    all_name(named_by_each_rank(2, [&](auto& t) {
-        (void)kernels::run<kernels::heat>(t, box<2>::from_extents({20, 20}), parse_policy(t.rank() ? "s-tss:h=4" : "s-tss:h=5"));
-    }), "policy");
+    all_name(named_by_each_rank(3,
+                                [&](auto& t) {
+                                    parallel_for_options o;
+                                    o.root = t.rank() == 1 ? 1 : 0;
+                                    parallel_for(t, make_range(10), gss{}, nothing, o);
+                                }),
+             "options.root");
+    all_name(named_by_each_rank(3,
+                                [&](auto& t) {
+                                    parallel_for_options o; // every rank believes it is the root: nobody waits for ever
+                                    o.root = t.rank();
+                                    parallel_for(t, make_range(10), gss{}, nothing, o);
+                                }),
+             "options.root");
+    all_name(named_by_each_rank(4,
+                                [&](auto& t) {
+                                    parallel_for(t, make_range(10),
+                                                 t.rank() == 3 ? parse_policy("css:chunk=2")
+                                                               : parse_policy("css:chunk=3"),
+                                                 nothing);
+                                }),
+             "policy");
+    all_name(named_by_each_rank(3,
+                                [&](auto& t) {
+                                    parallel_for(
+                                            t, make_range(10), gss{}, [](index_range const&, std::span<float>) {},
+                                            gather<float>{t.rank() == 0 ? 2u : 1u});
+                                }),
+             "gathered bytes per iteration");
+    all_name(named_by_each_rank(3,
+                                [&](auto& t) {
+                                    parallel_for_options o;
+                                    o.trace = t.rank() == 2;
+                                    parallel_for(t, make_range(10), gss{}, nothing, o);
+                                }),
+             "options.trace");
+    all_name(named_by_each_rank(3,
+                                [&](auto& t) {
+                                    parallel_for_options o;
+                                    o.powers = {1.0, 1.0, t.rank() == 1 ? 0.0 : 1.0};
+                                    parallel_for(t, make_range(10), gss{}, nothing, o);
+                                }),
+             "options.powers[2]");
+    all_name(named_by_each_rank(3,
+                                [&](auto& t) {
+                                    if (t.rank() == 1)
+                                        parallel_for(t, make_range(10), gss{}, static_block_mapping{}, nothing);
+                                    else
+                                        parallel_for(t, make_range(10), gss{}, nothing);
+                                }),
+             "mapping");
+    all_name(named_by_each_rank(2,
+                                [&](auto& t) {
+                                    (void)kernels::run<kernels::heat>(
+                                            t, box<2>::from_extents({20, 20}),
+                                            parse_policy(t.rank() ? "s-tss:h=4" : "s-tss:h=5"));
+                                }),
+             "policy");
     // Every rank agrees: nobody throws.
     all_name(named_by_each_rank(3, [&](auto& t) { parallel_for(t, make_range(10), gss{}, nothing); }), "no error");
 }
@@ -197,7 +231,7 @@ TEST_CASE("core: consecutive chunks of one worker send no halo; chunks on other 
             threads.emplace_back([&, r] {
                 // The library's context of the network, seen through the counter.
                 channel<testing::counting_transport<in_process::endpoint>> ch(
-                    testing::counting_transport<in_process::endpoint>(in_process::endpoint(net, r, 1), counts));
+                        testing::counting_transport<in_process::endpoint>(in_process::endpoint(net, r, 1), counts));
                 doacross_options o;
                 o.master_computes = computes;
                 o.extend_when_waiting = false;
@@ -208,8 +242,10 @@ TEST_CASE("core: consecutive chunks of one worker send no halo; chunks on other 
         CHECK(got[0] == expected);
         long const chunks = 40 / 4; // u_c is the shorter dimension (u_s runs along the longer)
         // Grants to the root's own worker go through its loopback, not the transport.
-        if (!computes) CHECK(counts.of(detail::kind::work) == chunks);
-        else CHECK((counts.of(detail::kind::work) > 0 && counts.of(detail::kind::work) < chunks));
+        if (!computes)
+            CHECK(counts.of(detail::kind::work) == chunks);
+        else
+            CHECK((counts.of(detail::kind::work) > 0 && counts.of(detail::kind::work) < chunks));
         if (!computes) { // one worker holds every chunk: each halo is copied, never sent
             CHECK(counts.of(detail::kind::data) == 0);
             CHECK(counts.of(detail::kind::successor) == 0);
@@ -231,10 +267,11 @@ TEST_CASE("core: a DOALL loop sends one request per chunk, plus the hello, stop,
     for (int r = 0; r < 3; ++r)
         threads.emplace_back([&, r] {
             channel<testing::counting_transport<in_process::endpoint>> ch(
-                testing::counting_transport<in_process::endpoint>(in_process::endpoint(net, r, 1), counts));
+                    testing::counting_transport<in_process::endpoint>(in_process::endpoint(net, r, 1), counts));
             parallel_for_options o;
             o.master_computes = false;
-            stats[static_cast<std::size_t>(r)] = parallel_for(ch, make_range(1000), css(10), [](index_range const&) {}, o);
+            stats[static_cast<std::size_t>(r)] = parallel_for(
+                    ch, make_range(1000), css(10), [](index_range const&) {}, o);
         });
     for (auto& th : threads) th.join();
     CHECK(stats[0].chunks() == 100);

@@ -14,13 +14,15 @@ using loopsched::detail::send_time_estimate;
 TEST_CASE("timing: short chunks are timed one in 16, the first and long ones always") {
     chunk_timing_sampler s(false);
     std::vector<bool> decisions;
-    REQUIRE(s.wants(100)); // the first: nothing is known yet
+    REQUIRE(s.wants(100));    // the first: nothing is known yet
     s.timed(100, 100 * 1e-9); // 1 ns per iteration: a 100-iteration chunk is short
     for (int k = 0; k < 32; ++k) {
         bool const timed = s.wants(100);
         decisions.push_back(timed);
-        if (timed) s.timed(100, 100 * 1e-9);
-        else s.untimed(100, 1e-6);
+        if (timed)
+            s.timed(100, 100 * 1e-9);
+        else
+            s.untimed(100, 1e-6);
     }
     for (int k = 0; k < 32; ++k) CHECK_MESSAGE(decisions[static_cast<std::size_t>(k)] == (k % 16 == 15), "chunk ", k);
     CHECK(s.wants(6000)); // 6000 x 1 ns = 6 us: long enough to time
@@ -53,7 +55,7 @@ TEST_CASE("timing: the typical send is the median of recent samples, deaf to a p
 
 TEST_CASE("timing: an untimed chunk's cycle is split as the timed chunks' time per iteration says") {
     chunk_timing_sampler s(false);
-    s.timed(10, 10e-6);   // 1 us per iteration
+    s.timed(10, 10e-6); // 1 us per iteration
     s.timed(30, 30e-6);
     s.untimed(20, 50e-6); // 20 iterations: 20 us computing, the rest waiting and sending
     s.untimed(5, 10e-6);  // 5 us computing
@@ -78,7 +80,8 @@ TEST_CASE("timing: a loop of short chunks still reports its computing and no mor
     // untimed, their computing estimated from every 16th.
     auto spin = [](index_range const& part) {
         auto const until = std::chrono::steady_clock::now() + std::chrono::microseconds(2) * part.size();
-        while (std::chrono::steady_clock::now() < until) {}
+        while (std::chrono::steady_clock::now() < until) {
+        }
     };
     std::vector<loop_statistics> stats(2);
     double worker_call_seconds = 0.0; // the worker rank's whole call, on the runtime's clock

@@ -43,13 +43,16 @@ void spin(double seconds) {
 /// once, its value right, the statistics of this loop.
 bool clean_loop(boost::mpi::communicator const& world, index_t n, std::string const& spec) {
     bool seen_only_this_loop = true;
-    auto out = parallel_for(world, make_range(n), parse_policy(spec), [&](index_range const& part, std::span<index_t> v) {
-        std::size_t j = 0;
-        for (index_t i : part.indices()) {
-            seen_only_this_loop = seen_only_this_loop && i >= 0 && i < n;
-            v[j++] = 3 * i + 1;
-        }
-    }, gather<index_t>{1});
+    auto out = parallel_for(
+            world, make_range(n), parse_policy(spec),
+            [&](index_range const& part, std::span<index_t> v) {
+                std::size_t j = 0;
+                for (index_t i : part.indices()) {
+                    seen_only_this_loop = seen_only_this_loop && i >= 0 && i < n;
+                    v[j++] = 3 * i + 1;
+                }
+            },
+            gather<index_t>{1});
     bool ok = seen_only_this_loop && out.statistics.iterations() == n;
     if (world.rank() == 0) {
         ok = ok && out.values.size() == static_cast<std::size_t>(n);
@@ -107,10 +110,12 @@ int main(int argc, char** argv) {
         bool caught = false;
         try {
             (void)parallel_for_doacross(world, box<2>::from_extents({120, 90}), uniform<vec{1, 0}, vec{0, 1}>{},
-                                        parse_policy("s-css:chunk=4,h=9"), make_field<double>([](auto const&) { return 1.0; }),
+                                        parse_policy("s-css:chunk=4,h=9"),
+                                        make_field<double>([](auto const&) { return 1.0; }),
                                         [&](box<2> const& part, window<double, 2>&) {
                                             spin(1e-4);
-                                            if (self == failing && part.upper()[0] > 8) throw std::runtime_error("tile");
+                                            if (self == failing && part.upper()[0] > 8)
+                                                throw std::runtime_error("tile");
                                         });
         } catch (remote_error const& e) {
             caught = e.origin_rank() == failing;
@@ -118,7 +123,8 @@ int main(int argc, char** argv) {
         results.check(caught, "DOACROSS round " + std::to_string(round) + " failed everywhere");
         auto const space = box<2>::from_extents({80, 70});
         auto r = kernels::run<kernels::heat>(world, space, parse_policy("s-css:chunk=5,h=7"));
-        results.check(self != 0 || kernels::raw_bytes(r.arrays) == kernels::raw_bytes(kernels::sequential<kernels::heat>(space)),
+        results.check(self != 0 || kernels::raw_bytes(r.arrays) ==
+                                           kernels::raw_bytes(kernels::sequential<kernels::heat>(space)),
                       "DOACROSS round " + std::to_string(round) + ": the next loop equals the sequential one");
     }
 
@@ -154,8 +160,9 @@ int main(int argc, char** argv) {
         results.check(ok, "user messages arrive whole after the loop");
     }
     // How many each body sent travels in a second loop: the root then drains exactly that many.
-    auto counted = parallel_for(world, make_range(ranks), parse_policy("static"), static_block_mapping{},
-                                [&](index_range const&, std::span<int> v) { v[0] = body_messages; }, gather<int>{1});
+    auto counted = parallel_for(
+            world, make_range(ranks), parse_policy("static"), static_block_mapping{},
+            [&](index_range const&, std::span<int> v) { v[0] = body_messages; }, gather<int>{1});
     if (self == 0) {
         int expected = 0;
         for (int r = 0; r < ranks; ++r) expected += counted.values[static_cast<std::size_t>(r)];
@@ -190,7 +197,8 @@ int main(int argc, char** argv) {
     (void)before;
     (void)after;
 #else
-    results.check(after - before < 2048, "5,000 more tiny loops grew memory by " + std::to_string(after - before) + " kB");
+    results.check(after - before < 2048,
+                  "5,000 more tiny loops grew memory by " + std::to_string(after - before) + " kB");
 #endif
     return results.finish();
 }

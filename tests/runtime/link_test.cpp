@@ -68,9 +68,9 @@ TEST_CASE("link: loop numbers wrap within a small tag bound, and stay told apart
     for (int i = 0; i < 10; ++i) detail::loop_link<narrow_endpoint> past(ch);
     unsigned const next = static_cast<unsigned>(ch.loops()) + 1; // 11: 3 modulo 8
     auto& t = ch.transport();
-    t.send(0, tag_of(next - 2, mask, kind::work), bytes(1, std::byte{1}));  // two loops ago: dropped
-    t.send(0, tag_of(next + 1, mask, kind::work), bytes(1, std::byte{2}));  // the next loop's: kept
-    t.send(0, tag_of(next, mask, kind::work), bytes(1, std::byte{3}));      // this loop's
+    t.send(0, tag_of(next - 2, mask, kind::work), bytes(1, std::byte{1})); // two loops ago: dropped
+    t.send(0, tag_of(next + 1, mask, kind::work), bytes(1, std::byte{2})); // the next loop's: kept
+    t.send(0, tag_of(next, mask, kind::work), bytes(1, std::byte{3}));     // this loop's
     detail::loop_link<narrow_endpoint> now(ch);
     CHECK(now.tag(kind::work) == tag_of(next, mask, kind::work));
     CHECK(now.receive().payload[0] == std::byte{3});

@@ -20,7 +20,7 @@ struct particle { // a user type with its own serialize()
     int charge = 0;
     template <class Archive>
     void serialize(Archive& a, unsigned) {
-        a & name & position & charge;
+        a& name& position& charge;
     }
     friend bool operator==(particle const&, particle const&) = default;
 };
@@ -35,7 +35,8 @@ std::vector<T> round_trip(std::vector<T> const& values) {
 }
 
 particle make_particle(index_t i) {
-    return {"p" + std::to_string(i), std::vector<double>(static_cast<std::size_t>((i % 4 + 4) % 4), 0.5 * static_cast<double>(i)),
+    return {"p" + std::to_string(i),
+            std::vector<double>(static_cast<std::size_t>((i % 4 + 4) % 4), 0.5 * static_cast<double>(i)),
             static_cast<int>(i % 3) - 1};
 }
 
@@ -70,17 +71,20 @@ TEST_CASE("payload: a loop gathers values of a serialized type, dynamic and stat
                 in_process::run(ranks, [&](in_process::endpoint& t) {
                     parallel_for_options o;
                     o.master_computes = computes;
-                    auto out = parallel_for(t, make_range(500), parse_policy("fss"), mapping,
-                                            [](index_range const& part, std::span<particle> v) {
-                                                std::size_t j = 0;
-                                                for (index_t i : part.indices()) {
-                                                    v[j++] = make_particle(i);
-                                                    v[j++] = make_particle(-i);
-                                                }
-                                            },
-                                            gather<particle>{2}, o);
-                    if (t.rank() == 0) root_values = std::move(out.values);
-                    else CHECK(out.values.empty());
+                    auto out = parallel_for(
+                            t, make_range(500), parse_policy("fss"), mapping,
+                            [](index_range const& part, std::span<particle> v) {
+                                std::size_t j = 0;
+                                for (index_t i : part.indices()) {
+                                    v[j++] = make_particle(i);
+                                    v[j++] = make_particle(-i);
+                                }
+                            },
+                            gather<particle>{2}, o);
+                    if (t.rank() == 0)
+                        root_values = std::move(out.values);
+                    else
+                        CHECK(out.values.empty());
                 });
                 REQUIRE(root_values.size() == 1000);
                 for (index_t i = 0; i < 500; ++i) {

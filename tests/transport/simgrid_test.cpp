@@ -37,11 +37,11 @@ struct clusters {
     sim::simulator doacross{cluster({1e9, 0.5e9, 1e9}, {0, 1, 0})};
     sim::simulator plain{cluster({1e9, 1e9, 1e9})};
     sim::simulator rendezvous{cluster({1e9}), [] {
-        sim::simulation_options o;
-        o.rendezvous_bytes = 1000;
-        o.rendezvous_round_trip = 1e-3;
-        return o;
-    }()};
+                                  sim::simulation_options o;
+                                  o.rendezvous_bytes = 1000;
+                                  o.rendezvous_round_trip = 1e-3;
+                                  return o;
+                              }()};
 };
 clusters& all() {
     static clusters c;
@@ -60,7 +60,8 @@ struct doall_outcome {
 };
 
 /// A DOALL loop of n iterations of `flops` each, on a dedicated master.
-doall_outcome run_doall(sim::simulator& s, index_t n, any_policy const& policy, double flops, bool master_computes = false) {
+doall_outcome run_doall(sim::simulator& s, index_t n, any_policy const& policy, double flops,
+                        bool master_computes = false) {
     doall_outcome out;
     out.runs.assign(static_cast<std::size_t>(n), 0);
     s.run([&](sim::transport& t) {
@@ -68,11 +69,14 @@ doall_outcome run_doall(sim::simulator& s, index_t n, any_policy const& policy, 
         o.master_computes = master_computes;
         o.powers = s.layout().powers();
         o.run_queues = s.layout().run_queues();
-        auto stats = parallel_for(t, make_range(n), policy, [&](index_range const& part) {
-            REQUIRE(part.size() > 0);
-            for (index_t i : part.indices()) out.runs[static_cast<std::size_t>(i)]++; // actors share one thread
-            t.compute(flops * static_cast<double>(part.size()));
-        }, o);
+        auto stats = parallel_for(
+                t, make_range(n), policy,
+                [&](index_range const& part) {
+                    REQUIRE(part.size() > 0);
+                    for (index_t i : part.indices()) out.runs[static_cast<std::size_t>(i)]++; // actors share one thread
+                    t.compute(flops * static_cast<double>(part.size()));
+                },
+                o);
         if (t.rank() == 0) out.root = stats;
     });
     return out;
@@ -121,7 +125,8 @@ TEST_CASE("simgrid: simulated time follows the hosts' speeds, links and load") {
         auto const a = run_doall(s, 500, parse_policy("w-fss"), 1e6);
         auto const b = run_doall(s, 500, parse_policy("w-fss"), 1e6);
         CHECK(a.root.parallel_seconds == b.root.parallel_seconds);
-        for (std::size_t k = 0; k < a.root.workers.size(); ++k) CHECK(a.root.workers[k].iterations == b.root.workers[k].iterations);
+        for (std::size_t k = 0; k < a.root.workers.size(); ++k)
+            CHECK(a.root.workers[k].iterations == b.root.workers[k].iterations);
     }
 }
 
@@ -136,22 +141,26 @@ TEST_CASE("simgrid: a large message moves at the sender's first transport call a
                 t.send(1, 1, bytes_of(bytes));
                 if (small_behind) t.send(1, 2, bytes_of(8));
                 t.compute(1e9);
-                if (receive_after) t.receive(1, 3);   // a blocking receive moves it (MPI progresses)
-                else t.send(1, 3, bytes_of(8));       // so does a later send
+                if (receive_after)
+                    t.receive(1, 3); // a blocking receive moves it (MPI progresses)
+                else
+                    t.send(1, 3, bytes_of(8)); // so does a later send
             } else {
                 double const start = t.now(); // the simulated clock runs on across runs
                 message m = t.receive(0, any_tag);
                 at = t.now() - start;
                 first_tag = m.tag;
                 if (small_behind) CHECK(t.receive(0, any_tag).tag == 2);
-                if (receive_after) t.send(0, 3, bytes_of(8));
-                else t.receive(0, 3);
+                if (receive_after)
+                    t.send(0, 3, bytes_of(8));
+                else
+                    t.receive(0, 3);
             }
         });
         if (small_behind) CHECK(first_tag == 1); // the small message does not overtake the held one
         return at;
     };
-    CHECK(arrival(999, false, false) < 0.01);              // eager: there within the link's latency
+    CHECK(arrival(999, false, false) < 0.01);                                 // eager: there within the link's latency
     CHECK(arrival(1000, false, false) == doctest::Approx(1.0).epsilon(0.01)); // after the sender's second of work
     CHECK(arrival(1000, false, true) == doctest::Approx(1.0).epsilon(0.01));
     CHECK(arrival(1000, true, false) == doctest::Approx(1.0).epsilon(0.01));
@@ -170,12 +179,14 @@ TEST_CASE("simgrid: a DOACROSS loop on simulated hosts gives the sequential loop
             o.run_queues = s.layout().run_queues();
             auto fields = kernels::floyd_steinberg::fields();
             typename kernels::floyd_steinberg::body real{space};
-            auto result = parallel_for_doacross(t, space, kernels::floyd_steinberg::dependences{}, parse_policy(spec),
-                std::get<0>(fields), std::get<1>(fields),
-                [&](box<2> const& part, auto& a, auto& b) {
-                    real(part, a, b);
-                    t.compute(300.0 * static_cast<double>(part.size()));
-                }, o);
+            auto result = parallel_for_doacross(
+                    t, space, kernels::floyd_steinberg::dependences{}, parse_policy(spec), std::get<0>(fields),
+                    std::get<1>(fields),
+                    [&](box<2> const& part, auto& a, auto& b) {
+                        real(part, a, b);
+                        t.compute(300.0 * static_cast<double>(part.size()));
+                    },
+                    o);
             if (t.rank() == 0) got = kernels::raw_bytes(result.arrays);
         });
         CHECK(got == expected);
@@ -197,7 +208,8 @@ TEST_CASE("simgrid: errors") {
                 CHECK(e.origin_rank() == 2);
                 throw;
             }
-        }), remote_error);
+        }),
+                        remote_error);
         CHECK(caught == 4);
     }
     SUBCASE("bad platforms are rejected with the parameter's name") {

@@ -30,7 +30,7 @@ struct worker_class {
 namespace detail {
 inline double checked_interval(double numerator, double denominator) {
     detail::require(denominator > 0.0, "interval model denominator", denominator,
-            "must be > 0: with these costs and chunks no interval pays for its messages (use a fixed h)");
+                    "must be > 0: with these costs and chunks no interval pays for its messages (use a fixed h)");
     return std::sqrt(numerator / denominator);
 }
 } // namespace detail
@@ -47,8 +47,9 @@ inline double optimal_interval(interval_costs costs, index_t extent_s, std::span
     double sum = 0.0;
     for (auto const& c : classes) {
         detail::require(c.count > 0.0 && c.chunk > 0.0 && c.cost_per_iteration >= 0.0, "interval model worker class",
-                std::to_string(c.count) + " x (c_p " + std::to_string(c.cost_per_iteration) + ", V " + std::to_string(c.chunk) + ")",
-                "needs count > 0, V > 0 and c_p >= 0");
+                        std::to_string(c.count) + " x (c_p " + std::to_string(c.cost_per_iteration) + ", V " +
+                                std::to_string(c.chunk) + ")",
+                        "needs count > 0, V > 0 and c_p >= 0");
         sum += c.count * (c.chunk * c.cost_per_iteration + 2.0 * costs.per_unit);
     }
     auto const& last = classes.back();

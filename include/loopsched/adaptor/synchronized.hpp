@@ -78,9 +78,9 @@ class synchronized {
 public:
     constexpr synchronized() = default;
     template <class Q>
-        requires std::same_as<std::remove_cvref_t<Q>, P>
+    requires std::same_as<std::remove_cvref_t<Q>, P>
     constexpr explicit synchronized(Q&& inner, sync_interval interval = {})
-        : inner_(std::forward<Q>(inner)), interval_(interval) {}
+            : inner_(std::forward<Q>(inner)), interval_(interval) {}
 
     [[nodiscard]] constexpr P const& inner() const noexcept { return inner_; }
     [[nodiscard]] constexpr sync_interval interval() const noexcept { return interval_; }
@@ -91,8 +91,9 @@ public:
 
     [[nodiscard]] constexpr index_t min_chunk() const { return detail::min_chunk_of(inner_); }
 
-    [[nodiscard]] std::string spec() const
-        requires requires(P const& p) { { p.spec() } -> std::convertible_to<std::string>; }
+    [[nodiscard]] std::string spec() const requires requires(P const& p) {
+        { p.spec() } -> std::convertible_to<std::string>;
+    }
     {
         std::string inner = inner_.spec();
         std::string const h = interval_.spec();

@@ -16,7 +16,9 @@ namespace detail {
 /// A policy's minimum chunk, if it has one (GSS(k)); weighting never goes below it.
 template <class P>
 constexpr index_t min_chunk_of(P const& p) {
-    if constexpr (requires { { p.min_chunk() } -> std::convertible_to<index_t>; })
+    if constexpr (requires {
+                      { p.min_chunk() } -> std::convertible_to<index_t>;
+                  })
         return p.min_chunk();
     else
         return 1;
@@ -38,7 +40,7 @@ public:
     // Exactly a P: a converting parameter would let weighted<any_policy> convert
     // into any_policy while checking its own copyability.
     template <class Q>
-        requires std::same_as<std::remove_cvref_t<Q>, P>
+    requires std::same_as<std::remove_cvref_t<Q>, P>
     constexpr explicit weighted(Q&& inner) : inner_(std::forward<Q>(inner)) {}
 
     [[nodiscard]] constexpr P const& inner() const noexcept { return inner_; }
@@ -46,7 +48,7 @@ public:
     class state {
     public:
         state(state_of<P> inner, double max_power, index_t min_chunk)
-            : inner_(std::move(inner)), max_power_(max_power), min_(min_chunk) {}
+                : inner_(std::move(inner)), max_power_(max_power), min_(min_chunk) {}
 
         index_t propose(request const& r) {
             index_t const c = inner_.propose(r);
@@ -70,11 +72,10 @@ public:
         return state(inner_.start(info), max_power, detail::min_chunk_of(inner_));
     }
 
-    [[nodiscard]] std::string spec() const
-        requires requires(P const& p) { { p.spec() } -> std::convertible_to<std::string>; }
-    {
-        return "w-" + inner_.spec();
+    [[nodiscard]] std::string spec() const requires requires(P const& p) {
+        { p.spec() } -> std::convertible_to<std::string>;
     }
+    { return "w-" + inner_.spec(); }
 
     friend bool operator==(weighted const&, weighted const&) = default;
 

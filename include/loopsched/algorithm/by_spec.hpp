@@ -28,42 +28,43 @@ inline std::pair<any_policy, std::exception_ptr> parse_on_this_rank(std::string_
 } // namespace detail
 
 template <channel_source C, IterationSpace S, Mapping M, class Body>
-    requires std::invocable<Body&, S const&>
-loop_statistics parallel_for(C& transport, S const& space, std::string_view spec, M const& mapping, Body&& body,
-                             parallel_for_options const& options = {}) {
+requires std::invocable<Body&, S const&> loop_statistics parallel_for(C& transport, S const& space,
+                                                                      std::string_view spec, M const& mapping,
+                                                                      Body&& body,
+                                                                      parallel_for_options const& options = {}) {
     auto [policy, earlier] = detail::parse_on_this_rank(spec);
-    return detail::run_doall<C, S, any_policy, M, std::remove_reference_t<Body>, void>(transport, space, policy, mapping,
-                                                                                      body, 0, nullptr, options, earlier);
+    return detail::run_doall<C, S, any_policy, M, std::remove_reference_t<Body>, void>(
+            transport, space, policy, mapping, body, 0, nullptr, options, earlier);
 }
 
 template <channel_source C, IterationSpace S, class Body>
-    requires std::invocable<Body&, S const&>
-loop_statistics parallel_for(C& transport, S const& space, std::string_view spec, Body&& body,
-                             parallel_for_options const& options = {}) {
+requires std::invocable<Body&, S const&> loop_statistics parallel_for(C& transport, S const& space,
+                                                                      std::string_view spec, Body&& body,
+                                                                      parallel_for_options const& options = {}) {
     return parallel_for(transport, space, spec, dynamic_mapping{}, std::forward<Body>(body), options);
 }
 
 template <channel_source C, IterationSpace S, Mapping M, class Body, class R>
-    requires std::invocable<Body&, S const&, std::span<R>>
-gathered<R> parallel_for(C& transport, S const& space, std::string_view spec, M const& mapping, Body&& body,
-                         gather<R> how, parallel_for_options const& options = {}) {
+requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
+parallel_for(C& transport, S const& space, std::string_view spec, M const& mapping, Body&& body, gather<R> how,
+             parallel_for_options const& options = {}) {
     auto [policy, earlier] = detail::parse_on_this_rank(spec);
     gathered<R> out;
     out.statistics = detail::run_doall<C, S, any_policy, M, std::remove_reference_t<Body>, R>(
-        transport, space, policy, mapping, body, how.per_iteration, &out.values, options, earlier);
+            transport, space, policy, mapping, body, how.per_iteration, &out.values, options, earlier);
     return out;
 }
 
 template <channel_source C, IterationSpace S, class Body, class R>
-    requires std::invocable<Body&, S const&, std::span<R>>
-gathered<R> parallel_for(C& transport, S const& space, std::string_view spec, Body&& body, gather<R> how,
-                         parallel_for_options const& options = {}) {
+requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
+parallel_for(C& transport, S const& space, std::string_view spec, Body&& body, gather<R> how,
+             parallel_for_options const& options = {}) {
     return parallel_for(transport, space, spec, dynamic_mapping{}, std::forward<Body>(body), how, options);
 }
 
 template <channel_source C, std::size_t N, DependenceSet D, class... Args>
-    requires(sizeof...(Args) >= 2)
-auto parallel_for_doacross(C& transport, box<N> const& space, D const& deps, std::string_view spec, Args&&... args) {
+requires(sizeof...(Args) >= 2) auto parallel_for_doacross(C& transport, box<N> const& space, D const& deps,
+                                                          std::string_view spec, Args&&... args) {
     auto [policy, earlier] = detail::parse_on_this_rank(spec);
     return detail::doacross_with(transport, space, deps, policy, earlier, std::forward<Args>(args)...);
 }

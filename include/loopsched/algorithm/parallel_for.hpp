@@ -52,18 +52,18 @@ struct gathered {
 /// static_cyclic_mapping), every rank runs its own chunks with no message
 /// until the end, where results and statistics travel to the root.
 template <channel_source C, IterationSpace S, ChunkPolicy P, Mapping M, class Body>
-    requires std::invocable<Body&, S const&>
-loop_statistics parallel_for(C& transport, S const& space, P const& policy, M const& mapping, Body&& body,
-                             parallel_for_options const& options = {}) {
-    return detail::run_doall<C, S, P, M, std::remove_reference_t<Body>, void>(transport, space, policy, mapping, body, 0,
-                                                                             nullptr, options);
+requires std::invocable<Body&, S const&> loop_statistics parallel_for(C& transport, S const& space, P const& policy,
+                                                                      M const& mapping, Body&& body,
+                                                                      parallel_for_options const& options = {}) {
+    return detail::run_doall<C, S, P, M, std::remove_reference_t<Body>, void>(transport, space, policy, mapping, body,
+                                                                              0, nullptr, options);
 }
 
 /// parallel_for with the dynamic mapping: each chunk goes to the rank that asks.
 template <channel_source C, IterationSpace S, ChunkPolicy P, class Body>
-    requires std::invocable<Body&, S const&>
-loop_statistics parallel_for(C& transport, S const& space, P const& policy, Body&& body,
-                             parallel_for_options const& options = {}) {
+requires std::invocable<Body&, S const&> loop_statistics parallel_for(C& transport, S const& space, P const& policy,
+                                                                      Body&& body,
+                                                                      parallel_for_options const& options = {}) {
     return parallel_for(transport, space, policy, dynamic_mapping{}, std::forward<Body>(body), options);
 }
 
@@ -71,19 +71,19 @@ loop_statistics parallel_for(C& transport, S const& space, P const& policy, Body
 /// values for each of part's positions along the cut dimension into `out`
 /// (position-major). The values travel to the root with the worker's next request.
 template <channel_source C, IterationSpace S, ChunkPolicy P, Mapping M, class Body, class R>
-    requires std::invocable<Body&, S const&, std::span<R>>
-gathered<R> parallel_for(C& transport, S const& space, P const& policy, M const& mapping, Body&& body, gather<R> how,
-                         parallel_for_options const& options = {}) {
+requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
+parallel_for(C& transport, S const& space, P const& policy, M const& mapping, Body&& body, gather<R> how,
+             parallel_for_options const& options = {}) {
     gathered<R> out;
     out.statistics = detail::run_doall<C, S, P, M, std::remove_reference_t<Body>, R>(
-        transport, space, policy, mapping, body, how.per_iteration, &out.values, options);
+            transport, space, policy, mapping, body, how.per_iteration, &out.values, options);
     return out;
 }
 
 template <channel_source C, IterationSpace S, ChunkPolicy P, class Body, class R>
-    requires std::invocable<Body&, S const&, std::span<R>>
-gathered<R> parallel_for(C& transport, S const& space, P const& policy, Body&& body, gather<R> how,
-                         parallel_for_options const& options = {}) {
+requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
+parallel_for(C& transport, S const& space, P const& policy, Body&& body, gather<R> how,
+             parallel_for_options const& options = {}) {
     return parallel_for(transport, space, policy, dynamic_mapping{}, std::forward<Body>(body), how, options);
 }
 

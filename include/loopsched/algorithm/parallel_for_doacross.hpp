@@ -29,7 +29,8 @@ inline constexpr bool is_field_v<field<T, I>> = true;
 
 template <class... A, std::size_t... I>
 auto take(std::tuple<A...>&& all, std::index_sequence<I...>) {
-    return std::tuple<std::remove_cvref_t<std::tuple_element_t<I, std::tuple<A...>>>...>(std::get<I>(std::move(all))...);
+    return std::tuple<std::remove_cvref_t<std::tuple_element_t<I, std::tuple<A...>>>...>(
+            std::get<I>(std::move(all))...);
 }
 
 } // namespace detail
@@ -41,7 +42,9 @@ template <channel_source C, std::size_t N, DependenceSet D, ChunkPolicy P, class
 auto doacross_with(C& transport, box<N> const& space, D const& deps, P const& policy, std::exception_ptr earlier,
                    Args&&... args) {
     static_assert(N >= 2, "parallel_for_doacross: the iteration space needs at least two dimensions (u_c and u_s)");
-    static_assert(D::rank == N, "parallel_for_doacross: the dependence vectors must have as many components as the space has dimensions");
+    static_assert(
+            D::rank == N,
+            "parallel_for_doacross: the dependence vectors must have as many components as the space has dimensions");
     static_assert(is_synchronized_v<P> || std::same_as<P, any_policy>,
                   "parallel_for_doacross: the policy needs the synchronization adaptor S; pass synchronized(policy) "
                   "or synchronized(policy, sync_interval::fixed(h)), or dmps(css/tss/dtss, h)");
@@ -50,18 +53,22 @@ auto doacross_with(C& transport, box<N> const& space, D const& deps, P const& po
     using last = std::remove_cvref_t<std::tuple_element_t<n - 1, std::tuple<Args...>>>;
     constexpr bool has_options = std::same_as<last, doacross_options>;
     constexpr std::size_t fields_count = n - 1 - (has_options ? 1 : 0);
-    static_assert(fields_count >= 1, "parallel_for_doacross: pass at least one field<T>(initial) for the loop to write");
-    static_assert([]<std::size_t... I>(std::index_sequence<I...>) {
-        return (is_field_v<std::remove_cvref_t<std::tuple_element_t<I, std::tuple<Args...>>>> && ...);
-    }(std::make_index_sequence<fields_count>{}), "parallel_for_doacross: the arguments between the policy and the body must be field<T>(initial)");
+    static_assert(fields_count >= 1,
+                  "parallel_for_doacross: pass at least one field<T>(initial) for the loop to write");
+    static_assert(
+            []<std::size_t... I>(std::index_sequence<I...>) {
+                return (is_field_v<std::remove_cvref_t<std::tuple_element_t<I, std::tuple<Args...>>>> && ...);
+            }(std::make_index_sequence<fields_count>{}),
+            "parallel_for_doacross: the arguments between the policy and the body must be field<T>(initial)");
     auto fields = take(std::move(all), std::make_index_sequence<fields_count>{});
     auto& body = std::get<fields_count>(all);
     using body_type = std::remove_reference_t<decltype(body)>;
-    static_assert([]<class... F>(std::tuple<F...>*) {
-        return std::invocable<body_type&, box<N> const&, window<typename F::value_type, N>&...>;
-    }(static_cast<decltype(fields)*>(nullptr)),
-                  "parallel_for_doacross: the body must be callable as body(box<N> const& part, window<T, N>&... arrays), "
-                  "one window per field, in order");
+    static_assert(
+            []<class... F>(std::tuple<F...>*) {
+                return std::invocable<body_type&, box<N> const&, window<typename F::value_type, N>&...>;
+            }(static_cast<decltype(fields)*>(nullptr)),
+            "parallel_for_doacross: the body must be callable as body(box<N> const& part, window<T, N>&... arrays), "
+            "one window per field, in order");
     doacross_options options;
     if constexpr (has_options) options = std::get<n - 1>(all);
     return run_doacross(transport, space, deps, policy, body, options, fields, earlier);
@@ -87,8 +94,8 @@ auto doacross_with(C& transport, box<N> const& space, D const& deps, P const& po
 ///   lexicographic order, reading and writing the windows with global indices.
 /// Returns the fields gathered on the root (if options.gather) and the statistics.
 template <channel_source C, std::size_t N, DependenceSet D, ChunkPolicy P, class... Args>
-    requires(sizeof...(Args) >= 2)
-auto parallel_for_doacross(C& transport, box<N> const& space, D const& deps, P const& policy, Args&&... args) {
+requires(sizeof...(Args) >= 2) auto parallel_for_doacross(C& transport, box<N> const& space, D const& deps,
+                                                          P const& policy, Args&&... args) {
     return detail::doacross_with(transport, space, deps, policy, nullptr, std::forward<Args>(args)...);
 }
 

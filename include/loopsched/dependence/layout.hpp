@@ -43,8 +43,9 @@ std::optional<doacross_layout> try_layout(D const& deps, std::size_t c, std::siz
         auto const& d = static_cast<distance_vector<D::rank> const&>(v);
         if (d[c] < 0) {
             if (why)
-                *why = "dependence vector " + to_string<D::rank>(d) + " has a negative component along u_c = dimension " +
-                       std::to_string(c) + ": a chunk would need data from a later chunk";
+                *why = "dependence vector " + to_string<D::rank>(d) +
+                       " has a negative component along u_c = dimension " + std::to_string(c) +
+                       ": a chunk would need data from a later chunk";
             return std::nullopt;
         }
         if (d[s] < 0 && d[c] == 0) {
@@ -75,7 +76,9 @@ doacross_layout make_layout(D const& deps, std::size_t chunk_dim, std::size_t sy
                         "must be lexicographically positive: its first non-zero component > 0");
     std::string why;
     auto l = detail::try_layout(deps, chunk_dim, sync_dim, &why);
-    if (!l) detail::require(false, "dimensions (u_c, u_s)", "(" + std::to_string(chunk_dim) + ", " + std::to_string(sync_dim) + ")", why);
+    if (!l)
+        detail::require(false, "dimensions (u_c, u_s)",
+                        "(" + std::to_string(chunk_dim) + ", " + std::to_string(sync_dim) + ")", why);
     return *l;
 }
 

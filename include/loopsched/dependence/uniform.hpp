@@ -23,8 +23,7 @@ struct vec {
 
     constexpr vec() = default;
     template <std::integral... T>
-        requires(sizeof...(T) == N)
-    constexpr vec(T... c) : components{static_cast<index_t>(c)...} {}
+    requires(sizeof...(T) == N) constexpr vec(T... c) : components{static_cast<index_t>(c)...} {}
 
     constexpr operator distance_vector<N>() const noexcept { return components; }
 };
@@ -88,8 +87,8 @@ struct uniform {
     static constexpr std::size_t rank = detail::vector_rank<std::remove_cv_t<decltype(First)>>::value;
     static_assert((std::is_same_v<decltype(First), decltype(Rest)> && ...),
                   "loopsched::uniform: every dependence vector must have the same number of components");
-    static constexpr std::array<distance_vector<rank>, 1 + sizeof...(Rest)> all{
-        distance_vector<rank>(First), distance_vector<rank>(Rest)...};
+    static constexpr std::array<distance_vector<rank>, 1 + sizeof...(Rest)> all{distance_vector<rank>(First),
+                                                                                distance_vector<rank>(Rest)...};
     static_assert(std::ranges::all_of(all, [](auto const& v) { return is_lexicographically_positive<rank>(v); }),
                   "loopsched::uniform: every dependence vector must be lexicographically positive "
                   "(its first non-zero component > 0)");

@@ -20,7 +20,9 @@ namespace loopsched {
 struct dynamic_mapping {
     static constexpr std::string_view name = "dynamic";
     struct state {
-        [[nodiscard]] std::size_t place(work_unit const&, request const& asking) const noexcept { return asking.worker; }
+        [[nodiscard]] std::size_t place(work_unit const&, request const& asking) const noexcept {
+            return asking.worker;
+        }
     };
     [[nodiscard]] constexpr bool ahead_of_time() const noexcept { return false; }
     [[nodiscard]] state start(placement_info const&) const noexcept { return {}; }
@@ -69,8 +71,7 @@ public:
 
     any_mapping() = default;
     template <class M>
-        requires std::constructible_from<variant, M>
-    any_mapping(M m) : held_(m) {}
+    requires std::constructible_from<variant, M> any_mapping(M m) : held_(m) {}
 
     class state {
     public:
@@ -111,9 +112,16 @@ namespace detail {
 /// The name a mapping goes by in the loop's agreement.
 template <Mapping M>
 std::string_view mapping_name(M const& m) {
-    if constexpr (requires { { m.name() } -> std::convertible_to<std::string_view>; }) return m.name();
-    else if constexpr (requires { { M::name } -> std::convertible_to<std::string_view>; }) return M::name;
-    else return "custom";
+    if constexpr (requires {
+                      { m.name() } -> std::convertible_to<std::string_view>;
+                  })
+        return m.name();
+    else if constexpr (requires {
+                           { M::name } -> std::convertible_to<std::string_view>;
+                       })
+        return M::name;
+    else
+        return "custom";
 }
 } // namespace detail
 

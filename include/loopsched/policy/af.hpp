@@ -10,9 +10,9 @@
 #include <cmath>
 #include <limits>
 #include <set>
-#include <utility>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace loopsched {
@@ -43,8 +43,8 @@ public:
     class state {
     public:
         state(index_t iterations, std::size_t workers, index_t probe)
-            : remaining_(iterations), probe_(probe), n_(workers), t_(workers), t2_over_n_(workers), chunks_(workers),
-              unmeasured_(workers) {}
+                : remaining_(iterations), probe_(probe), n_(workers), t_(workers), t2_over_n_(workers),
+                  chunks_(workers), unmeasured_(workers) {}
 
         index_t propose(request const& r) {
             record(r);
@@ -97,8 +97,8 @@ public:
         index_t remaining_, probe_;
         std::vector<double> n_, t_, t2_over_n_;
         std::vector<index_t> chunks_;
-        std::size_t unmeasured_;                        ///< workers without an estimate yet
-        double d_sum_ = 0.0, inverse_sum_ = 0.0;        ///< over the measured workers
+        std::size_t unmeasured_;                         ///< workers without an estimate yet
+        double d_sum_ = 0.0, inverse_sum_ = 0.0;         ///< over the measured workers
         std::set<std::pair<double, std::size_t>> means_; ///< (mean, worker) of the measured workers
     };
 

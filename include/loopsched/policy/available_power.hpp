@@ -14,7 +14,7 @@ namespace loopsched::detail {
 class available_power {
 public:
     available_power(loop_info const& info, index_t a_min, double scale)
-        : a_min_(a_min), scale_(scale), powers_(info.workers) {
+            : a_min_(a_min), scale_(scale), powers_(info.workers) {
         for (std::size_t k = 0; k < info.workers; ++k) {
             powers_[k].latest = of(info.of(k));
             latest_qualifying_ += powers_[k].latest >= a_min_;
@@ -89,7 +89,7 @@ private:
     // policy before each loop, and back-to-back short loops should not allocate.
     boost::container::small_vector<powers, 4> powers_;
     std::size_t latest_qualifying_ = 0; ///< workers whose latest A_k >= A_min (the snapshot's, in take_snapshot)
-    std::size_t changed_ = 0; ///< workers whose latest A_k differs from the snapshot's
+    std::size_t changed_ = 0;           ///< workers whose latest A_k differs from the snapshot's
     index_t unit_ = 1;
     double total_ = 0.0;
     index_t active_ = 0;

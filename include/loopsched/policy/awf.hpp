@@ -43,7 +43,8 @@ public:
             if (measured(k)) fastest = std::min(fastest, time_per_iteration(k));
         std::vector<double> speed(chunks_.size(), 1.0);
         if (fastest == std::numeric_limits<double>::infinity()) return speed;
-        for (std::size_t k = 0; k < chunks_.size(); ++k) speed[k] = 1.0 / (measured(k) ? time_per_iteration(k) : fastest);
+        for (std::size_t k = 0; k < chunks_.size(); ++k)
+            speed[k] = 1.0 / (measured(k) ? time_per_iteration(k) : fastest);
         return normalized_weights(std::move(speed));
     }
 
@@ -59,8 +60,8 @@ enum class awf_variant { b, c, d, e };
 class adaptive_weights_state {
 public:
     adaptive_weights_state(index_t remaining, std::size_t workers, awf_variant v)
-        : remaining_(remaining), workers_(workers), variant_(v), record_(workers), stage_(static_cast<index_t>(workers)),
-          batch_weights_(workers, 1.0) {
+            : remaining_(remaining), workers_(workers), variant_(v), record_(workers),
+              stage_(static_cast<index_t>(workers)), batch_weights_(workers, 1.0) {
         open_batch();
     }
 
@@ -69,7 +70,8 @@ public:
         record_.record(r.worker, r.last.size, elapsed ? r.last.elapsed_seconds : r.last.compute_seconds);
         bool const per_chunk = variant_ == awf_variant::c || variant_ == awf_variant::e;
         double const w = per_chunk ? record_.weights()[r.worker] : batch_weights_[r.worker];
-        double const base = per_chunk ? static_cast<double>(ceil_div(remaining_, 2 * static_cast<index_t>(workers_))) : base_;
+        double const base =
+                per_chunk ? static_cast<double>(ceil_div(remaining_, 2 * static_cast<index_t>(workers_))) : base_;
         return std::max<index_t>(1, ceil_real(w * base));
     }
     void commit(request const&, index_t granted) {
@@ -126,8 +128,9 @@ public:
 
     class state {
     public:
-        state(index_t iterations, std::vector<double> weights) : batches_(iterations, std::move(weights)),
-              time_(batches_.weights().size()), size_(batches_.weights().size()) {}
+        state(index_t iterations, std::vector<double> weights)
+                : batches_(iterations, std::move(weights)), time_(batches_.weights().size()),
+                  size_(batches_.weights().size()) {}
         index_t propose(request const& r) {
             if (r.last.size > 0) {
                 time_[r.worker] += r.last.compute_seconds;

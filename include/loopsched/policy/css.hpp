@@ -55,7 +55,8 @@ public:
     [[nodiscard]] detail::fixed_chunk_state start(loop_info const& info) const {
         detail::validate(info);
         index_t k = chunk_ > 0 ? chunk_
-                               : std::max<index_t>(1, detail::ceil_div(info.iterations, 2 * static_cast<index_t>(info.workers)));
+                               : std::max<index_t>(
+                                         1, detail::ceil_div(info.iterations, 2 * static_cast<index_t>(info.workers)));
         return detail::fixed_chunk_state(k);
     }
 
@@ -79,8 +80,10 @@ struct mfsc {
         detail::validate(info);
         double const share = static_cast<double>(detail::ceil_div(info.iterations, static_cast<index_t>(info.workers)));
         index_t k = 1;
-        if (share > 2.0) k = std::max<index_t>(1, detail::clamp_to_index(std::floor(share * std::log(2.0) / std::log(share) + 0.5)));
-        else if (share == 2.0) k = 2;
+        if (share > 2.0)
+            k = std::max<index_t>(1, detail::clamp_to_index(std::floor(share * std::log(2.0) / std::log(share) + 0.5)));
+        else if (share == 2.0)
+            k = 2;
         return detail::fixed_chunk_state(k);
     }
     static mfsc from_spec(spec_args const&) { return {}; }

@@ -21,7 +21,7 @@ public:
 
     constexpr dfiss() = default;
     constexpr explicit dfiss(index_t stages, double x = 0.0, index_t a_min = 1, double scale = 10.0)
-        : shape_(stages, x, name), power_{a_min, scale} {
+            : shape_(stages, x, name), power_{a_min, scale} {
         power_.validate(name);
     }
 
@@ -51,11 +51,11 @@ public:
     }
     [[nodiscard]] std::string spec() const {
         return detail::spec_writer(name)
-            .add("stages", shape_.stages(), index_t{3})
-            .add("x", shape_.x(), static_cast<double>(shape_.stages() + 2))
-            .add("a_min", power_.a_min, index_t{1})
-            .add("scale", power_.scale, 10.0)
-            .str();
+                .add("stages", shape_.stages(), index_t{3})
+                .add("x", shape_.x(), static_cast<double>(shape_.stages() + 2))
+                .add("a_min", power_.a_min, index_t{1})
+                .add("scale", power_.scale, 10.0)
+                .str();
     }
     friend constexpr bool operator==(dfiss const&, dfiss const&) = default;
 

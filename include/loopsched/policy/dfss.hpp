@@ -20,7 +20,8 @@ public:
     static constexpr std::array<std::string_view, 3> keys{"alpha", "a_min", "scale"};
 
     constexpr dfss() = default;
-    constexpr explicit dfss(double alpha, index_t a_min = 1, double scale = 10.0) : alpha_(alpha), power_{a_min, scale} {
+    constexpr explicit dfss(double alpha, index_t a_min = 1, double scale = 10.0)
+            : alpha_(alpha), power_{a_min, scale} {
         detail::require(alpha > 0.0 && alpha <= 1e300, "dfss alpha", alpha, "must be a finite number > 0");
         power_.validate(name);
     }
@@ -45,10 +46,10 @@ public:
     }
     [[nodiscard]] std::string spec() const {
         return detail::spec_writer(name)
-            .add("alpha", alpha_, 2.0)
-            .add("a_min", power_.a_min, index_t{1})
-            .add("scale", power_.scale, 10.0)
-            .str();
+                .add("alpha", alpha_, 2.0)
+                .add("a_min", power_.a_min, index_t{1})
+                .add("scale", power_.scale, 10.0)
+                .str();
     }
     friend constexpr bool operator==(dfss const&, dfss const&) = default;
 

@@ -51,10 +51,10 @@ public:
     }
     [[nodiscard]] std::string spec() const {
         return detail::spec_writer(name)
-            .add("last", last_, index_t{1})
-            .add("a_min", power_.a_min, index_t{1})
-            .add("scale", power_.scale, 10.0)
-            .str();
+                .add("last", last_, index_t{1})
+                .add("a_min", power_.a_min, index_t{1})
+                .add("scale", power_.scale, 10.0)
+                .str();
     }
     friend constexpr bool operator==(dtfss const&, dtfss const&) = default;
 

@@ -29,7 +29,7 @@ public:
     class state {
     public:
         state(loop_info const& info, index_t last, detail::distributed_parameters p)
-            : power_(info, p.a_min, p.scale), remaining_(info.iterations), last_(last) {
+                : power_(info, p.a_min, p.scale), remaining_(info.iterations), last_(last) {
             recompute();
         }
 
@@ -71,10 +71,10 @@ public:
     }
     [[nodiscard]] std::string spec() const {
         return detail::spec_writer(name)
-            .add("last", last_, index_t{1})
-            .add("a_min", power_.a_min, index_t{1})
-            .add("scale", power_.scale, 10.0)
-            .str();
+                .add("last", last_, index_t{1})
+                .add("a_min", power_.a_min, index_t{1})
+                .add("scale", power_.scale, 10.0)
+                .str();
     }
     friend constexpr bool operator==(dtss const&, dtss const&) = default;
 

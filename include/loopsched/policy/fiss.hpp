@@ -29,8 +29,9 @@ public:
     class state {
     public:
         state(index_t iterations, index_t workers, index_t stages, double x)
-            : remaining_(iterations), workers_(workers), stages_(stages), stage_(workers) {
-            double const i = static_cast<double>(iterations), p = static_cast<double>(workers), s = static_cast<double>(stages);
+                : remaining_(iterations), workers_(workers), stages_(stages), stage_(workers) {
+            double const i = static_cast<double>(iterations), p = static_cast<double>(workers),
+                         s = static_cast<double>(stages);
             first_ = detail::floor_real(i / (x * p));
             bump_ = detail::floor_real(2.0 * i * (1.0 - s / x) / (p * s * (s - 1.0)));
             chunk_ = stage_chunk();

@@ -39,7 +39,8 @@ public:
     /// h = sigma: a placeholder for sweeps over the catalogue; give measured values.
     constexpr fsc() = default;
     fsc(double overhead, double sigma) : overhead_(overhead), sigma_(sigma) {
-        detail::require(std::isfinite(overhead) && overhead > 0.0, "fsc overhead h", overhead, "must be finite and > 0");
+        detail::require(std::isfinite(overhead) && overhead > 0.0, "fsc overhead h", overhead,
+                        "must be finite and > 0");
         detail::require(std::isfinite(sigma) && sigma >= 0.0, "fsc sigma", sigma, "must be finite and >= 0");
     }
 
@@ -56,10 +57,11 @@ public:
 
     [[nodiscard]] detail::fixed_chunk_state start(loop_info const& info) const {
         detail::validate(info);
-        index_t const share = std::max<index_t>(1, detail::ceil_div(info.iterations, static_cast<index_t>(info.workers)));
+        index_t const share =
+                std::max<index_t>(1, detail::ceil_div(info.iterations, static_cast<index_t>(info.workers)));
         double const k = std::ceil(optimal_chunk(info.iterations, info.workers));
-        return detail::fixed_chunk_state(k >= static_cast<double>(share) ? share
-                                                                         : std::max<index_t>(1, static_cast<index_t>(k)));
+        return detail::fixed_chunk_state(
+                k >= static_cast<double>(share) ? share : std::max<index_t>(1, static_cast<index_t>(k)));
     }
 
     static fsc from_spec(spec_args const& a) {

@@ -27,7 +27,7 @@ inline index_t factoring_chunk(index_t remaining, double alpha, index_t processo
 class factoring_state {
 public:
     factoring_state(index_t remaining, index_t workers, double alpha)
-        : remaining_(remaining), workers_(workers), alpha_(alpha), stage_(workers), chunk_(next_chunk()) {}
+            : remaining_(remaining), workers_(workers), alpha_(alpha), stage_(workers), chunk_(next_chunk()) {}
 
     [[nodiscard]] index_t propose(request const&) const noexcept { return chunk_; }
     void commit(request const&, index_t granted) {

@@ -32,7 +32,7 @@ public:
     class state {
     public:
         state(index_t remaining, index_t workers, index_t min_chunk, rounding round)
-            : remaining_(remaining), workers_(workers), min_(min_chunk), round_(round) {}
+                : remaining_(remaining), workers_(workers), min_(min_chunk), round_(round) {}
 
         [[nodiscard]] index_t propose(request const&) const noexcept {
             index_t share = round_ == rounding::ceil ? detail::ceil_div(remaining_, workers_) : remaining_ / workers_;
@@ -56,9 +56,9 @@ public:
     }
     [[nodiscard]] std::string spec() const {
         return detail::spec_writer(name)
-            .add("min", min_, index_t{1})
-            .add("round", std::string(round_ == rounding::floor ? "floor" : "ceil"), std::string("ceil"))
-            .str();
+                .add("min", min_, index_t{1})
+                .add("round", std::string(round_ == rounding::floor ? "floor" : "ceil"), std::string("ceil"))
+                .str();
     }
     friend constexpr bool operator==(gss const&, gss const&) = default;
 

@@ -13,16 +13,17 @@ namespace loopsched::detail {
 /// A rule gives the sum of stage s and says how a worker's share is rounded.
 template <class R>
 concept stage_sum_rule = std::copyable<R> && requires(R& r, R const& cr, index_t n, double a) {
-    r.restart(n, a);                                       // I (the remaining iterations) and A
-    { cr.stage_sum(n, n, a) } -> std::same_as<index_t>;    // stage, R at the stage's start, A
-    { cr.rounds_up(n) } -> std::same_as<bool>;             // stage
+    r.restart(n, a);                                    // I (the remaining iterations) and A
+    { cr.stage_sum(n, n, a) } -> std::same_as<index_t>; // stage, R at the stage's start, A
+    { cr.rounds_up(n) } -> std::same_as<bool>;          // stage
 };
 
 template <stage_sum_rule Rule>
 class proportional_stage_state {
 public:
     proportional_stage_state(loop_info const& info, distributed_parameters p, Rule rule)
-        : power_(info, p.a_min, p.scale), remaining_(info.iterations), rule_(std::move(rule)), stage_(power_.active()) {
+            : power_(info, p.a_min, p.scale), remaining_(info.iterations), rule_(std::move(rule)),
+              stage_(power_.active()) {
         restart();
     }
 

@@ -59,8 +59,7 @@ inline void validate(loop_info const& info) {
     require(info.workers >= 1, "workers", info.workers, "must be >= 1");
     require(info.status.empty() || info.status.size() == info.workers, "status.size()", info.status.size(),
             "must be 0 or equal to workers");
-    for (std::size_t k = 0; k < info.status.size(); ++k)
-        validate(info.status[k], k);
+    for (std::size_t k = 0; k < info.status.size(); ++k) validate(info.status[k], k);
 }
 
 inline void validate(request const& r, loop_info const& info) {

@@ -28,7 +28,8 @@ public:
 
     class state {
     public:
-        state(index_t lo, index_t hi, std::uint64_t seed) : lo_(lo), span_(static_cast<std::uint64_t>(hi - lo) + 1), x_(seed) {
+        state(index_t lo, index_t hi, std::uint64_t seed)
+                : lo_(lo), span_(static_cast<std::uint64_t>(hi - lo) + 1), x_(seed) {
             draw();
         }
         [[nodiscard]] index_t propose(request const&) const noexcept { return next_; }
@@ -68,10 +69,10 @@ public:
     }
     [[nodiscard]] std::string spec() const {
         return detail::spec_writer(name)
-            .add("min", lo_, index_t{0})
-            .add("max", hi_, index_t{0})
-            .add("seed", seed_, std::uint64_t{1})
-            .str();
+                .add("min", lo_, index_t{0})
+                .add("max", hi_, index_t{0})
+                .add("seed", seed_, std::uint64_t{1})
+                .str();
     }
     friend constexpr bool operator==(rnd const&, rnd const&) = default;
 

@@ -23,12 +23,12 @@ public:
     using pair = std::pair<std::string, std::string>;
 
     spec_args(std::string_view policy, std::span<std::string_view const> allowed, std::vector<pair> given = {})
-        : policy_(policy), given_(std::move(given)) {
+            : policy_(policy), given_(std::move(given)) {
         for (std::size_t i = 0; i < given_.size(); ++i) {
             auto const& key = given_[i].first;
             if (std::ranges::find(allowed, std::string_view(key)) == allowed.end())
-                throw spec_error("loopsched: policy '" + policy_ + "' has no parameter '" + key + "'; valid: " +
-                                 (allowed.empty() ? std::string("none") : join(allowed)));
+                throw spec_error("loopsched: policy '" + policy_ + "' has no parameter '" + key +
+                                 "'; valid: " + (allowed.empty() ? std::string("none") : join(allowed)));
             for (std::size_t j = 0; j < i; ++j)
                 if (given_[j].first == key)
                     throw spec_error("loopsched: parameter '" + key + "' given twice to policy '" + policy_ + "'");

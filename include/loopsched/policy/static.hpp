@@ -18,7 +18,8 @@ struct static_schedule {
 
     [[nodiscard]] detail::fixed_chunk_state start(loop_info const& info) const {
         detail::validate(info);
-        return detail::fixed_chunk_state(std::max<index_t>(1, detail::ceil_div(info.iterations, static_cast<index_t>(info.workers))));
+        return detail::fixed_chunk_state(
+                std::max<index_t>(1, detail::ceil_div(info.iterations, static_cast<index_t>(info.workers))));
     }
 
     static static_schedule from_spec(spec_args const&) { return {}; }

@@ -41,7 +41,9 @@ public:
         }
 
     private:
-        index_t stage_chunk() const { return std::max<index_t>(1, t_.sum(detail::saturating_mul(stage_, workers_), workers_) / workers_); }
+        index_t stage_chunk() const {
+            return std::max<index_t>(1, t_.sum(detail::saturating_mul(stage_, workers_), workers_) / workers_);
+        }
 
         detail::trapezoid t_;
         index_t workers_;

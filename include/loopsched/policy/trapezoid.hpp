@@ -11,9 +11,9 @@
 namespace loopsched::detail {
 
 struct trapezoid {
-    index_t first = 1; ///< F
-    index_t last = 1;  ///< L
-    index_t steps = 0; ///< N = ceil(2I / (F + L))
+    index_t first = 1;     ///< F
+    index_t last = 1;      ///< L
+    index_t steps = 0;     ///< N = ceil(2I / (F + L))
     index_t decrement = 0; ///< D = floor((F - L) / (N - 1))
 
     /// Seed 001's rule for I iterations shared by `processors` (p, or A for the
@@ -24,8 +24,8 @@ struct trapezoid {
         // floor(I / 2p) in integers when p is whole (as it is but for the distributed
         // schemes' A): near 2^63 a double would round I.
         index_t const half_share = is_whole(processors) && processors < 0x1p52
-                                       ? iterations / (2 * static_cast<index_t>(processors))
-                                       : floor_real(static_cast<double>(iterations) / (2.0 * processors));
+                                           ? iterations / (2 * static_cast<index_t>(processors))
+                                           : floor_real(static_cast<double>(iterations) / (2.0 * processors));
         t.first = first_given > 0 ? first_given : std::max(last, half_share);
         auto const width = static_cast<wide_index>(t.first) + t.last;
         t.steps = static_cast<index_t>((2 * static_cast<wide_index>(iterations) + width - 1) / width);

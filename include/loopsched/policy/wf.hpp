@@ -27,8 +27,8 @@ inline std::vector<double> normalized_weights(std::vector<double> w) {
 class weighted_batches_state {
 public:
     weighted_batches_state(index_t remaining, std::vector<double> weights)
-        : remaining_(remaining), weights_(normalized_weights(std::move(weights))),
-          stage_(static_cast<index_t>(weights_.size())) {
+            : remaining_(remaining), weights_(normalized_weights(std::move(weights))),
+              stage_(static_cast<index_t>(weights_.size())) {
         open_batch();
     }
 
@@ -66,7 +66,9 @@ public:
     static constexpr std::array<std::string_view, 1> keys{"weights"};
 
     wf() = default;
-    explicit wf(std::vector<double> weights) : weights_(std::move(weights)) { detail::validate_weights(weights_, name); }
+    explicit wf(std::vector<double> weights) : weights_(std::move(weights)) {
+        detail::validate_weights(weights_, name);
+    }
 
     [[nodiscard]] std::vector<double> const& weights() const noexcept { return weights_; }
 

@@ -36,8 +36,7 @@ public:
         return *this;
     }
     template <class T>
-        requires std::is_trivially_copyable_v<T>
-    fingerprint& add(T const& v) noexcept {
+    requires std::is_trivially_copyable_v<T> fingerprint& add(T const& v) noexcept {
         return add_bytes(std::as_bytes(std::span(&v, 1)));
     }
     fingerprint& add(std::string_view s) noexcept {
@@ -45,8 +44,7 @@ public:
         return add_bytes(std::as_bytes(std::span(s.data(), s.size())));
     }
     template <class T>
-        requires std::is_trivially_copyable_v<T>
-    fingerprint& add_all(std::span<T const> values) noexcept {
+    requires std::is_trivially_copyable_v<T> fingerprint& add_all(std::span<T const> values) noexcept {
         add(values.size());
         return add_bytes(std::as_bytes(values));
     }
@@ -68,14 +66,18 @@ struct loop_shape {
     std::uint64_t run_queues = 0;   ///< fingerprint of options.run_queues
     double poll_interval = 0.0;
     double request_ahead = 0.0;
-    std::uint64_t extra = 0;        ///< fingerprint of the algorithm's own options
+    std::uint64_t extra = 0; ///< fingerprint of the algorithm's own options
     std::int32_t root = 0;
     std::uint32_t dimension = 0;
-    std::uint32_t flags = 0;        ///< see flag
-    std::uint32_t algorithm = 0;    ///< see algorithm_id
+    std::uint32_t flags = 0;     ///< see flag
+    std::uint32_t algorithm = 0; ///< see algorithm_id
 
     enum flag : std::uint32_t {
-        master_computes = 1, read_os_load = 2, emulate_powers = 4, deterministic = 8, trace = 16
+        master_computes = 1,
+        read_os_load = 2,
+        emulate_powers = 4,
+        deterministic = 8,
+        trace = 16
     };
 };
 static_assert(sizeof(loop_shape) == 10 * 8 + 4 * 4, "a loop shape has no padding to send");
@@ -92,13 +94,13 @@ struct hello_message {
 /// not one loop, naming the first field that differs; nullopt if they agree.
 inline std::optional<failure> compare_shapes(loop_shape const& mine, loop_shape const& theirs, int rank) {
     auto differs = [&](std::string name, std::string a, std::string b) {
-        return failure::invalid(rank, std::move(name),
-                                a + " on rank 0 and " + b + " on rank " + std::to_string(rank),
+        return failure::invalid(rank, std::move(name), a + " on rank 0 and " + b + " on rank " + std::to_string(rank),
                                 "every rank must pass the same " + std::string("value to the same loop"));
     };
     auto hashed = [&](char const* name) { return differs(name, "one value", "another"); };
     auto number = [](auto v) { return to_text(v); };
-    if (mine.algorithm != theirs.algorithm) return differs("algorithm", number(mine.algorithm), number(theirs.algorithm));
+    if (mine.algorithm != theirs.algorithm)
+        return differs("algorithm", number(mine.algorithm), number(theirs.algorithm));
     if (mine.root != theirs.root) return differs("options.root", number(mine.root), number(theirs.root));
     if (mine.extent != theirs.extent) return differs("iterations", number(mine.extent), number(theirs.extent));
     if (mine.space != theirs.space) return hashed("iteration space");
@@ -181,8 +183,12 @@ public:
             if (checking_) note(m.source, compare_shapes(mine_, h.shape, m.source));
             return h;
         } else if (!protocol_) {
-            protocol_ = failure{failure::type::error, m.source, "loopsched: protocol: a message out of place at a loop's start or end",
-                                {}, {}, {}};
+            protocol_ = failure{failure::type::error,
+                                m.source,
+                                "loopsched: protocol: a message out of place at a loop's start or end",
+                                {},
+                                {},
+                                {}};
         }
         return std::nullopt;
     }
@@ -232,8 +238,12 @@ status_by_rank agree(loop_link<T>& link, loop_shape const& mine, std::optional<f
         message_view const m = link.receive();
         if (kind_of(m.tag) == kind::abort) failure::read(m).raise(self);
         if (kind_of(m.tag) != kind::go) // every rank is waiting for this loop's next message: tell them all
-            abort_everyone(link, failure{failure::type::error, m.source,
-                                         "loopsched: protocol: a message out of place at a loop's start", {}, {}, {}});
+            abort_everyone(link, failure{failure::type::error,
+                                         m.source,
+                                         "loopsched: protocol: a message out of place at a loop's start",
+                                         {},
+                                         {},
+                                         {}});
         wire_reader r(m.payload);
         status_by_rank all(static_cast<std::size_t>(ranks));
         for (auto& s : all) s = r.get<worker_status>();

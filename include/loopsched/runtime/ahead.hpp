@@ -25,7 +25,8 @@ namespace loopsched::detail {
 /// checked at the end) followed by an ordinary report.
 inline std::span<std::byte const> encode_ahead_report(wire_writer& w, loop_shape const& shape, worker_status status,
                                                       worker_statistics const& mine, double clock,
-                                                      result_blocks const& results, std::span<chunk_event const> trace) {
+                                                      result_blocks const& results,
+                                                      std::span<chunk_event const> trace) {
     w.put(hello_message{shape, status});
     return encode_report(w, mine, clock, results, trace);
 }
@@ -96,7 +97,8 @@ loop_statistics run_ahead(loop_link<T>& link, loop_shape const& shape, std::opti
         if (failed) tell_and_wait(link, coordinator, *failed);
         wire_writer w;
         link.send(coordinator, kind::report,
-                  encode_ahead_report(w, shape, plan.profile.status(), mine, settings.trace ? link.now() : 0.0, results, trace));
+                  encode_ahead_report(w, shape, plan.profile.status(), mine, settings.trace ? link.now() : 0.0, results,
+                                      trace));
         loop_statistics table;
         while (true) {
             message_view const m = link.receive();
@@ -104,9 +106,9 @@ loop_statistics run_ahead(loop_link<T>& link, loop_shape const& shape, std::opti
             if (k == kind::abort) failure::read(m).raise(self);
             if (k == kind::report && self == root) { // everyone's results and trace, from the coordinator
                 wire_reader r(m.payload);
-                read_result_blocks(r, r.get<std::uint64_t>(), [&](index_t first, index_t size, std::span<std::byte const> b) {
-                    body.take(first, size, b);
-                });
+                read_result_blocks(
+                        r, r.get<std::uint64_t>(),
+                        [&](index_t first, index_t size, std::span<std::byte const> b) { body.take(first, size, b); });
                 for (auto n = r.get<std::size_t>(); n > 0; --n) table.trace.push_back(r.get<chunk_event>());
             } else if (k == kind::table) {
                 auto trace_kept = std::move(table.trace);
@@ -123,7 +125,8 @@ loop_statistics run_ahead(loop_link<T>& link, loop_shape const& shape, std::opti
     shape_check check(shape, true);
     auto take = [&](message_view m) {
         if (check.take(m) && kind_of(m.tag) == kind::report)
-            reports[static_cast<std::size_t>(m.source)] = message{m.source, m.tag, bytes(m.payload.begin(), m.payload.end())};
+            reports[static_cast<std::size_t>(m.source)] =
+                    message{m.source, m.tag, bytes(m.payload.begin(), m.payload.end())};
     };
     for (auto const& m : early) take(m);
     for (auto n = early.size(); n + 1 < static_cast<std::size_t>(ranks); ++n) take(link.receive());
@@ -142,10 +145,15 @@ loop_statistics run_ahead(loop_link<T>& link, loop_shape const& shape, std::opti
         if (r != coordinator) {
             wire_reader rd(reports[static_cast<std::size_t>(r)].payload);
             (void)rd.get<hello_message>();
-            w = read_report(rd, link.now(), start, [&](index_t first, index_t size, std::span<std::byte const> b) {
-                if (root == coordinator) body.take(first, size, b);
-                else std::ranges::copy(b, forwarded.add(first, size, b.size()).begin());
-            }, events);
+            w = read_report(
+                    rd, link.now(), start,
+                    [&](index_t first, index_t size, std::span<std::byte const> b) {
+                        if (root == coordinator)
+                            body.take(first, size, b);
+                        else
+                            std::ranges::copy(b, forwarded.add(first, size, b.size()).begin());
+                    },
+                    events);
         }
         if (int const k = settings.index_of(r); k >= 0) table.workers[static_cast<std::size_t>(k)] = w;
     }

@@ -28,7 +28,8 @@ std::vector<double> measure_powers(C& source, int root = 0) {
     detail::loop_shape shape;
     shape.algorithm = static_cast<std::uint32_t>(detail::algorithm_id::calibration);
     shape.root = root;
-    if (root < 0 || root >= n) local = detail::failure::invalid(self, "root", std::to_string(root), "must be a rank of the transport");
+    if (root < 0 || root >= n)
+        local = detail::failure::invalid(self, "root", std::to_string(root), "must be a rank of the transport");
     // The probe time rides in the hello's status, so a rank sends nothing
     // between its hello and the powers: a second message could reach the
     // coordinator before another rank's hello, where it has no place.

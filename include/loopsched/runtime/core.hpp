@@ -74,7 +74,7 @@ template <Transport T>
 class master_port {
 public:
     master_port(loop_link<T>& link, runtime_settings const& settings, loopback& local)
-        : link_(link), settings_(settings), local_(local), stats_(settings.workers()) {
+            : link_(link), settings_(settings), local_(local), stats_(settings.workers()) {
         for (std::size_t k = 0; k < stats_.size(); ++k) stats_[k].rank = settings.worker_ranks[k];
     }
 
@@ -85,14 +85,18 @@ public:
     [[nodiscard]] bool is_own(std::size_t k) const noexcept { return static_cast<int>(k) == settings_.own_index; }
 
     void send_worker(std::size_t k, kind what, std::span<std::byte const> data) {
-        if (is_own(k)) local_.post_to_worker(link_.rank(), what, data);
-        else link_.send(settings_.worker_ranks[k], what, data);
+        if (is_own(k))
+            local_.post_to_worker(link_.rank(), what, data);
+        else
+            link_.send(settings_.worker_ranks[k], what, data);
     }
     /// To a rank's worker (DOACROSS: the previous chunk's holder).
     void send_rank(int rank, kind what, std::span<std::byte const> data) {
         int const k = settings_.index_of(rank);
-        if (k >= 0) send_worker(static_cast<std::size_t>(k), what, data);
-        else link_.send(rank, what, data);
+        if (k >= 0)
+            send_worker(static_cast<std::size_t>(k), what, data);
+        else
+            link_.send(rank, what, data);
     }
 
     /// Worker k was granted `iterations` more (one unit).
@@ -120,8 +124,8 @@ class master_core {
 public:
     /// `aborted` is set once this master has sent the loop's abort (see as_root).
     master_core(master_port<T>& port, Client& client, bool& aborted)
-        : port_(port), client_(client), settings_(port.settings()), aborted_(aborted), state_(settings_.workers(), peer::active),
-          waiting_(settings_.workers()), parked_(settings_.workers()) {
+            : port_(port), client_(client), settings_(port.settings()), aborted_(aborted),
+              state_(settings_.workers(), peer::active), waiting_(settings_.workers()), parked_(settings_.workers()) {
         owing_ = state_.size();
     }
 
@@ -130,8 +134,10 @@ public:
         start_ = port_.now();
         for (std::size_t k = 0; k < state_.size(); ++k) {
             request const first{k, status_by_rank[static_cast<std::size_t>(settings_.worker_ranks[k])], {}};
-            if (settings_.deterministic) waiting_[k] = first;
-            else serve(k, first);
+            if (settings_.deterministic)
+                waiting_[k] = first;
+            else
+                serve(k, first);
         }
         if (settings_.deterministic) serve_in_turn();
         settle_parked();
@@ -193,7 +199,8 @@ private:
     void become(std::size_t k, peer next) {
         peer const before = std::exchange(state_[k], next);
         owing_ += static_cast<std::size_t>(owes(next)) - static_cast<std::size_t>(owes(before));
-        parked_count_ += static_cast<std::size_t>(next == peer::parked) - static_cast<std::size_t>(before == peer::parked);
+        parked_count_ +=
+                static_cast<std::size_t>(next == peer::parked) - static_cast<std::size_t>(before == peer::parked);
     }
 
     std::size_t index_of(int rank) const {
@@ -256,9 +263,10 @@ private:
     void take_report(std::size_t k, message_view m) {
         double const received = settings_.trace ? port_.now() : 0.0; // places the trace's events only
         wire_reader r(m.payload);
-        auto const w = read_report(r, received, start_, [&](index_t first, index_t size, std::span<std::byte const> b) {
-            client_.take_result(first, size, b);
-        }, trace_);
+        auto const w = read_report(
+                r, received, start_,
+                [&](index_t first, index_t size, std::span<std::byte const> b) { client_.take_result(first, size, b); },
+                trace_);
         auto& s = port_.statistics()[k];
         s.compute_seconds = w.compute_seconds;
         s.wait_seconds = w.wait_seconds;
@@ -272,7 +280,8 @@ private:
     bool& aborted_;
     // Inline up to 16 workers: back-to-back short loops should not allocate for them.
     boost::container::small_vector<peer, 16> state_;
-    boost::container::small_vector<std::optional<request>, 16> waiting_, parked_; ///< deterministic mode's queue; parked requests
+    boost::container::small_vector<std::optional<request>, 16> waiting_,
+            parked_; ///< deterministic mode's queue; parked requests
     std::size_t turn_ = 0;
     std::size_t owing_ = 0, parked_count_ = 0; ///< workers not yet reported; parked workers (kept by become())
     std::vector<chunk_event> trace_;
@@ -288,7 +297,7 @@ class worker_port {
 public:
     /// `local`: this worker shares the root's rank with the master.
     worker_port(loop_link<T>& link, runtime_settings const& settings, loopback* local)
-        : link_(link), settings_(settings), local_(local) {}
+            : link_(link), settings_(settings), local_(local) {}
 
     [[nodiscard]] runtime_settings const& settings() const noexcept { return settings_; }
     [[nodiscard]] int rank() const { return link_.rank(); }
@@ -297,8 +306,10 @@ public:
     [[nodiscard]] loop_link<T>& link() noexcept { return link_; }
 
     void send_master(kind what, std::span<std::byte const> data) {
-        if (local_) local_->to_master(link_.rank(), what, data);
-        else link_.send(settings_.root, what, data);
+        if (local_)
+            local_->to_master(link_.rank(), what, data);
+        else
+            link_.send(settings_.root, what, data);
     }
     /// To another rank's worker (never this one).
     void send_rank(int rank, kind what, bytes data) { link_.send(rank, what, std::move(data)); }
@@ -328,7 +339,8 @@ template <Transport T, class Client>
 class worker_core {
 public:
     /// `verdict` is set once the master's abort arrived (see as_worker).
-    worker_core(worker_port<T>& port, Client& client, bool& verdict) : port_(port), client_(client), verdict_(verdict) {}
+    worker_core(worker_port<T>& port, Client& client, bool& verdict)
+            : port_(port), client_(client), verdict_(verdict) {}
 
     void handle(message_view m) {
         switch (kind_of(m.tag)) {
@@ -338,16 +350,14 @@ public:
             decode_table(m, table_);
             finished_ = true;
             break;
-        case kind::abort:
-            verdict_ = true;
-            failure::read(m).raise(port_.rank());
+        case kind::abort: verdict_ = true; failure::read(m).raise(port_.rank());
         case kind::probe: port_.send_rank(m.source, kind::probe, bytes(m.payload.begin(), m.payload.end())); break;
         default: client_.on_message(kind_of(m.tag), m);
         }
     }
 
     /// Whether the client wants to hear how long its rank was blocked waiting for a message.
-    static constexpr bool counts_waits = requires(Client& c) { c.waited(0.0); };
+    static constexpr bool counts_waits = requires(Client & c) { c.waited(0.0); };
     void waited(double seconds) {
         if constexpr (counts_waits)
             if (!reported_) client_.waited(seconds);
@@ -370,8 +380,10 @@ private:
         port_.send_master(kind::report, encode_report(w, mine, port_.settings().trace ? port_.now() : 0.0,
                                                       client_.results(), client_.trace()));
         reported_ = true;
-        if (port_.is_local()) finished_ = true;
-        else table_.workers.reserve(port_.settings().workers()); // its room is made while the table travels
+        if (port_.is_local())
+            finished_ = true;
+        else
+            table_.workers.reserve(port_.settings().workers()); // its room is made while the table travels
     }
 
     worker_port<T>& port_;
@@ -459,9 +471,12 @@ loop_statistics run_root(loop_link<T>& link, loopback& local, master_core<T, Mas
     local.master = &master;
     local.deliver = [](void* m, message_view v) { static_cast<master_core<T, MasterClient>*>(m)->handle(v); };
     auto dispatch = [&](message_view m) {
-        if (is_for_master(kind_of(m.tag))) master.handle(m);
-        else if (own) own->handle(m);
-        else throw error("loopsched: protocol: a worker's message reached a master that does not compute");
+        if (is_for_master(kind_of(m.tag)))
+            master.handle(m);
+        else if (own)
+            own->handle(m);
+        else
+            throw error("loopsched: protocol: a worker's message reached a master that does not compute");
     };
     double const probe_gap = master.settings().poll_interval / 16;
     double looked = 0.0;

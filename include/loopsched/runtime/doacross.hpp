@@ -43,9 +43,13 @@ struct doacross_result {
     index_t interval = 0; ///< h
 
     template <std::size_t I = 0>
-    [[nodiscard]] auto& array() noexcept { return std::get<I>(arrays); }
+    [[nodiscard]] auto& array() noexcept {
+        return std::get<I>(arrays);
+    }
     template <std::size_t I = 0>
-    [[nodiscard]] auto const& array() const noexcept { return std::get<I>(arrays); }
+    [[nodiscard]] auto const& array() const noexcept {
+        return std::get<I>(arrays);
+    }
 };
 
 namespace detail {
@@ -102,7 +106,8 @@ double measure_cost(loop_link<T>& link, doacross_geometry<N> const& geo, Body& b
     for (int repeat = 0; repeat < 3; ++repeat) {
         [&]<std::size_t... I>(std::index_sequence<I...>) {
             ((std::get<I>(scratch).reset(region), std::get<I>(scratch).fill(region, std::get<I>(fields).initial)), ...);
-        }(std::index_sequence_for<F...>{});
+        }
+        (std::index_sequence_for<F...>{});
         double const begin = link.now();
         std::apply([&](auto&... win) { body(sample, win...); }, scratch);
         best = std::min(best, link.now() - begin);
@@ -144,14 +149,16 @@ std::uint64_t doacross_fingerprint(D const& deps, doacross_layout const& layout,
 
 /// One rank: the loop runs in its sequential order, the body over the whole space at once.
 template <Transport T, std::size_t N, class Body, class... F>
-doacross_result<N, typename F::value_type...> run_doacross_alone(T& t, box<N> const& space, doacross_layout const& layout,
-                                                                  Body& body, std::tuple<F...> const& fields) {
+doacross_result<N, typename F::value_type...> run_doacross_alone(T& t, box<N> const& space,
+                                                                 doacross_layout const& layout, Body& body,
+                                                                 std::tuple<F...> const& fields) {
     doacross_result<N, typename F::value_type...> out;
     out.layout = layout;
     auto& arrays = out.arrays;
     [&]<std::size_t... I>(std::index_sequence<I...>) {
         ((std::get<I>(arrays).reset(space), std::get<I>(arrays).fill(space, std::get<I>(fields).initial)), ...);
-    }(std::index_sequence_for<F...>{});
+    }
+    (std::index_sequence_for<F...>{});
     double const begin = t.now();
     try {
         if (!space.empty()) std::apply([&](auto&... win) { body(space, win...); }, arrays);
@@ -160,14 +167,15 @@ doacross_result<N, typename F::value_type...> run_doacross_alone(T& t, box<N> co
     }
     double const took = t.now() - begin;
     out.interval = space.extent(layout.sync_dim);
-    out.statistics = loop_statistics{took, {worker_statistics{t.rank(), took, 0.0, 0.0, space.extent(layout.chunk_dim), 1}}, {}};
+    out.statistics =
+            loop_statistics{took, {worker_statistics{t.rank(), took, 0.0, 0.0, space.extent(layout.chunk_dim), 1}}, {}};
     return out;
 }
 
 /// `earlier`: an error this rank met making the arguments (see run_doall).
 template <channel_source C, std::size_t N, DependenceSet D, ChunkPolicy P, class Body, class... F>
-auto run_doacross(C& source, box<N> const& space, D const& deps, P const& policy, Body& body,
-                  doacross_options const& o, std::tuple<F...> const& fields, std::exception_ptr earlier = nullptr) {
+auto run_doacross(C& source, box<N> const& space, D const& deps, P const& policy, Body& body, doacross_options const& o,
+                  std::tuple<F...> const& fields, std::exception_ptr earlier = nullptr) {
     using result_type = doacross_result<N, typename F::value_type...>;
     using windows_t = std::tuple<window<typename F::value_type, N>...>;
     auto& ch = channel_of(source);
@@ -201,9 +209,10 @@ auto run_doacross(C& source, box<N> const& space, D const& deps, P const& policy
         plan = plan_ranks(ranks, self, space.extent(layout.chunk_dim), o);
         plan.settings.result_bytes = o.gather ? (sizeof(typename F::value_type) + ...) : 0;
         (void)chunk_sequencer<widened<P>>(widened<P>{policy, std::max<index_t>(1, layout.reach)}, plan.info);
-        shape = shape_of(algorithm_id::parallel_for_doacross, o, space.extent(layout.chunk_dim), space_fingerprint(space),
-                         layout.chunk_dim, plan.settings.result_bytes, policy_fingerprint(policy), dynamic_mapping::name,
-                         0.0, doacross_fingerprint<D, F...>(deps, layout, o));
+        shape = shape_of(algorithm_id::parallel_for_doacross, o, space.extent(layout.chunk_dim),
+                         space_fingerprint(space), layout.chunk_dim, plan.settings.result_bytes,
+                         policy_fingerprint(policy), dynamic_mapping::name, 0.0,
+                         doacross_fingerprint<D, F...>(deps, layout, o));
     } catch (...) {
         local = failure::current(self, false);
     }
@@ -212,7 +221,8 @@ auto run_doacross(C& source, box<N> const& space, D const& deps, P const& policy
 
     result_type out;
     out.layout = layout;
-    doacross_geometry<N> geo(space, layout, interval.resolve(space.extent(layout.sync_dim), plan.info.workers), o.input_halo);
+    doacross_geometry<N> geo(space, layout, interval.resolve(space.extent(layout.sync_dim), plan.info.workers),
+                             o.input_halo);
     out.interval = geo.h;
     windows_t* const results = o.gather && is_root ? &out.arrays : nullptr;
     auto make_master = [&](master_port<T>& port) {
@@ -222,9 +232,10 @@ auto run_doacross(C& source, box<N> const& space, D const& deps, P const& policy
             // or a body that throws on the sample, the default M = 3m stands,
             // and the loop itself reports a failing body on every rank.
             int const partner = o.root == 0 ? 1 : 0;
-            std::size_t const unit_bytes = static_cast<std::size_t>(std::max<index_t>(1, layout.reach)) *
-                                           static_cast<std::size_t>(space.size() / std::max<index_t>(1, geo.extent_c() * geo.extent_s())) *
-                                           (sizeof(typename F::value_type) + ...);
+            std::size_t const unit_bytes =
+                    static_cast<std::size_t>(std::max<index_t>(1, layout.reach)) *
+                    static_cast<std::size_t>(space.size() / std::max<index_t>(1, geo.extent_c() * geo.extent_s())) *
+                    (sizeof(typename F::value_type) + ...);
             interval_costs const costs = measure_link(link, partner, unit_bytes);
             try {
                 double const cost = measure_cost(link, geo, body, fields);
@@ -234,14 +245,16 @@ auto run_doacross(C& source, box<N> const& space, D const& deps, P const& policy
             }
             out.interval = geo.h;
         }
-        if (results)
-            [&]<std::size_t... I>(std::index_sequence<I...>) { (std::get<I>(out.arrays).reset(space), ...); }(
-                std::index_sequence_for<F...>{});
+        if (results) [&]<std::size_t... I>(std::index_sequence<I...>) {
+                (std::get<I>(out.arrays).reset(space), ...);
+            }
+        (std::index_sequence_for<F...>{});
         return doacross_master<T, P, N, windows_t>(port, geo, policy, plan.info, results);
     };
     auto make_worker = [&](worker_port<T>& port) {
-        return doacross_worker<T, N, Body, F...>(port, geo, plan.profile, body, fields, port.is_local() ? results : nullptr,
-                                                 o.gather, o.extend_when_waiting, out.interval);
+        return doacross_worker<T, N, Body, F...>(port, geo, plan.profile, body, fields,
+                                                 port.is_local() ? results : nullptr, o.gather, o.extend_when_waiting,
+                                                 out.interval);
     };
     out.statistics = run_loop(link, plan.settings, opening, make_master, make_worker);
     return out;

@@ -21,7 +21,8 @@ struct doacross_geometry {
     index_t input_halo = 0; ///< at most the largest extent: beyond it there is nothing to read
 
     doacross_geometry(box<N> const& s, doacross_layout const& l, index_t interval, index_t halo)
-        : space(s), layout(l), h(interval), input_halo(std::min(halo, std::max(s.extent(l.chunk_dim), s.extent(l.sync_dim)))) {}
+            : space(s), layout(l), h(interval),
+              input_halo(std::min(halo, std::max(s.extent(l.chunk_dim), s.extent(l.sync_dim)))) {}
 
     [[nodiscard]] index_t extent_c() const { return space.extent(layout.chunk_dim); }
     [[nodiscard]] index_t extent_s() const { return space.extent(layout.sync_dim); }
@@ -62,7 +63,9 @@ struct doacross_geometry {
         return space.slice(layout.chunk_dim, std::max<index_t>(0, a - layout.reach), rows_end(a, w));
     }
     /// The end of the u_c positions a chunk [a, a + w) holds: its own and the input halo after it.
-    [[nodiscard]] index_t rows_end(index_t a, index_t w) const { return std::min(extent_c(), a + w + std::min(input_halo, extent_c())); }
+    [[nodiscard]] index_t rows_end(index_t a, index_t w) const {
+        return std::min(extent_c(), a + w + std::min(input_halo, extent_c()));
+    }
     /// The first u_c position of the chunk [a, a + w) that the next chunk reads.
     [[nodiscard]] index_t halo_first(index_t a, index_t w) const { return std::max(a, a + w - layout.reach); }
     /// How many tiles of the previous chunk (prev_width wide) tile t needs: its

@@ -36,8 +36,9 @@ public:
     /// `results`: the root's windows over the whole space (null: nothing gathered).
     doacross_master(master_port<T>& port, doacross_geometry<N> const& geometry, P const& policy, loop_info info,
                     Windows* results)
-        : port_(port), geo_(geometry), seq_(widened<P>{policy, std::max<index_t>(1, geometry.layout.reach)}, std::move(info)),
-          results_(results) {}
+            : port_(port), geo_(geometry),
+              seq_(widened<P>{policy, std::max<index_t>(1, geometry.layout.reach)}, std::move(info)),
+              results_(results) {}
 
     /// Transaction accounting: the new chunk's holder becomes current, the last
     /// one previous, and the previous holder learns where to send its sets.
@@ -67,7 +68,8 @@ public:
 
     void on_message(std::size_t k, kind what, message_view m) {
         if (what != kind::extend)
-            throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) + " at a DOACROSS master");
+            throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) +
+                        " at a DOACROSS master");
         auto const h = wire_reader(m.payload).get<request_header>();
         serve_extension(k, request{k, h.status, h.timing});
     }

@@ -33,9 +33,9 @@ public:
     doacross_worker(worker_port<T>& port, doacross_geometry<N> const& geometry, rank_profile& profile, Body& body,
                     std::tuple<F...> const& fields, windows_t* root_results, bool gather, bool extend_when_waiting,
                     index_t& interval)
-        : port_(port), geo_(geometry), profile_(profile), body_(body), fields_(fields), root_results_(root_results),
-          gather_(gather), extend_when_waiting_(extend_when_waiting), interval_(interval), self_(port.rank()),
-          mine_{port.rank()} {}
+            : port_(port), geo_(geometry), profile_(profile), body_(body), fields_(fields), root_results_(root_results),
+              gather_(gather), extend_when_waiting_(extend_when_waiting), interval_(interval),
+              self_(port.rank()), mine_{port.rank()} {}
 
     // ---------------------------------------------------------------- the core's calls
 
@@ -66,7 +66,9 @@ public:
         case kind::data: on_data(m); break;
         case kind::extension: on_extension(wire_reader(m.payload).get<extension_message>()); break;
         case kind::declined: on_declined(); break;
-        default: throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) + " at a DOACROSS worker");
+        default:
+            throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) +
+                        " at a DOACROSS worker");
         }
     }
     /// Time spent blocked waiting for a message.
@@ -84,9 +86,9 @@ private:
         work_message work;
         index_t tiles = 0, done = 0, received = 0;
         double received_at = 0.0, computed = 0.0;
-        index_t initialised = 0;           ///< u_s positions [0, initialised) of the chunk's own rows hold their initial values
-        double waited = 0.0;               ///< blocked since the first tile or the last extension request
-        index_t looked = 0;                ///< tiles done at the last extension request
+        index_t initialised = 0; ///< u_s positions [0, initialised) of the chunk's own rows hold their initial values
+        double waited = 0.0;     ///< blocked since the first tile or the last extension request
+        index_t looked = 0;      ///< tiles done at the last extension request
         double computed_when_looked = 0.0; ///< `computed` then
     };
     /// The communication sets of one chunk not yet sent to the next chunk's holder.
@@ -113,12 +115,14 @@ private:
             // The only chunk whose successor can still be unknown is the one just
             // finished, and then the new chunk is its successor, on this rank.
             if (!(w.from == self_ && w.index == out_.index + 1))
-                throw error("loopsched: DOACROSS protocol: chunk " + std::to_string(out_.index) + " has no known successor");
+                throw error("loopsched: DOACROSS protocol: chunk " + std::to_string(out_.index) +
+                            " has no known successor");
             out_ = {};
         }
         held c{w, geo_.tiles(w.size), 0, 0, now, 0.0, 0, 0.0, 0, 0.0};
         box<N> const region = geo_.window_region(w.first, w.size);
-        each_field([&](auto& win, auto const&) { win.reset(region); }); // initial values come band by band, see prepare()
+        each_field(
+                [&](auto& win, auto const&) { win.reset(region); }); // initial values come band by band, see prepare()
         if (w.from < 0 || w.from == self_ || geo_.layout.reach == 0) { // nothing to wait for
             c.received = geo_.tiles(w.prev_size);
             if (w.from == self_ && geo_.layout.reach > 0) { // consecutive chunks here: the halo is local
@@ -211,15 +215,13 @@ private:
 
     template <class Fn>
     void each_field(Fn&& fn) {
-        [&]<std::size_t... I>(std::index_sequence<I...>) {
-            (fn(std::get<I>(windows_), std::get<I>(fields_)), ...);
-        }(std::index_sequence_for<F...>{});
+        [&]<std::size_t... I>(std::index_sequence<I...>) { (fn(std::get<I>(windows_), std::get<I>(fields_)), ...); }
+        (std::index_sequence_for<F...>{});
     }
     /// Copies `part` of every field from one set of windows to another.
     static void copy_fields(windows_t& to, windows_t const& from, box<N> const& part) {
-        [&]<std::size_t... I>(std::index_sequence<I...>) {
-            (std::get<I>(to).copy_from(std::get<I>(from), part), ...);
-        }(std::index_sequence_for<F...>{});
+        [&]<std::size_t... I>(std::index_sequence<I...>) { (std::get<I>(to).copy_from(std::get<I>(from), part), ...); }
+        (std::index_sequence_for<F...>{});
     }
 
     void on_successor(successor_message const& s) {
@@ -231,8 +233,10 @@ private:
 
     void on_data(message_view m) {
         auto const head = wire_reader(m.payload).get<data_header>();
-        if (current_ && head.index == current_->work.index - 1 && m.source == current_->work.from) apply_data(m);
-        else early_.push_back(message{m.source, m.tag, bytes(m.payload.begin(), m.payload.end())});
+        if (current_ && head.index == current_->work.index - 1 && m.source == current_->work.from)
+            apply_data(m);
+        else
+            early_.push_back(message{m.source, m.tag, bytes(m.payload.begin(), m.payload.end())});
     }
 
     void apply_data(message_view m) {
@@ -240,8 +244,8 @@ private:
         wire_reader r(m.payload);
         auto const head = r.get<data_header>();
         if (head.first_tile != c.received)
-            throw error("loopsched: DOACROSS protocol: sets from " + std::to_string(head.first_tile) + " arrived, expected " +
-                        std::to_string(c.received));
+            throw error("loopsched: DOACROSS protocol: sets from " + std::to_string(head.first_tile) +
+                        " arrived, expected " + std::to_string(c.received));
         index_t const a = c.work.prev_first, b = c.work.prev_first + c.work.prev_size;
         for (index_t t = head.first_tile; t < head.first_tile + head.tiles; ++t)
             geo_.for_each_piece(a, t, geo_.halo_first(a, c.work.prev_size), b, [&](box<N> const& piece) {
@@ -364,7 +368,7 @@ private:
     std::vector<message> early_; // (a deque would allocate when made, every loop)
     result_blocks results_;
     chunk_timing last_timing_{};
-    bool asked_ = true; ///< the hello was the first request
+    bool asked_ = true;      ///< the hello was the first request
     bool extending_ = false; ///< an extension request is waiting for its answer
     std::vector<chunk_event> trace_;
 };

@@ -10,8 +10,8 @@
 #include <loopsched/options.hpp>
 #include <loopsched/runtime/ahead.hpp>
 #include <loopsched/runtime/core.hpp>
-#include <loopsched/runtime/plan.hpp>
 #include <loopsched/runtime/payload.hpp>
+#include <loopsched/runtime/plan.hpp>
 #include <loopsched/runtime/profile.hpp>
 #include <loopsched/schedule.hpp>
 
@@ -38,7 +38,7 @@ public:
     /// `root_values`: the whole loop's results, on the root only (per_iteration values per iteration).
     doall_body(S const& space, std::size_t dimension, Body& body, std::size_t per_iteration = 0,
                std::span<std::conditional_t<std::is_void_v<R>, std::byte, R>> root_values = {})
-        : space_(space), dimension_(dimension), body_(body), per_(per_iteration), root_(root_values) {}
+            : space_(space), dimension_(dimension), body_(body), per_(per_iteration), root_(root_values) {}
 
     void begin(chunk c) {
         if constexpr (!std::is_void_v<R>) {
@@ -55,16 +55,17 @@ public:
             body_(sub);
         } else {
             std::size_t const n = static_cast<std::size_t>(part.size) * per_;
-            if (on_root()) body_(sub, root_.subspan(static_cast<std::size_t>(part.first) * per_, n));
-            else body_(sub, std::span<R>(scratch_).subspan(static_cast<std::size_t>(part.first - base_) * per_, n));
+            if (on_root())
+                body_(sub, root_.subspan(static_cast<std::size_t>(part.first) * per_, n));
+            else
+                body_(sub, std::span<R>(scratch_).subspan(static_cast<std::size_t>(part.first - base_) * per_, n));
         }
     }
     void end(chunk c, result_blocks& out) {
         if constexpr (!std::is_void_v<R>) {
             if (on_root()) return;
-            out.add_written(c.first, c.size, [&](std::vector<std::byte>& bytes) {
-                write_values(bytes, std::span<R const>(scratch_));
-            });
+            out.add_written(c.first, c.size,
+                            [&](std::vector<std::byte>& bytes) { write_values(bytes, std::span<R const>(scratch_)); });
         }
     }
     /// A block of results from a worker, on the root.
@@ -74,7 +75,8 @@ public:
         } else {
             auto const n = static_cast<std::size_t>(size) * per_;
             auto const at = static_cast<std::size_t>(first) * per_;
-            if (at > root_.size() || n > root_.size() - at) throw error("loopsched: results for iterations outside the loop");
+            if (at > root_.size() || n > root_.size() - at)
+                throw error("loopsched: results for iterations outside the loop");
             read_values(bytes, root_.subspan(at, n));
         }
     }
@@ -96,8 +98,8 @@ template <Transport T, ChunkPolicy P, Mapping M, class Body>
 class doall_master {
 public:
     doall_master(master_port<T>& port, P const& policy, M const& mapping, loop_info info, Body& body)
-        : port_(port), placement_(mapping.start(placement_info{info.workers, info.status, 0})),
-          seq_(policy, std::move(info)), body_(body) {}
+            : port_(port), placement_(mapping.start(placement_info{info.workers, info.status, 0})),
+              seq_(policy, std::move(info)), body_(body) {}
 
     index_t serve(std::size_t k, request const& r) {
         auto const c = seq_.next(r);
@@ -208,8 +210,8 @@ template <Transport T, class Body>
 class doall_worker {
 public:
     doall_worker(worker_port<T>& port, rank_profile& profile, Body& body)
-        : port_(port), settings_(port.settings()), profile_(profile), body_(body), mine_{port.rank()},
-          sampler_(settings_.trace || settings_.request_ahead > 0.0), status_(profile.status()) {
+            : port_(port), settings_(port.settings()), profile_(profile), body_(body), mine_{port.rank()},
+              sampler_(settings_.trace || settings_.request_ahead > 0.0), status_(profile.status()) {
         idle_since_ = began_ = port_.now(); // the hello, the first request, has left
     }
 
@@ -275,9 +277,11 @@ private:
         double const received = timed ? port_.now() : 0.0;
         if (timed) mine_.wait_seconds += received - idle_since_;
         // With request-ahead, the request goes out when the set fraction remains.
-        index_t const before = settings_.request_ahead > 0.0
-            ? c.size - std::min(c.size, static_cast<index_t>(std::ceil(settings_.request_ahead * static_cast<double>(c.size))))
-            : c.size;
+        index_t const before =
+                settings_.request_ahead > 0.0
+                        ? c.size - std::min(c.size, static_cast<index_t>(std::ceil(settings_.request_ahead *
+                                                                                   static_cast<double>(c.size))))
+                        : c.size;
         double computed = 0.0, done = 0.0;
         body_.begin(c);
         run(chunk{c.first, before});
@@ -383,13 +387,15 @@ loop_statistics run_doall(C& source, S const& space, P const& policy, M const& m
         if (earlier) std::rethrow_exception(earlier);
         validate(o, ranks);
         require(o.dimension < S::rank, "options.dimension", o.dimension, "must be < the space's rank");
-        require(o.request_ahead >= 0.0 && o.request_ahead < 1.0, "options.request_ahead", o.request_ahead, "must be in [0, 1)");
+        require(o.request_ahead >= 0.0 && o.request_ahead < 1.0, "options.request_ahead", o.request_ahead,
+                "must be in [0, 1)");
         index_t const n = space.extent(o.dimension);
         std::size_t result_bytes = 0;
         if constexpr (!std::is_void_v<R>) {
             require(per_iteration >= 1, "gather per_iteration", per_iteration, "must be >= 1");
             require(per_iteration <= std::numeric_limits<std::size_t>::max() / sizeof(R) &&
-                        static_cast<std::size_t>(n) <= std::numeric_limits<std::ptrdiff_t>::max() / (per_iteration * sizeof(R)),
+                            static_cast<std::size_t>(n) <=
+                                    std::numeric_limits<std::ptrdiff_t>::max() / (per_iteration * sizeof(R)),
                     "gather per_iteration", per_iteration, "makes the result buffer larger than memory can address");
             result_bytes = per_iteration * sizeof(R);
         }
@@ -398,9 +404,8 @@ loop_statistics run_doall(C& source, S const& space, P const& policy, M const& m
         plan.settings.result_bytes = result_bytes;
         detail::validate(plan.info);
         (void)policy.start(plan.info); // the policy's own checks, on every rank before any message
-        shape = shape_of(algorithm_id::parallel_for, o, n,
-                         space_fingerprint(space), o.dimension, result_bytes, policy_fingerprint(policy),
-                         mapping_name(mapping), o.request_ahead, 0);
+        shape = shape_of(algorithm_id::parallel_for, o, n, space_fingerprint(space), o.dimension, result_bytes,
+                         policy_fingerprint(policy), mapping_name(mapping), o.request_ahead, 0);
         if constexpr (!std::is_void_v<R>) {
             if (self == o.root) {
                 values->resize(static_cast<std::size_t>(n) * per_iteration);
@@ -417,9 +422,11 @@ loop_statistics run_doall(C& source, S const& space, P const& policy, M const& m
     std::span<worker_status const> const opening(agreed.data(), agreed.size());
     using body_type = decltype(run);
     return run_loop(
-        link, plan.settings, opening,
-        [&](master_port<T>& port) { return doall_master<T, P, M, body_type>(port, policy, mapping, plan.info, run); },
-        [&](worker_port<T>& port) { return doall_worker<T, body_type>(port, plan.profile, run); });
+            link, plan.settings, opening,
+            [&](master_port<T>& port) {
+                return doall_master<T, P, M, body_type>(port, policy, mapping, plan.info, run);
+            },
+            [&](worker_port<T>& port) { return doall_worker<T, body_type>(port, plan.profile, run); });
 }
 
 } // namespace loopsched::detail

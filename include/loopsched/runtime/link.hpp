@@ -45,8 +45,12 @@ inline constexpr kind kind_of(int tag) noexcept { return static_cast<kind>(tag &
 /// The largest tag the transport allows: MPI's MPI_TAG_UB where it says.
 template <Transport T>
 int tag_bound_of(T const& t) {
-    if constexpr (requires { { t.tag_bound() } -> std::convertible_to<int>; }) return t.tag_bound();
-    else return INT_MAX;
+    if constexpr (requires {
+                      { t.tag_bound() } -> std::convertible_to<int>;
+                  })
+        return t.tag_bound();
+    else
+        return INT_MAX;
 }
 
 /// One loop over a channel: takes the channel's next loop number, tags every
@@ -98,7 +102,8 @@ private:
     static std::uint32_t mask_of(channel<T>& ch) {
         if (ch.loop_mask() == 0) {
             int bits = 0;
-            for (long long bound = static_cast<long long>(tag_bound_of(ch.transport())) + 1; bound > 1; bound >>= 1) ++bits;
+            for (long long bound = static_cast<long long>(tag_bound_of(ch.transport())) + 1; bound > 1; bound >>= 1)
+                ++bits;
             ch.set_loop_mask((std::uint32_t{1} << std::clamp(bits - kind_bits, 2, 26)) - 1);
         }
         return ch.loop_mask();
@@ -120,8 +125,10 @@ private:
         auto& later = ch_.later();
         std::deque<message> keep;
         for (auto& m : later) {
-            if (is_current(m.tag)) early_.push_back(std::move(m));
-            else if (distance(m.tag) <= loop_mask_ / 2) keep.push_back(std::move(m));
+            if (is_current(m.tag))
+                early_.push_back(std::move(m));
+            else if (distance(m.tag) <= loop_mask_ / 2)
+                keep.push_back(std::move(m));
         }
         later = std::move(keep);
     }

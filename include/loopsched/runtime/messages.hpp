@@ -38,7 +38,8 @@ struct failure {
         try {
             throw;
         } catch (invalid_parameter const& e) {
-            if (!from_body) return {type::invalid_parameter, origin, e.what(), e.parameter(), e.value(), e.requirement()};
+            if (!from_body)
+                return {type::invalid_parameter, origin, e.what(), e.parameter(), e.value(), e.requirement()};
             return {type::body, origin, e.what(), {}, {}, {}};
         } catch (remote_error const& e) {
             return {type::body, e.origin_rank(), e.original_message(), {}, {}, {}};
@@ -61,7 +62,8 @@ struct failure {
         switch (what_type) {
         case type::invalid_parameter:
             throw invalid_parameter(parameter, value,
-                                    self == origin ? requirement : requirement + "; found on rank " + std::to_string(origin));
+                                    self == origin ? requirement
+                                                   : requirement + "; found on rank " + std::to_string(origin));
         case type::spec: throw spec_error(self == origin ? what : what + " (on rank " + std::to_string(origin) + ")");
         case type::error: throw error(self == origin ? what : what + " (on rank " + std::to_string(origin) + ")");
         case type::body: break;

@@ -90,12 +90,17 @@ inline rank_plan plan_ranks(int ranks, int self, index_t iterations, loop_option
 /// A policy's fingerprint for the agreement: its spec where it has one, and its type.
 template <class P>
 std::uint64_t policy_fingerprint(P const& policy) {
-    if constexpr (requires { { policy.fingerprint() } -> std::convertible_to<std::uint64_t>; }) {
+    if constexpr (requires {
+                      { policy.fingerprint() } -> std::convertible_to<std::uint64_t>;
+                  }) {
         return policy.fingerprint();
     } else {
         fingerprint f;
         f.add(std::string_view(typeid(P).name()));
-        if constexpr (requires { { policy.spec() } -> std::convertible_to<std::string>; }) f.add(std::string_view(policy.spec()));
+        if constexpr (requires {
+                          { policy.spec() } -> std::convertible_to<std::string>;
+                      })
+            f.add(std::string_view(policy.spec()));
         return f.value();
     }
 }
@@ -113,9 +118,9 @@ inline loop_shape shape_of(algorithm_id algorithm, loop_options const& o, index_
     s.result_bytes = result_bytes;
     s.policy = policy;
     s.mapping = fingerprint().add(mapping).value();
-    s.flags = (o.master_computes ? loop_shape::master_computes : 0u) | (o.read_os_load ? loop_shape::read_os_load : 0u) |
-              (o.emulate_powers ? loop_shape::emulate_powers : 0u) | (o.deterministic ? loop_shape::deterministic : 0u) |
-              (o.trace ? loop_shape::trace : 0u);
+    s.flags = (o.master_computes ? loop_shape::master_computes : 0u) |
+              (o.read_os_load ? loop_shape::read_os_load : 0u) | (o.emulate_powers ? loop_shape::emulate_powers : 0u) |
+              (o.deterministic ? loop_shape::deterministic : 0u) | (o.trace ? loop_shape::trace : 0u);
     if (!o.powers.empty()) s.powers = fingerprint().add_all(std::span<double const>(o.powers)).value();
     if (!o.run_queues.empty()) s.run_queues = fingerprint().add_all(std::span<double const>(o.run_queues)).value();
     s.poll_interval = o.poll_interval;

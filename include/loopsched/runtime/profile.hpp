@@ -20,9 +20,9 @@ struct runtime_settings {
     boost::container::small_vector<int, 16> worker_ranks;  ///< rank of worker index k
     boost::container::small_vector<int, 16> index_of_rank; ///< worker index of each rank, -1 if it does not work
     int root = 0;
-    int own_index = -1;           ///< the master's worker index if it computes, else -1
-    double poll_interval = 2e-5;  ///< seconds the computing master works before it looks for messages
-    double request_ahead = 0.0;   ///< ask for the next chunk when this fraction of the current one remains
+    int own_index = -1;          ///< the master's worker index if it computes, else -1
+    double poll_interval = 2e-5; ///< seconds the computing master works before it looks for messages
+    double request_ahead = 0.0;  ///< ask for the next chunk when this fraction of the current one remains
     bool deterministic = false;
     bool trace = false;
     std::size_t result_bytes = 0; ///< bytes of results per iteration (0: nothing gathered)
@@ -31,7 +31,8 @@ struct runtime_settings {
     /// Worker index of `rank`, or -1.
     [[nodiscard]] int index_of(int rank) const noexcept {
         return rank >= 0 && static_cast<std::size_t>(rank) < index_of_rank.size()
-            ? index_of_rank[static_cast<std::size_t>(rank)] : -1;
+                       ? index_of_rank[static_cast<std::size_t>(rank)]
+                       : -1;
     }
 };
 
@@ -66,7 +67,7 @@ struct rank_profile {
     double power = 1.0;              ///< V_k
     std::optional<double> run_queue; ///< Q_k given by the user; else read from the OS
     bool read_os_load = true;
-    emulated_slowness slowness;      ///< emulated heterogeneity: sleeps after each piece of work
+    emulated_slowness slowness; ///< emulated heterogeneity: sleeps after each piece of work
 
     /// The status at time `now`: Q_k read again if the last reading is older than the monitor's interval.
     worker_status status(double now) const {

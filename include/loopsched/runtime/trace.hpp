@@ -23,11 +23,13 @@ inline void write_json_string(std::ostream& out, std::string_view text) {
     out << '"';
     for (char const c : text) {
         auto const u = static_cast<unsigned char>(c);
-        if (c == '"' || c == '\\') out << '\\' << c;
+        if (c == '"' || c == '\\')
+            out << '\\' << c;
         else if (u < 0x20) {
             static constexpr char hex[] = "0123456789abcdef";
             out << "\\u00" << hex[u >> 4] << hex[u & 15];
-        } else out << c;
+        } else
+            out << c;
     }
     out << '"';
 }
@@ -93,7 +95,8 @@ inline void write_svg_gantt(std::ostream& out, loop_statistics const& s, std::st
     auto x = [&](double t) { return left + t / end * width; };
     out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << left + width + 20 << "\" height=\"" << height
         << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
-        << "<text x=\"" << left << "\" y=\"18\">" << detail::xml_escaped(title) << ": T_p = " << s.parallel_seconds << " s, ";
+        << "<text x=\"" << left << "\" y=\"18\">" << detail::xml_escaped(title) << ": T_p = " << s.parallel_seconds
+        << " s, ";
     // One colour per chunk: a DOACROSS trace has one bar per subchunk, and the
     // bars of one chunk should read as one.
     std::map<index_t, std::size_t> colour_of;
@@ -108,8 +111,8 @@ inline void write_svg_gantt(std::ostream& out, loop_statistics const& s, std::st
         int const l = lane[e.rank];
         out << "<rect x=\"" << x(e.start) << "\" y=\"" << top + l * lane_height + 3 << "\" width=\""
             << std::max(0.5, x(e.end) - x(e.start)) << "\" height=\"" << lane_height - 6 << "\" fill=\""
-            << colours[colour_of[e.first] % 6] << "\"><title>rank " << e.rank << ": [" << e.first << ", " << e.first + e.size
-            << "), " << (e.end - e.start) * 1e3 << " ms</title></rect>\n";
+            << colours[colour_of[e.first] % 6] << "\"><title>rank " << e.rank << ": [" << e.first << ", "
+            << e.first + e.size << "), " << (e.end - e.start) * 1e3 << " ms</title></rect>\n";
     }
     int const axis = top + lane_height * std::max(1, next) + 15;
     out << "<line x1=\"" << left << "\" y1=\"" << axis - 10 << "\" x2=\"" << left + width << "\" y2=\"" << axis - 10

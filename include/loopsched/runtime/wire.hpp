@@ -26,8 +26,7 @@ public:
     wire_writer& operator=(wire_writer const&) = delete;
 
     template <class T>
-        requires std::is_trivially_copyable_v<T>
-    wire_writer& put(T const& value) {
+    requires std::is_trivially_copyable_v<T> wire_writer& put(T const& value) {
         std::memcpy(grow(sizeof(T)), &value, sizeof(T));
         return *this;
     }
@@ -55,7 +54,8 @@ private:
 
     /// Room for n more bytes, left uninitialised; grows geometrically.
     std::byte* grow(std::size_t n) {
-        if (n > capacity_ - used_) [[unlikely]] spill(n);
+        if (n > capacity_ - used_) [[unlikely]]
+            spill(n);
         std::byte* const at = data_ + used_;
         used_ += n;
         return at;
@@ -82,8 +82,7 @@ public:
     explicit wire_reader(bytes const& data) : bytes_(data.data(), data.size()) {}
 
     template <class T>
-        requires std::is_trivially_copyable_v<T>
-    T get() {
+    requires std::is_trivially_copyable_v<T> T get() {
         T value;
         std::memcpy(&value, advance(sizeof(T)).data(), sizeof(T));
         return value;

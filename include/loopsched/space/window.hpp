@@ -23,7 +23,8 @@ namespace loopsched {
 /// `operator()` does not.
 template <class T, std::size_t N>
 class window {
-    static_assert(std::is_trivially_copyable_v<T>, "loopsched::window: elements travel as bytes and must be trivially copyable");
+    static_assert(std::is_trivially_copyable_v<T>,
+                  "loopsched::window: elements travel as bytes and must be trivially copyable");
 
 public:
     using point = typename box<N>::point;
@@ -73,11 +74,13 @@ public:
     [[nodiscard]] bool contains(point const& p) const noexcept { return region_.contains(p); }
 
     template <std::integral... I>
-        requires(sizeof...(I) == N)
-    [[nodiscard]] T& operator()(I... i) noexcept { return data_[offset(point{static_cast<index_t>(i)...})]; }
+    requires(sizeof...(I) == N) [[nodiscard]] T& operator()(I... i) noexcept {
+        return data_[offset(point{static_cast<index_t>(i)...})];
+    }
     template <std::integral... I>
-        requires(sizeof...(I) == N)
-    [[nodiscard]] T const& operator()(I... i) const noexcept { return data_[offset(point{static_cast<index_t>(i)...})]; }
+    requires(sizeof...(I) == N) [[nodiscard]] T const& operator()(I... i) const noexcept {
+        return data_[offset(point{static_cast<index_t>(i)...})];
+    }
     [[nodiscard]] T& operator[](point const& p) noexcept { return data_[offset(p)]; }
     [[nodiscard]] T const& operator[](point const& p) const noexcept { return data_[offset(p)]; }
 
@@ -179,7 +182,7 @@ private:
 /// points it holds (its chunk and halo), so read-only inputs never travel: see
 /// parallel_for_doacross for why.
 template <class T, class Initial>
-    requires std::is_trivially_copyable_v<T>
+requires std::is_trivially_copyable_v<T>
 struct field {
     using value_type = T;
     Initial initial;
@@ -187,8 +190,7 @@ struct field {
 
 /// field<T>(initial): deduces the initializer.
 template <class T, class Initial>
-    requires std::is_trivially_copyable_v<T>
-field<T, std::decay_t<Initial>> make_field(Initial&& initial) {
+requires std::is_trivially_copyable_v<T> field<T, std::decay_t<Initial>> make_field(Initial&& initial) {
     return {std::forward<Initial>(initial)};
 }
 

@@ -25,13 +25,11 @@ template <class T>
 class channel {
 public:
     template <class... A>
-        requires std::is_constructible_v<T, A...>
+    requires std::is_constructible_v<T, A...>
     explicit channel(std::in_place_t, A&&... args) : transport_(std::forward<A>(args)...) {
         static_assert(Transport<T>, "loopsched::channel<T>: T must model Transport");
     }
-    explicit channel(T transport)
-        requires std::is_move_constructible_v<T>
-        : transport_(std::move(transport)) {
+    explicit channel(T transport) requires std::is_move_constructible_v<T> : transport_(std::move(transport)) {
         static_assert(Transport<T>, "loopsched::channel<T>: T must model Transport");
     }
     channel(channel const&) = delete;
@@ -62,7 +60,9 @@ private:
 /// A transport that lends the library a channel of its own: `t.library_channel()`.
 /// mpi_transport, in_process::endpoint and sim::transport do.
 template <class T>
-concept has_library_channel = requires(T& t) { t.library_channel(); };
+concept has_library_channel = requires(T& t) {
+    t.library_channel();
+};
 
 namespace detail {
 template <class T>

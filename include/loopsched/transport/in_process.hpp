@@ -53,7 +53,8 @@ public:
     static constexpr int contexts = 2;
 
     explicit network(int ranks)
-        : ranks_(ranks), boxes_(static_cast<std::size_t>(ranks) * contexts), channels_(static_cast<std::size_t>(ranks)) {}
+            : ranks_(ranks), boxes_(static_cast<std::size_t>(ranks) * contexts),
+              channels_(static_cast<std::size_t>(ranks)) {}
 
     void post(int dest, int context, message m) {
         auto& box = box_of(dest, context);
@@ -91,7 +92,8 @@ private:
     };
     mailbox& box_of(int rank, int context) {
         detail::require(rank >= 0 && rank < ranks_, "in_process rank", rank, "must be a rank of the network");
-        detail::require(context >= 0 && context < contexts, "in_process context", context, "must be 0 (user) or 1 (library)");
+        detail::require(context >= 0 && context < contexts, "in_process context", context,
+                        "must be 0 (user) or 1 (library)");
         return boxes_[static_cast<std::size_t>(context * ranks_ + rank)];
     }
 

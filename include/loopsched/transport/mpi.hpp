@@ -10,14 +10,14 @@
 #include <mpi.h>
 
 #include <array>
-#include <cstdint>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <list>
 #include <optional>
-#include <utility>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace loopsched {
@@ -98,8 +98,10 @@ public:
     /// As send(), for bytes the caller keeps: a small message leaves straight
     /// from them, a larger one is copied first (its send may outlive them).
     void send_view(int dest, int tag, std::span<std::byte const> data) {
-        if (data.size() < blocking_limit) MPI_Send(data.data(), static_cast<int>(data.size()), MPI_BYTE, dest, tag, raw_);
-        else send(dest, tag, bytes(data.begin(), data.end()));
+        if (data.size() < blocking_limit)
+            MPI_Send(data.data(), static_cast<int>(data.size()), MPI_BYTE, dest, tag, raw_);
+        else
+            send(dest, tag, bytes(data.begin(), data.end()));
     }
     message receive(int source, int tag) { return copy(receive_view(source, tag)); }
     std::optional<message> try_receive(int source, int tag) {
@@ -211,12 +213,12 @@ inline int mpi_library_key() {
     static int const key = [] {
         int k = MPI_KEYVAL_INVALID;
         MPI_Comm_create_keyval(
-            MPI_COMM_NULL_COPY_FN,
-            [](MPI_Comm, int, void* value, void*) -> int {
-                delete static_cast<mpi_library*>(value);
-                return MPI_SUCCESS;
-            },
-            &k, nullptr);
+                MPI_COMM_NULL_COPY_FN,
+                [](MPI_Comm, int, void* value, void*) -> int {
+                    delete static_cast<mpi_library*>(value);
+                    return MPI_SUCCESS;
+                },
+                &k, nullptr);
         return k;
     }();
     return key;

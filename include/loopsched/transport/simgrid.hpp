@@ -40,7 +40,8 @@ class platform {
 public:
     platform& add(host h) {
         loopsched::detail::require(h.speed > 0.0, "host " + h.name + " speed", h.speed, "must be > 0 flop/s");
-        loopsched::detail::require(h.bandwidth > 0.0, "host " + h.name + " bandwidth", h.bandwidth, "must be > 0 bytes/s");
+        loopsched::detail::require(h.bandwidth > 0.0, "host " + h.name + " bandwidth", h.bandwidth,
+                                   "must be > 0 bytes/s");
         loopsched::detail::require(h.latency >= 0.0, "host " + h.name + " latency", h.latency, "must be >= 0 s");
         loopsched::detail::require(h.background >= 0, "host " + h.name + " background", h.background, "must be >= 0");
         if (h.name.empty()) h.name = "host-" + std::to_string(hosts_.size());
@@ -86,7 +87,7 @@ private:
 /// through transport::compute; the engines' own code (policy, encoding,
 /// bookkeeping) is free unless one of these is set.
 struct simulation_options {
-    double message_overhead = 0.0;  ///< CPU seconds per message sent and per message received (MPI's o)
+    double message_overhead = 0.0;   ///< CPU seconds per message sent and per message received (MPI's o)
     bool charge_engine_time = false; ///< charge the real time the engines run between transport calls
     double engine_time_scale = 1.0;  ///< simulated seconds per real second of engine time
     std::size_t envelope_bytes = 64; ///< bytes a message carries besides its payload
@@ -131,7 +132,8 @@ struct world {
 
     ::simgrid::s4u::NetZone* zone_root() {
         if (started)
-            throw error("loopsched: make every simulator before the first run (SimGrid seals its platform when a simulation starts)");
+            throw error("loopsched: make every simulator before the first run (SimGrid seals its platform when a "
+                        "simulation starts)");
         if (from_xml) throw error("loopsched: a simulator from an XML platform must be the process's only simulator");
         if (!root) root = ::simgrid::s4u::create_full_zone("loopsched");
         return root;
@@ -153,7 +155,7 @@ struct held_message {
 /// messages held back (MPI keeps one order per sender).
 struct rank_state {
     std::optional<std::chrono::steady_clock::time_point> ran_since; ///< when the last transport call returned
-    double pending_flops = 0.0;                                      ///< charged by compute(), run by charge()
+    double pending_flops = 0.0;                                     ///< charged by compute(), run by charge()
     std::deque<held_message> held;
 };
 
@@ -205,7 +207,8 @@ public:
     }
 
     void send(int dest, int tag, bytes data) {
-        loopsched::detail::require(dest >= 0 && dest < size(), "destination rank", dest, "must be a rank of the platform");
+        loopsched::detail::require(dest >= 0 && dest < size(), "destination rank", dest,
+                                   "must be a rank of the platform");
         charge(net_->options.message_overhead);
         double const now = ::simgrid::s4u::Engine::get_clock();
         release_held(now); // back in MPI, its work done: the held messages that may move
@@ -263,7 +266,8 @@ public:
 
     /// The library's channel for this rank (set by the simulator).
     channel<transport>& library_channel() {
-        if (!library_) throw error("loopsched: this simulated transport has no library channel (made outside a simulator run)");
+        if (!library_)
+            throw error("loopsched: this simulated transport has no library channel (made outside a simulator run)");
         return *library_;
     }
     void lend_channel(channel<transport>* library) noexcept { library_ = library; }
@@ -277,7 +281,9 @@ private:
         return std::move(*m);
     }
 
-    std::optional<message> take_early(int source, int tag) { return loopsched::detail::take_matching(early_, source, tag); }
+    std::optional<message> take_early(int source, int tag) {
+        return loopsched::detail::take_matching(early_, source, tag);
+    }
 
     /// A received message's CPU cost joins the rank's pending work.
     message finish(message m) {
@@ -294,7 +300,8 @@ private:
         auto& s = state();
         double seconds = extra;
         if (net_->options.charge_engine_time && s.ran_since)
-            seconds += std::chrono::duration<double>(clock::now() - *s.ran_since).count() * net_->options.engine_time_scale;
+            seconds += std::chrono::duration<double>(clock::now() - *s.ran_since).count() *
+                       net_->options.engine_time_scale;
         s.ran_since.reset();
         double const flops = std::exchange(s.pending_flops, 0.0) + seconds * host()->get_speed();
         if (flops > 0.0) ::simgrid::s4u::this_actor::execute(flops);
@@ -376,13 +383,15 @@ public:
         for (auto* h : found) {
             char const* load = h->get_property("background");
             int const background = load ? std::stoi(load) : 0;
-            loopsched::detail::require(background >= 0, "host " + h->get_name() + " background", background, "must be >= 0");
+            loopsched::detail::require(background >= 0, "host " + h->get_name() + " background", background,
+                                       "must be >= 0");
             out.platform_.hosts().push_back(host{h->get_name(), h->get_speed(), 0.0, 0.0, background});
             out.net_->hosts.push_back(h);
             names.push_back(h->get_name());
         }
         out.net_->name_boxes("xml/", names);
-        loopsched::detail::require(out.platform_.size() >= 1, "platform size", out.platform_.size(), "must be >= 1 host");
+        loopsched::detail::require(out.platform_.size() >= 1, "platform size", out.platform_.size(),
+                                   "must be >= 1 host");
         return out;
     }
 
@@ -399,7 +408,8 @@ public:
         // The library's channels outlive a run: a later run's loops carry later
         // loop numbers, so nothing a failed run left in a mailbox can reach them.
         while (static_cast<int>(channels_.size()) < n)
-            channels_.push_back(std::make_unique<channel<transport>>(std::in_place, *net_, static_cast<int>(channels_.size()), 1));
+            channels_.push_back(
+                    std::make_unique<channel<transport>>(std::in_place, *net_, static_cast<int>(channels_.size()), 1));
         double const begin = ::simgrid::s4u::Engine::get_clock();
         double last_end = begin;
         auto const wall = std::chrono::steady_clock::now();
@@ -409,7 +419,8 @@ public:
             auto* host = net_->hosts[static_cast<std::size_t>(r)];
             auto* t = ends.back().get();
             ::simgrid::s4u::Actor::create("rank-" + std::to_string(r), host, [&, r, t] {
-                for (int c = 0; c < detail::network::contexts; ++c) net_->box(r, c)->set_receiver(::simgrid::s4u::Actor::self());
+                for (int c = 0; c < detail::network::contexts; ++c)
+                    net_->box(r, c)->set_receiver(::simgrid::s4u::Actor::self());
                 try {
                     program(*t);
                 } catch (...) {
@@ -427,7 +438,8 @@ public:
         detail::world::get().started = true;
         detail::world::get().engine->run();
         for (auto* box : net_->boxes) box->set_receiver(nullptr);
-        run_result out{last_end - begin, std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count()};
+        run_result out{last_end - begin,
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count()};
         for (auto& f : failures)
             if (f) std::rethrow_exception(f);
         return out;
@@ -448,8 +460,8 @@ private:
             auto* link = zone->create_link(prefix + h.name + "-link", h.bandwidth)->set_latency(h.latency);
             link->seal();
             // Star zone: the host's route to anywhere (and back) crosses its own link.
-            zone->add_route(simulated->get_netpoint(), nullptr, nullptr, nullptr,
-                            {::simgrid::s4u::LinkInRoute(link)}, true);
+            zone->add_route(simulated->get_netpoint(), nullptr, nullptr, nullptr, {::simgrid::s4u::LinkInRoute(link)},
+                            true);
             simulated->seal();
             net_->hosts.push_back(simulated);
             names.push_back(h.name);
@@ -459,7 +471,8 @@ private:
     }
 
     platform platform_;
-    std::unique_ptr<detail::network> net_ = std::make_unique<detail::network>(); // transports point into it: it must not move
+    std::unique_ptr<detail::network> net_ =
+            std::make_unique<detail::network>(); // transports point into it: it must not move
     std::vector<std::unique_ptr<channel<transport>>> channels_;
 };
 

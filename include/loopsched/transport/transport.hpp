@@ -35,7 +35,8 @@ struct message_view {
     std::span<std::byte const> payload;
 
     message_view() = default;
-    message_view(int from, int with_tag, std::span<std::byte const> data) : source(from), tag(with_tag), payload(data) {}
+    message_view(int from, int with_tag, std::span<std::byte const> data)
+            : source(from), tag(with_tag), payload(data) {}
     // Implicit, as std::string_view from std::string: the message must outlive the view.
     message_view(message const& m) : source(m.source), tag(m.tag), payload(m.payload.data(), m.payload.size()) {}
 };
@@ -65,8 +66,10 @@ namespace detail {
 /// The runtime's per-chunk requests and replies go this way.
 template <Transport T>
 void send_view(T& t, int dest, int tag, std::span<std::byte const> data) {
-    if constexpr (requires { t.send_view(dest, tag, data); }) t.send_view(dest, tag, data);
-    else t.send(dest, tag, bytes(data.begin(), data.end()));
+    if constexpr (requires { t.send_view(dest, tag, data); })
+        t.send_view(dest, tag, data);
+    else
+        t.send(dest, tag, bytes(data.begin(), data.end()));
 }
 
 /// receive() without copying the bytes where the transport can lend them
@@ -75,7 +78,9 @@ void send_view(T& t, int dest, int tag, std::span<std::byte const> data) {
 /// runtime's per-chunk requests and replies come this way.
 template <Transport T>
 message_view receive_view(T& t, int source, int tag, message& held) {
-    if constexpr (requires { { t.receive_view(source, tag) } -> std::same_as<message_view>; }) {
+    if constexpr (requires {
+                      { t.receive_view(source, tag) } -> std::same_as<message_view>;
+                  }) {
         return t.receive_view(source, tag);
     } else {
         held = t.receive(source, tag);
@@ -86,7 +91,9 @@ message_view receive_view(T& t, int source, int tag, message& held) {
 /// try_receive() as receive_view() receives.
 template <Transport T>
 std::optional<message_view> try_receive_view(T& t, int source, int tag, message& held) {
-    if constexpr (requires { { t.try_receive_view(source, tag) } -> std::same_as<std::optional<message_view>>; }) {
+    if constexpr (requires {
+                      { t.try_receive_view(source, tag) } -> std::same_as<std::optional<message_view>>;
+                  }) {
         return t.try_receive_view(source, tag);
     } else {
         auto m = t.try_receive(source, tag);
