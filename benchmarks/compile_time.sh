@@ -1,24 +1,64 @@
 #!/usr/bin/env bash
-# Compile time of one translation unit that includes <loopsched/loopsched.hpp>
-# against one that includes only <vector>, side by side, median of 5 runs each.
+# Compile cost, side by side (interleaved, median of 5, -O2): a translation unit
+# that runs a loop with only <loopsched/algorithm/parallel_for.hpp> (and the
+# policy and transport it names), one that runs the same loop through the
+# umbrella header, and one that includes only <vector>. With a build directory,
+# also the compile-time policy sweep's TU (examples/policy_sweep.cpp): its
+# time and peak memory, as the build compiles it.
+#   benchmarks/compile_time.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-printf '#include <loopsched/loopsched.hpp>\nint main() { return loopsched::parse_policy("gss").spec().size() == 3 ? 0 : 1; }\n' > "$tmp/ours.cpp"
-printf '#include <vector>\nint main() { std::vector<int> v{1, 2, 3}; return v.size() == 3 ? 0 : 1; }\n' > "$tmp/baseline.cpp"
-flags=(-std=c++20 -O2 -Iinclude -I/usr/lib/x86_64-linux-gnu/openmpi/include -c)
+loop='int main() {
+    std::vector<int> runs(1000);
+    loopsched::in_process::run(2, [&](loopsched::in_process::endpoint& t) {
+        loopsched::parallel_for(t, loopsched::make_range(1000), POLICY,
+                                [&](loopsched::index_range const& r) { for (auto i : r.indices()) runs[i]++; });
+    });
+    return runs[7] == 1 ? 0 : 1;
+}'
+{
+  printf '#include <loopsched/algorithm/parallel_for.hpp>\n#include <loopsched/policy/gss.hpp>\n'
+  printf '#include <loopsched/transport/in_process.hpp>\n#include <vector>\n'
+  printf '%s\n' "${loop/POLICY/loopsched::gss{\}}"
+} > "$tmp/parallel_for.cpp"
+{
+  printf '#include <loopsched/loopsched.hpp>\n#include <vector>\n'
+  printf '%s\n' "${loop/POLICY/loopsched::parse_policy(\"gss\")}"
+} > "$tmp/umbrella.cpp"
+printf '#include <vector>\nint main() { std::vector<int> v{1, 2, 3}; return v.size() == 3 ? 0 : 1; }\n' > "$tmp/vector.cpp"
+
+flags=(-std=c++20 -O2 -Iinclude $(mpicxx --showme:compile) -c)
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 time_one() { # file -> seconds
   local start end
   start=$(date +%s.%N); g++ "${flags[@]}" "$1" -o "$tmp/out.o"; end=$(date +%s.%N)
   awk -v a="$start" -v b="$end" 'BEGIN { print b - a }'
 }
-ours=() base=()
-for _ in 1 2 3 4 5; do   # interleaved so that machine noise hits both alike
-  ours+=("$(time_one "$tmp/ours.cpp")")
-  base+=("$(time_one "$tmp/baseline.cpp")")
+declare -A times
+for _ in 1 2 3 4 5; do # interleaved, so that the machine's drift hits all alike
+  for tu in vector parallel_for umbrella; do times[$tu]+="$(time_one "$tmp/$tu.cpp") "; done
 done
-o=$(printf '%s\n' "${ours[@]}" | median); b=$(printf '%s\n' "${base[@]}" | median)
-printf 'compile time of one TU (s, median of 5, -O2): umbrella header vs <vector>\n'
-printf 'compile_tu_umbrella_vs_vector: ours=%.2f baseline=%.2f ratio=%.2f\n' "$o" "$b" "$(awk -v a="$o" -v b="$b" 'BEGIN { print a / b }')"
+for tu in vector parallel_for umbrella; do
+  declare "m_$tu=$(printf '%s\n' ${times[$tu]} | median)"
+done
+printf 'compile time of one TU (s, median of 5, -O2, a 2-rank in-process GSS loop in the loopsched TUs)\n'
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
+printf 'compile_tu_parallel_for_only: ours=%.2f baseline=%.2f ratio=%s (baseline: <vector>)\n' \
+  "$m_parallel_for" "$m_vector" "$(ratio "$m_parallel_for" "$m_vector")"
+printf 'compile_tu_umbrella: ours=%.2f baseline=%.2f ratio=%s (baseline: <vector>)\n' \
+  "$m_umbrella" "$m_vector" "$(ratio "$m_umbrella" "$m_vector")"
+printf 'compile_tu_umbrella_vs_parallel_for_only: ours=%.2f baseline=%.2f ratio=%s\n' \
+  "$m_umbrella" "$m_parallel_for" "$(ratio "$m_umbrella" "$m_parallel_for")"
+
+# The sweep's TU, compiled with the build's own command line.
+if [ $# -ge 1 ] && [ -f "$1/build.ninja" ]; then
+  command=$(cd "$1" && ninja -t commands policy_sweep | grep -- '-c .*policy_sweep\.cpp' | tail -1)
+  if [ -n "$command" ]; then
+    (cd "$1" && /usr/bin/time -f '%e %M' -o "$tmp/sweep" bash -c "$command")
+    read -r seconds kilobytes < "$tmp/sweep"
+    printf 'compile_policy_sweep_tu: seconds=%s peak_memory_mb=%d (targets: 120 s, 3072 MB)\n' \
+      "$seconds" $((kilobytes / 1024))
+  fi
+fi

@@ -107,14 +107,14 @@ void line(boost::mpi::communicator const& world, char const* name, double a, dou
 int main(int argc, char** argv) {
     boost::mpi::environment env(argc, argv);
     boost::mpi::communicator world;
-    examples::command_line line("doacross_bench",
+    examples::command_line command("doacross_bench",
                                 "DOACROSS on 2 ranks: parallel_for_doacross on the heat sweep against a hand-written "
                                 "pipelined wavefront in raw MPI, even and with rank 1 at half speed.",
                                 "mpiexec -n 2 doacross_bench 4000 4000");
     index_t rows = 4000, cols = 4000;
-    line.add_option("rows", rows, "rows of the space")->check(CLI::PositiveNumber)->capture_default_str();
-    line.add_option("columns", cols, "columns of the space")->check(CLI::PositiveNumber)->capture_default_str();
-    if (auto code = line.parse(argc, argv)) return *code;
+    command.add_option("rows", rows, "rows of the space")->check(CLI::PositiveNumber)->capture_default_str();
+    command.add_option("columns", cols, "columns of the space")->check(CLI::PositiveNumber)->capture_default_str();
+    if (auto code = command.parse(argc, argv)) return *code;
     box<2> const space = box<2>::from_extents({rows, cols});
     if (world.size() != 2 && world.rank() == 0) std::printf("note: written for 2 ranks, running on %d\n", world.size());
 

@@ -31,7 +31,8 @@ class Runner:
         self.wall = 0.0
         self.began = time.time()
         self.label = ""
-        self.shown = sys.stderr.isatty()  # a progress line on a terminal; nothing in a log
+        # A progress line on a terminal, nothing in a log (./run decides in LOOPSCHED_PROGRESS).
+        self.shown = os.environ.get("LOOPSCHED_PROGRESS", "1" if sys.stderr.isatty() else "0") == "1"
 
     def show(self, done, total):
         if self.shown:

@@ -39,7 +39,13 @@ public:
             if (first_rank()) std::cout << help();
             return 0;
         } catch (CLI::ParseError const& e) {
-            if (first_rank()) std::cerr << get_name() << ": " << e.what() << "\n\n" << help();
+            // A flag it does not know is the first thing to say, before a required one missing.
+            std::string reason = e.what();
+            if (auto const extra = remaining(); !extra.empty()) {
+                reason = "The following argument" + std::string(extra.size() > 1 ? "s were" : " was") + " not expected:";
+                for (auto const& a : extra) reason += " " + a;
+            }
+            if (first_rank()) std::cerr << get_name() << ": " << reason << "\n\n" << help();
             return 2;
         }
     }

@@ -6,6 +6,7 @@
 // Then a DOACROSS loop (Floyd-Steinberg, seed 003) on the same emulated
 // cluster, S-TSS against SW-TSS, with Gantt charts where the pipeline shows.
 #include "cli.hpp"
+#include "progress.hpp"
 #include "doacross_kernels.hpp"
 #include "mandelbrot.hpp"
 
@@ -87,7 +88,9 @@ int main(int argc, char** argv) {
 
         std::vector<row> rows;
         std::vector<std::vector<std::uint8_t>> columns;
+        examples::progress shown("demo", plan.size()); // on rank 0: the others are quiet
         for (auto const& e : plan) {
+            if (world.rank() == 0) shown.next(e.spec + (e.heterogeneous ? ", V = 1, 0.4" : ", dedicated"));
             parallel_for_options o;
             o.master_computes = false;
             o.trace = true;
@@ -123,6 +126,7 @@ int main(int argc, char** argv) {
                 }
             }
         }
+        shown.clear();
         if (world.rank() == 0) {
             auto const reference = problem.sequential_png(); // after the runs: workers must not wait for it
             for (std::size_t i = 0; i < rows.size(); ++i) rows[i].identical = problem.png(columns[i]) == reference;

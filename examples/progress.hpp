@@ -1,11 +1,13 @@
 // A progress line for the long-running programs: what runs, how many of how
-// many, the time so far; on standard error, and only when that is a terminal.
+// many, the time so far; on standard error, and only when that is a terminal
+// (under mpiexec, whose ranks write to pipes, ./run says so in LOOPSCHED_PROGRESS).
 #pragma once
 
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 
@@ -14,7 +16,7 @@ namespace loopsched::examples {
 class progress {
 public:
     progress(std::string what, std::size_t total)
-            : what_(std::move(what)), total_(total), shown_(isatty(STDERR_FILENO) != 0),
+            : what_(std::move(what)), total_(total), shown_(wanted()),
               start_(std::chrono::steady_clock::now()) {}
     progress(progress const&) = delete;
     progress& operator=(progress const&) = delete;
@@ -39,6 +41,11 @@ public:
     }
 
 private:
+    static bool wanted() {
+        if (char const* v = std::getenv("LOOPSCHED_PROGRESS")) return std::string_view(v) == "1";
+        return isatty(STDERR_FILENO) != 0;
+    }
+
     std::string what_;
     std::size_t total_, done_ = 0;
     bool shown_, drawn_ = false;

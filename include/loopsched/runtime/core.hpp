@@ -130,10 +130,10 @@ public:
     }
 
     /// Serves every worker's first request: its hello, whose status the agreement gathered (by rank).
-    void open(std::span<worker_status const> status_by_rank) {
+    void open(std::span<worker_status const> statuses) {
         start_ = port_.now();
         for (std::size_t k = 0; k < state_.size(); ++k) {
-            request const first{k, status_by_rank[static_cast<std::size_t>(settings_.worker_ranks[k])], {}};
+            request const first{k, statuses[static_cast<std::size_t>(settings_.worker_ranks[k])], {}};
             if (settings_.deterministic)
                 waiting_[k] = first;
             else

@@ -54,12 +54,16 @@ struct loop_statistics {
 inline std::ostream& operator<<(std::ostream& out, loop_statistics const& s) {
     out << std::setw(6) << "rank" << std::setw(12) << "T_comp(s)" << std::setw(12) << "T_wait(s)" << std::setw(12)
         << "T_comm(s)" << std::setw(12) << "iterations" << std::setw(8) << "chunks" << '\n';
+    auto const flags = out.flags();
+    auto const precision = out.precision(); // the caller's numbers after the table print as before it
     out << std::fixed << std::setprecision(4);
     for (auto const& w : s.workers)
         out << std::setw(6) << w.rank << std::setw(12) << w.compute_seconds << std::setw(12) << w.wait_seconds
             << std::setw(12) << w.comm_seconds << std::setw(12) << w.iterations << std::setw(8) << w.chunks << '\n';
     out << "T_p = " << s.parallel_seconds << " s, " << s.iterations() << " iterations in " << s.chunks() << " chunks\n";
-    return out.unsetf(std::ios::floatfield), out;
+    out.flags(flags);
+    out.precision(precision);
+    return out;
 }
 
 } // namespace loopsched
