@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compile cost, side by side (interleaved, median of 5, -O2): a translation unit
 # that runs a loop with only <loopsched/algorithm/parallel_for.hpp> (and the
-# policy and transport it names), one that runs the same loop through the
+# policy, space and transport it names), one that runs the same loop through the
 # umbrella header, and one that includes only <vector>. With a build directory,
 # also the compile-time policy sweep's TU (examples/policy_sweep.cpp): its
 # time and peak memory, as the build compiles it.
@@ -20,7 +20,7 @@ loop='int main() {
 }'
 {
   printf '#include <loopsched/algorithm/parallel_for.hpp>\n#include <loopsched/policy/gss.hpp>\n'
-  printf '#include <loopsched/transport/in_process.hpp>\n#include <vector>\n'
+  printf '#include <loopsched/space/box.hpp>\n#include <loopsched/transport/in_process.hpp>\n#include <vector>\n'
   printf '%s\n' "${loop/POLICY/loopsched::gss{\}}"
 } > "$tmp/parallel_for.cpp"
 {
@@ -36,6 +36,9 @@ time_one() { # file -> seconds
   start=$(date +%s.%N); g++ "${flags[@]}" "$1" -o "$tmp/out.o"; end=$(date +%s.%N)
   awk -v a="$start" -v b="$end" 'BEGIN { print b - a }'
 }
+for tu in vector parallel_for umbrella; do # each must compile before it is timed
+  g++ "${flags[@]}" "$tmp/$tu.cpp" -o "$tmp/out.o" || { echo "compile_time: $tu.cpp does not compile" >&2; exit 1; }
+done
 declare -A times
 for _ in 1 2 3 4 5; do # interleaved, so that the machine's drift hits all alike
   for tu in vector parallel_for umbrella; do times[$tu]+="$(time_one "$tmp/$tu.cpp") "; done
