@@ -5,6 +5,7 @@
 // simulate the same loops on a 2-host platform built from those measurements
 // and print both. Run: mpiexec -n 2 fidelity [REPEATS]
 #include "../examples/cli.hpp"
+#include "../examples/progress.hpp"
 #include "../examples/simulation.hpp"
 
 #include <boost/mpi/collectives.hpp>
@@ -133,12 +134,19 @@ int main(int argc, char** argv) try {
     std::vector<std::string> const doacross = {"s-css", "s-gss", "s-tss", "s-fss"};
     std::vector<double> real_doall, real_doacross, spreads;
     std::vector<loop_statistics> real_tables;
+    examples::progress shown("fidelity, real runs",
+                             (doall.size() + doacross.size()) * static_cast<std::size_t>(repeats));
+    auto show = [&](std::string const& spec) {
+        if (world.rank() == 0) shown.next(spec); // the other rank is quiet
+    };
     for (auto const& spec : doall) {
         std::vector<double> t;
-        for (int r = 0; r < repeats; ++r)
+        for (int r = 0; r < repeats; ++r) {
+            show("mandelbrot, " + spec);
             t.push_back(parallel_for(world, make_range(m.width), parse_policy(spec), m.body(),
                                      gather<std::uint8_t>{m.column_bytes()})
                                 .statistics.parallel_seconds);
+        }
         real_doall.push_back(median(t));
         spreads.push_back(spread(t));
     }
@@ -152,6 +160,7 @@ int main(int argc, char** argv) try {
         doacross_options const& o = heat_options;
         loop_statistics last;
         for (int r = 0; r < repeats; ++r) {
+            show("heat, " + spec);
             last = parallel_for_doacross(world, heat_space, kernels::heat::dependences{}, parse_policy(spec),
                                          std::get<0>(kernels::heat::fields()), kernels::heat::body{heat_space}, o)
                            .statistics;
@@ -161,6 +170,7 @@ int main(int argc, char** argv) try {
         spreads.push_back(spread(t));
         real_tables.push_back(last);
     }
+    shown.clear();
     if (world.rank() != 0) return 0;
 
     // The same loops on a simulated 2-host machine with those measurements.
