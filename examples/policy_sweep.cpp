@@ -73,7 +73,9 @@ int main(int argc, char** argv) try {
     std::string platform = "seed003-sw:m=8:loaded", workload = "mandelbrot:size=2000x1000:sf=4", output = "sweep";
     line.add_option("--platform", platform, "simulated platform (see simulate --help)")->capture_default_str();
     line.add_option("--workload", workload, "workload (see simulate --help)")->capture_default_str();
-    line.add_option("--output", output, "directory for sweep.md and sweep.csv")->capture_default_str();
+    line.add_option("--output", output, "directory for sweep.md and sweep.csv")
+            ->capture_default_str()
+            ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast); // ./run passes one; the user's comes later
     if (auto code = line.parse(argc, argv)) return *code;
     std::filesystem::path const dir = output;
     std::filesystem::create_directories(dir);
