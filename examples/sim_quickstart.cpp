@@ -1,4 +1,4 @@
-// The README's simulation example, compiled and run as a test so it stays true.
+// The simulation guide's first example (docs/simulation.md), compiled and run as a test so it stays true.
 #include <loopsched/loopsched.hpp>
 #include <loopsched/transport/simgrid.hpp>
 

@@ -101,7 +101,7 @@ inline constexpr double fast_ethernet = 12.5e6; ///< 100 Mbit/s in bytes/s
 /// 100 us, Table 5.11's 99 us.
 inline constexpr double ethernet_latency = 50e-6;
 
-/// The presets (see README "Simulation"):
+/// The presets (see docs/simulation.md):
 ///   seed001[:loaded]      1 master + 3 fast (V = 3, 100 Mbit/s) + 5 slow (V = 1, 10 Mbit/s);
 ///                         loaded: 2 CPU-heavy processes on 1 fast and 3 slow workers
 ///   seed003-w             Table 4.2: 1 master + 4 workers, V = 1, 0.8, 1, 0.8, workers 2 and 4 at q = 2
@@ -242,7 +242,7 @@ inline std::vector<double> mandelbrot_column_costs(mandelbrot const& m) {
 /// Flops of one Mandelbrot escape iteration (a few multiply-adds and a compare).
 inline constexpr double flops_per_escape_iteration = 10.0;
 
-/// The workloads (see README "Simulation"):
+/// The workloads (see docs/simulation.md):
 ///   mandelbrot:size=WxH[:sf=4][:max=1000][:bytes=1]   seed 001's problem, per-column cost from real
 ///                                           escape counts; `bytes` per pixel return to the root
 ///   uniform:n=N[:cost=F]                    N iterations of F flops (default 1e7: 10 ms at V = 1)
