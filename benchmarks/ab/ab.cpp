@@ -4,6 +4,8 @@
 // new engine run in rotating order; each figure is the median over rounds of
 // the per-round ratio, so the machine's drift, which moves whole runs by tens
 // of percent here, cancels. Prints "<case>: new/old=<ratio> new/raw=<ratio> old/raw=<ratio>".
+#include "../../examples/cli.hpp"
+
 #include <loopsched/loopsched.hpp>
 #include <loopsched_old/loopsched.hpp>
 
@@ -85,9 +87,20 @@ void compare(boost::mpi::communicator const& world, char const* name, int rounds
 
 int main(int argc, char** argv) {
     boost::mpi::environment env(argc, argv);
+    loopsched::examples::command_line line("ab",
+                                           "Same-binary A/B on 2 ranks: this tree's engines against an earlier "
+                                           "commit's (built by benchmarks/ab.sh), raw MPI beside both.",
+                                           "bash benchmarks/ab.sh 3d4b741 31");
+    int rounds = 41;
+    line.add_option("rounds", rounds, "rounds of raw, old and new blocks in rotating order")
+            ->check(CLI::PositiveNumber)
+            ->capture_default_str();
+    if (auto code = line.parse(argc, argv)) return *code;
     boost::mpi::communicator world;
-    if (world.size() != 2) return 2;
-    int const rounds = argc > 1 ? std::stoi(argv[1]) : 41;
+    if (world.size() != 2) {
+        if (world.rank() == 0) std::fprintf(stderr, "ab: run on exactly 2 ranks\n");
+        return 2;
+    }
     long long const chunks = 20000, loops = 4000;
 
     auto const new_css = loopsched::parse_policy("css:chunk=1");
