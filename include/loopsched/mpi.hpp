@@ -7,6 +7,7 @@
 #include <loopsched/algorithm/by_spec.hpp>
 #include <loopsched/algorithm/parallel_for.hpp>
 #include <loopsched/algorithm/parallel_for_doacross.hpp>
+#include <loopsched/algorithm/task_farm.hpp>
 #include <loopsched/runtime/calibration.hpp>
 #include <loopsched/transport/mpi.hpp>
 
@@ -52,6 +53,13 @@ template <std::size_t N, DependenceSet D, ChunkPolicy P, class... Args>
 requires(sizeof...(Args) >= 2) auto parallel_for_doacross(boost::mpi::communicator const& comm, box<N> const& space,
                                                           D const& deps, P const& policy, Args&&... args) {
     return parallel_for_doacross(mpi_channel(comm), space, deps, policy, std::forward<Args>(args)...);
+}
+
+template <farm_value Task, class Produce, class Body>
+requires std::invocable<Body&, Task const&> && std::invocable<Produce&, task_farm_handle<Task, farm_result_t<Body, Task>>&>
+farm_outcome<farm_result_t<Body, Task>> task_farm(boost::mpi::communicator const& comm, Produce&& produce, Body&& body,
+                                                  task_farm_options const& options = {}) {
+    return task_farm<Task>(mpi_channel(comm), std::forward<Produce>(produce), std::forward<Body>(body), options);
 }
 
 /// parallel_for with the policy's spec, parsed inside the loop on every rank (see by_spec.hpp).

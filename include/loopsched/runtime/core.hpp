@@ -99,6 +99,17 @@ public:
             link_.send(rank, what, data);
     }
 
+    /// Work sent to worker k outside an answer to its request (the task farm
+    /// pushes tasks as they are created): the core looks at k's state again.
+    void push_worker(std::size_t k, kind what, std::span<std::byte const> data) {
+        send_worker(k, what, data);
+        touch(k);
+    }
+    /// Worker k's state may have changed (it now holds work, or no longer
+    /// expects any): the core asks the client's holds(k) again.
+    void touch(std::size_t k) { touched_.push_back(k); }
+    [[nodiscard]] std::vector<std::size_t>& touched() noexcept { return touched_; }
+
     /// Worker k was granted `iterations` more (one unit).
     void count(std::size_t k, index_t iterations) {
         stats_[k].iterations += iterations;
@@ -111,6 +122,7 @@ private:
     runtime_settings const& settings_;
     loopback& local_;
     std::vector<worker_statistics> stats_;
+    std::vector<std::size_t> touched_;
 };
 
 /// The master's side of the protocol for any client. The client provides:
@@ -119,13 +131,21 @@ private:
 ///   bool done()                 nothing is left to grant;
 ///   void take_result(first, size, bytes)   a result block riding on a request or report;
 ///   void on_message(k, kind, message_view) the algorithm's own kinds.
+/// and optionally (the task farm's, where work is pushed, not only granted):
+///   bool holds(k)                 worker k will send again without a grant
+///                                 (it holds work): it is not parked;
+///   bool expecting_work()         more work may still be created: workers
+///                                 all parked is a wait, not a dead end;
+///   static constexpr bool results_first   hand a request's results to the
+///                                 client before serving it (it must know what finished).
 template <Transport T, class Client>
 class master_core {
 public:
     /// `aborted` is set once this master has sent the loop's abort (see as_root).
     master_core(master_port<T>& port, Client& client, bool& aborted)
             : port_(port), client_(client), settings_(port.settings()), aborted_(aborted),
-              state_(settings_.workers(), peer::active), waiting_(settings_.workers()), parked_(settings_.workers()) {
+              state_(settings_.workers(), peer::active), waiting_(settings_.workers()), parked_(settings_.workers()),
+              last_(settings_.workers()) {
         owing_ = state_.size();
     }
 
@@ -152,6 +172,12 @@ public:
             auto const h = r.get<request_header>();
             if (state_[k] != peer::active) protocol_error(m.source, "a request from a worker that is not running");
             request const asked{k, h.status, h.timing};
+            auto take = [&] {
+                read_result_blocks(r, h.result_blocks, [&](index_t first, index_t size, std::span<std::byte const> b) {
+                    client_.take_result(first, size, b);
+                });
+            };
+            if constexpr (results_first) take();
             // The reply first, then the results that came with the request: the worker is waiting.
             if (settings_.deterministic) {
                 waiting_[k] = asked;
@@ -159,9 +185,7 @@ public:
             } else {
                 serve(k, asked);
             }
-            read_result_blocks(r, h.result_blocks, [&](index_t first, index_t size, std::span<std::byte const> b) {
-                client_.take_result(first, size, b);
-            });
+            if constexpr (!results_first) take();
         } else if (what == kind::report) {
             if (state_[k] != peer::stopped) protocol_error(m.source, "a report from a worker that was not stopped");
             take_report(k, m);
@@ -173,7 +197,12 @@ public:
 
     [[nodiscard]] bool finished() const noexcept { return owing_ == 0; }
     [[nodiscard]] double started() const noexcept { return start_; }
+
+    /// After the client acted outside a message (work created on the root):
+    /// the workers it touched, then the parked ones, are looked at again.
+    void settle() { settle_parked(); }
     [[nodiscard]] runtime_settings const& settings() const noexcept { return settings_; }
+    [[nodiscard]] Client& client() noexcept { return client_; }
 
     /// The loop is over: every rank gets the table; the root keeps the trace.
     loop_statistics close() {
@@ -194,7 +223,20 @@ private:
     enum class peer : std::uint8_t { active, parked, stopped, reported };
 
     static constexpr bool owes(peer p) noexcept { return p != peer::reported; }
+    static constexpr bool results_first = requires { requires Client::results_first; };
 
+    [[nodiscard]] bool holds(std::size_t k) const {
+        if constexpr (requires(Client const& c) { c.holds(k); })
+            return client_.holds(k);
+        else
+            return false;
+    }
+    [[nodiscard]] bool expecting_work() const {
+        if constexpr (requires(Client const& c) { c.expecting_work(); })
+            return client_.expecting_work();
+        else
+            return false;
+    }
     /// Every state change goes through here, so the counts the hot path reads stay exact.
     void become(std::size_t k, peer next) {
         peer const before = std::exchange(state_[k], next);
@@ -214,9 +256,12 @@ private:
 
     /// Answers worker k's request with a unit, a stop, or nothing for now.
     void serve(std::size_t k, request const& r) {
+        last_[k] = r;
         if (index_t const n = client_.serve(k, r); n > 0) {
             port_.count(k, n);
             become(k, peer::active);
+        } else if (holds(k)) {
+            become(k, peer::active); // it holds work and will ask again
         } else if (client_.done()) {
             port_.send_worker(k, kind::stop, {});
             become(k, peer::stopped);
@@ -231,6 +276,7 @@ private:
     /// every worker still owing a message is parked, none will ask again:
     /// rather than wait for ever, the loop fails.
     void settle_parked() {
+        take_touched();
         if (parked_count_ == 0) return;
         if (!settings_.deterministic || client_.done())
             for (std::size_t k = 0; k < state_.size(); ++k) {
@@ -238,8 +284,26 @@ private:
                 become(k, peer::active);
                 serve(k, *parked_[k]); // may park it again, or stop it
             }
-        if (parked_count_ > 0 && parked_count_ == owing_)
+        take_touched();
+        if (parked_count_ > 0 && parked_count_ == owing_ && !expecting_work())
             throw error("loopsched: the policy leaves every worker out while work remains");
+    }
+
+    /// Workers the client pushed work to, or took work from, outside serve():
+    /// parked ones that now hold work become active; active ones that no
+    /// longer do are parked (or stopped) as if they had just asked.
+    void take_touched() {
+        auto& touched = port_.touched();
+        for (std::size_t i = 0; i < touched.size(); ++i) { // serve() may touch more
+            std::size_t const k = touched[i];
+            if (state_[k] == peer::parked && holds(k)) {
+                parked_[k].reset();
+                become(k, peer::active);
+            } else if (state_[k] == peer::active && !holds(k) && last_[k] && !waiting_[k]) {
+                serve(k, *last_[k]);
+            }
+        }
+        touched.clear();
     }
 
     /// Deterministic mode: serves the waiting requests strictly in worker order.
@@ -280,8 +344,8 @@ private:
     bool& aborted_;
     // Inline up to 16 workers: back-to-back short loops should not allocate for them.
     boost::container::small_vector<peer, 16> state_;
-    boost::container::small_vector<std::optional<request>, 16> waiting_,
-            parked_; ///< deterministic mode's queue; parked requests
+    boost::container::small_vector<std::optional<request>, 16> waiting_, parked_,
+            last_; ///< deterministic mode's queue; parked requests; each worker's last request
     std::size_t turn_ = 0;
     std::size_t owing_ = 0, parked_count_ = 0; ///< workers not yet reported; parked workers (kept by become())
     std::vector<chunk_event> trace_;
@@ -457,7 +521,8 @@ loop_statistics run_worker(loop_link<T>& link, worker_core<T, Client>& w) {
 
 /// Which side of the root a message from the transport is for.
 inline bool is_for_master(kind k) noexcept {
-    return k == kind::request || k == kind::report || k == kind::failed || k == kind::extend;
+    return k == kind::request || k == kind::report || k == kind::failed || k == kind::extend ||
+           k == kind::moved;
 }
 
 /// The root's loop: the master, and its own worker when it computes (stepped
@@ -465,47 +530,102 @@ inline bool is_for_master(kind k) noexcept {
 /// After a step the transport is looked at only if `probe_gap` has passed since
 /// the last look: a look (MPI_Iprobe) costs as much as a short step's own
 /// bookkeeping, and a request then waits at most that gap longer.
+/// An algorithm whose work is created on the root while the loop runs (the task
+/// farm) drives it in turns: poll() between creations, run_until() to wait.
 template <Transport T, class MasterClient, class WorkerClient>
-loop_statistics run_root(loop_link<T>& link, loopback& local, master_core<T, MasterClient>& master,
-                         worker_core<T, WorkerClient>* own, std::span<worker_status const> opening) {
-    local.master = &master;
-    local.deliver = [](void* m, message_view v) { static_cast<master_core<T, MasterClient>*>(m)->handle(v); };
-    auto dispatch = [&](message_view m) {
-        if (is_for_master(kind_of(m.tag)))
-            master.handle(m);
-        else if (own)
-            own->handle(m);
-        else
-            throw error("loopsched: protocol: a worker's message reached a master that does not compute");
-    };
-    double const probe_gap = master.settings().poll_interval / 16;
-    double looked = 0.0;
-    master.open(opening);
-    while (true) {
-        if (auto n = local.take_for_worker()) {
-            own->handle(*n);
-        } else if (master.finished() && (!own || own->finished())) {
-            break;
-        } else if (own && own->can_step()) {
-            double const done = own->step();
-            if (done == 0.0 || done - looked >= probe_gap) {
-                looked = done;
-                while (auto v = link.try_receive()) dispatch(*v);
-            }
-        } else {
-            dispatch(wait_for_message(link, own));
+class root_loop {
+public:
+    root_loop(loop_link<T>& link, loopback& local, master_core<T, MasterClient>& master,
+              worker_core<T, WorkerClient>* own)
+            : link_(link), local_(local), master_(master), own_(own),
+              probe_gap_(master.settings().poll_interval / 16) {
+        local.master = &master;
+        local.deliver = [](void* m, message_view v) { static_cast<master_core<T, MasterClient>*>(m)->handle(v); };
+    }
+
+    void open(std::span<worker_status const> opening) { master_.open(opening); }
+    [[nodiscard]] master_core<T, MasterClient>& master() noexcept { return master_; }
+
+    [[nodiscard]] bool finished() const { return master_.finished() && (!own_ || own_->finished()); }
+
+    /// Handles what has arrived, without blocking and without stepping the own worker.
+    void poll() {
+        while (true) {
+            if (auto n = local_.take_for_worker())
+                own_->handle(*n);
+            else if (auto v = link_.try_receive())
+                dispatch(*v);
+            else
+                return;
         }
     }
+
+    /// Turns until `until()` holds or the loop is over.
+    template <class Until>
+    void run_until(Until&& until) {
+        while (!until()) {
+            if (auto n = local_.take_for_worker()) {
+                own_->handle(*n);
+            } else if (finished()) {
+                return;
+            } else if (own_ && own_->can_step()) {
+                double const done = own_->step();
+                if (done == 0.0 || done - looked_ >= probe_gap_) {
+                    looked_ = done;
+                    while (auto v = link_.try_receive()) dispatch(*v);
+                }
+            } else {
+                dispatch(wait_for_message(link_, own_));
+            }
+        }
+    }
+    void run() {
+        run_until([] { return false; });
+    }
+
+private:
+    void dispatch(message_view m) {
+        if (is_for_master(kind_of(m.tag)))
+            master_.handle(m);
+        else if (own_)
+            own_->handle(m);
+        else
+            throw error("loopsched: protocol: a worker's message reached a master that does not compute");
+    }
+
+    loop_link<T>& link_;
+    loopback& local_;
+    master_core<T, MasterClient>& master_;
+    worker_core<T, WorkerClient>* own_;
+    double probe_gap_, looked_ = 0.0;
+};
+
+/// The root's loop from its opening to its table; `drive(root_loop&)` runs
+/// first, once the opening is served (the task farm's producer).
+template <Transport T, class MasterClient, class WorkerClient, class Drive>
+loop_statistics run_root(loop_link<T>& link, loopback& local, master_core<T, MasterClient>& master,
+                         worker_core<T, WorkerClient>* own, std::span<worker_status const> opening, Drive&& drive) {
+    root_loop<T, MasterClient, WorkerClient> loop(link, local, master, own);
+    loop.open(opening);
+    drive(loop);
+    loop.run();
     return master.close();
 }
+
+/// No driver: the loop's work is known when it opens.
+struct undriven {
+    template <class Loop>
+    void operator()(Loop&) const noexcept {}
+};
 
 /// A loop on this rank once its opening is agreed: on the root, the master
 /// (its client from `make_master(master_port&)`) and, when it computes, its own
 /// worker; elsewhere a worker (its client from `make_worker(worker_port&)`).
 /// Failures anywhere in it end the loop on every rank (as_root, as_worker).
-template <Transport T, class MakeMaster, class MakeWorker>
+/// `drive(root_loop&)`: see run_root.
+template <Transport T, class MakeMaster, class MakeWorker, class Drive = undriven>
 loop_statistics run_loop(loop_link<T>& link, runtime_settings const& settings, std::span<worker_status const> opening,
-                         MakeMaster&& make_master, MakeWorker&& make_worker) {
+                         MakeMaster&& make_master, MakeWorker&& make_worker, Drive&& drive = {}) {
     using worker_client = decltype(make_worker(std::declval<worker_port<T>&>()));
     if (link.rank() == settings.root)
         return as_root(link, [&](bool& aborted) {
@@ -514,12 +634,12 @@ loop_statistics run_loop(loop_link<T>& link, runtime_settings const& settings, s
             auto granting = make_master(mport);
             master_core<T, decltype(granting)> master(mport, granting, aborted);
             if (settings.own_index < 0)
-                return run_root<T, decltype(granting), worker_client>(link, local, master, nullptr, opening);
+                return run_root<T, decltype(granting), worker_client>(link, local, master, nullptr, opening, drive);
             bool verdict = false; // the root's own worker never receives one: the master decides
             worker_port<T> wport(link, settings, &local);
             auto working = make_worker(wport);
             worker_core<T, worker_client> own(wport, working, verdict);
-            return run_root(link, local, master, &own, opening);
+            return run_root(link, local, master, &own, opening, drive);
         });
     return as_worker(link, settings.root, [&](bool& verdict) {
         worker_port<T> port(link, settings, nullptr);

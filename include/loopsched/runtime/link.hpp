@@ -35,6 +35,9 @@ enum class kind : int {
     extension, ///< DOACROSS master -> worker: yes, this one
     declined,  ///< DOACROSS master -> worker: no
     calibrate, ///< measure_powers: probe times and the powers
+    transfer,  ///< task farm master -> busy worker: move up to this much work to that idle worker
+    moved,     ///< task farm worker -> master: the tasks it moved (or dropped on a cancel); none: refused
+    cancel,    ///< task farm master -> worker: drop the tasks you have not started
     count_
 };
 inline constexpr int kind_bits = 5;

@@ -1,0 +1,703 @@
+// The task farm's engine (seed 000, chapter 4): tasks created on the root while
+// the farm runs, a linear cost model fitted on the replies, distribution by
+// speed share and redistribution between workers; the two clients of the
+// protocol core (runtime/core.hpp) that run it.
+//
+// Where the document is silent (digest 000, "[unspecified]"), this engine chooses:
+// - lambda's two points: the mean of the 3 oldest and of the 3 newest of the
+//   window by creation order (with fewer than 6 replies, half the window each);
+//   equal heuristic means give lambda = 0 (every task costs NC).
+// - A reply whose task is older than the whole (full) window is not fitted.
+// - Before r replies there is no model: every task counts as one unit of work,
+//   idle workers are filled up to f tasks from the master's queue in creation
+//   order, and a worker runs its tasks in creation order.
+// - Estimates add up linearly, as (4.1) does, but no task is estimated below
+//   the cheapest time in the window (nor a sum of k below k times it): a line
+//   fitted on noise can go negative where tasks are not free, and a chunk
+//   "filled" with zero estimates would take the master's whole queue.
+// - "Largest first", at the master and in a worker, is by the model's order
+//   when the master sent the task (heur up or down, as lambda's sign says);
+//   a task's priority overrides it.
+// - A busy worker moves tasks largest first while their sum stays within the
+//   amount of (4.6), skipping a task that would pass it (so the idle worker
+//   never finishes after it), and keeps at least one task.
+// - A refused transfer leaves that worker out as a donor until it replies again.
+#pragma once
+
+#include <loopsched/error.hpp>
+#include <loopsched/runtime/core.hpp>
+#include <loopsched/runtime/profile.hpp>
+#include <loopsched/schedule.hpp>
+#include <loopsched/spec.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace loopsched {
+
+/// How the task farm hands tasks out (task_farm_options::scheme).
+enum class farm_scheme_kind : std::uint8_t {
+    kazouris,        ///< seed 000's scheme: start round robin, speed shares of the estimated work, redistribution
+    self_scheduling, ///< SS: an idle worker gets one task
+    policy           ///< a chunk policy of the catalogue over the task stream (the count must be known)
+};
+
+/// The scheme a spec names: "kazouris", "ss", or a chunk policy's spec.
+inline farm_scheme_kind farm_scheme_of(std::string_view spec) {
+    if (spec == "kazouris") return farm_scheme_kind::kazouris;
+    if (spec == "ss") return farm_scheme_kind::self_scheduling;
+    return farm_scheme_kind::policy;
+}
+
+namespace detail {
+
+/// seed 000's estimator: nEstimCost(t) = lambda (heur(t) - H) + NC, fitted on
+/// the `window` most recent replies by creation order.
+class farm_cost_model {
+public:
+    farm_cost_model(std::size_t window, std::size_t needed) : window_(window), needed_(needed) {}
+
+    /// A reply: task `id` of heuristic value `heur` took `normalized` seconds on the base processor.
+    void add(std::uint64_t id, double heur, double normalized) {
+        ++replies_;
+        if (samples_.size() == window_ && id < samples_.front().id) return; // older than all ten
+        auto at = std::ranges::lower_bound(samples_, id, {}, &sample::id);
+        samples_.insert(at, sample{id, heur, normalized});
+        if (samples_.size() > window_) samples_.erase(samples_.begin());
+        fit();
+    }
+
+    [[nodiscard]] bool ready() const noexcept { return replies_ >= needed_ && !samples_.empty(); }
+    [[nodiscard]] std::size_t replies() const noexcept { return replies_; }
+    [[nodiscard]] double lambda() const noexcept { return lambda_; }
+    [[nodiscard]] double h() const noexcept { return h_; }
+    [[nodiscard]] double nc() const noexcept { return nc_; }
+
+    /// (4.1): the estimated normalized time of `count` tasks whose heuristic values sum to `heur_sum`.
+    [[nodiscard]] double total(double heur_sum, double count) const noexcept {
+        if (!ready()) return count;
+        return std::max(count * least_, lambda_ * (heur_sum - count * h_) + count * nc_);
+    }
+    [[nodiscard]] double estimate(double heur) const noexcept { return total(heur, 1.0); }
+
+private:
+    struct sample {
+        std::uint64_t id = 0;
+        double heur = 0.0, cost = 0.0;
+    };
+
+    void fit() {
+        double const n = static_cast<double>(samples_.size());
+        double hs = 0.0, cs = 0.0;
+        for (auto const& s : samples_) {
+            hs += s.heur;
+            cs += s.cost;
+        }
+        h_ = hs / n;
+        nc_ = cs / n;
+        least_ = std::ranges::min(samples_, {}, &sample::cost).cost;
+        std::size_t const ends = std::min<std::size_t>(3, samples_.size() / 2);
+        lambda_ = 0.0;
+        if (ends == 0) return;
+        auto mean = [&](std::size_t from) {
+            double h = 0.0, c = 0.0;
+            for (std::size_t i = from; i < from + ends; ++i) {
+                h += samples_[i].heur;
+                c += samples_[i].cost;
+            }
+            return std::pair{h / static_cast<double>(ends), c / static_cast<double>(ends)};
+        };
+        auto const [h_old, c_old] = mean(0);
+        auto const [h_new, c_new] = mean(samples_.size() - ends);
+        if (h_new != h_old) lambda_ = (c_new - c_old) / (h_new - h_old);
+    }
+
+    std::size_t window_, needed_;
+    std::vector<sample> samples_; ///< sorted by creation order
+    std::size_t replies_ = 0;
+    double lambda_ = 0.0, h_ = 0.0, nc_ = 1.0;
+    double least_ = 0.0; ///< the cheapest normalized time in the window: no estimate goes below it
+};
+
+/// The parameters every rank agrees on, as the engine uses them.
+struct farm_settings {
+    farm_scheme_kind scheme = farm_scheme_kind::kazouris;
+    std::size_t f = 3, d = 2, r = 4, window = 10;
+    double gain = 0.10;
+    bool load_aware = false;
+    std::size_t stop_after_results = 0;
+    double time_limit = 0.0;
+    std::size_t expected_tasks = 0;
+};
+
+/// One task on the wire: which, its heuristic value, the worker's ordering key, and its bytes' count.
+struct farm_task_header {
+    std::uint64_t id = 0;
+    double heur = 0.0;
+    double priority = 0.0;
+    double key = 0.0;
+    std::uint64_t bytes = 0;
+};
+
+/// What the master asks a busy worker in a transfer.
+struct farm_transfer {
+    double amount = 0.0;       ///< normalized work, (4.6)
+    std::int64_t to_rank = 0;  ///< the idle worker's rank
+    std::uint64_t to_index = 0;
+    double lambda = 0.0, h = 0.0, nc = 1.0; ///< the model, to estimate its own tasks
+    std::uint64_t modelled = 0;             ///< whether the model is ready
+};
+
+/// Who holds the tasks a worker moved (a transfer) or dropped (a cancel).
+inline constexpr std::uint64_t dropped_tasks = std::numeric_limits<std::uint64_t>::max();
+
+/// A task held by a worker (its bytes kept as they came).
+struct held_task {
+    farm_task_header head;
+    std::vector<std::byte> payload;
+};
+/// A worker's order: the larger runs first (priority, then the master's key).
+inline bool runs_later(held_task const& a, held_task const& b) noexcept {
+    return std::tie(a.head.priority, a.head.key) < std::tie(b.head.priority, b.head.key);
+}
+
+inline void write_task(wire_writer& w, farm_task_header const& h, std::span<std::byte const> payload) {
+    w.put(h).put_raw(payload);
+}
+
+// ---------------------------------------------------------------- master
+
+/// The farm's master client. `Deliver(id, bytes)` takes a result on the root.
+template <Transport T, class Deliver>
+class farm_master {
+public:
+    static constexpr bool results_first = true;
+
+    farm_master(master_port<T>& port, farm_settings const& fs, std::span<worker_status const> statuses,
+                std::optional<any_policy> const& policy, Deliver deliver)
+            : port_(port), fs_(fs), model_(fs.window, fs.r), deliver_(std::move(deliver)),
+              workers_(port.settings().workers()) {
+        auto const& s = port.settings();
+        for (std::size_t k = 0; k < workers_.size(); ++k)
+            workers_[k].status = statuses[static_cast<std::size_t>(s.worker_ranks[k])];
+        update_speeds();
+        if (fs.scheme == farm_scheme_kind::policy) {
+            loop_info info{static_cast<index_t>(fs.expected_tasks), workers_.size(), {}};
+            for (auto const& w : workers_) info.status.push_back(w.status);
+            sequencer_.emplace(*policy, std::move(info));
+        }
+    }
+
+    // ---- what the producer does (through the task_farm handle)
+
+    /// A new task: its bytes, its heuristic inputs, its priority. Returns its id.
+    std::uint64_t submit(std::vector<std::byte> payload, std::optional<double> cost, double priority) {
+        auto const id = static_cast<std::uint64_t>(tasks_.size());
+        if (stopping_) {
+            tasks_.push_back(task{{}, 0.0, priority, -1, state::cancelled});
+            cancelled_.push_back(id);
+            ++resolved_;
+            return id;
+        }
+        if (id == 0) {
+            with_cost_ = cost.has_value();
+            first_size_ = payload.size();
+        } else if (cost.has_value() != with_cost_) {
+            require(false, "submit(task, cost)", id,
+                    "every task needs a cost estimate once the first had one, and none otherwise");
+        }
+        double heur = static_cast<double>(id + 1); // creation order, until the measure is known
+        if (with_cost_) {
+            require(std::isfinite(*cost), "task cost", *cost, "must be finite");
+            heur = *cost;
+        } else if (id == 1 && payload.size() != first_size_) {
+            by_size_ = true;
+            tasks_[0].heur = static_cast<double>(first_size_);
+        }
+        if (by_size_) heur = static_cast<double>(payload.size());
+        tasks_.push_back(task{std::move(payload), heur, priority, -1, state::queued});
+        if (fs_.scheme == farm_scheme_kind::kazouris && model_.replies() < fs_.r) {
+            if (auto k = next_starter()) {
+                send_tasks(*k, std::span(&id, 1));
+                return id;
+            }
+        }
+        enqueue(id);
+        distribute();
+        return id;
+    }
+
+    /// The producer returned: no task will come.
+    void finish_production() {
+        producing_ = false;
+        if (sequencer_ && !stopping_ && tasks_.size() != fs_.expected_tasks)
+            require(false, "options.expected_tasks", fs_.expected_tasks,
+                    "must equal the number of tasks submitted (" + std::to_string(tasks_.size()) + ")");
+        distribute();
+        for (std::size_t k = 0; k < workers_.size(); ++k) port_.touch(k);
+    }
+
+    /// Every task submitted so far has its result, or was cancelled.
+    [[nodiscard]] bool all_resolved() const noexcept { return resolved_ == tasks_.size(); }
+    [[nodiscard]] bool stopping() const noexcept { return stopping_; }
+    [[nodiscard]] std::vector<std::uint64_t> const& cancelled() const noexcept { return cancelled_; }
+    [[nodiscard]] farm_cost_model const& model() const noexcept { return model_; }
+
+    /// Checks the time limit (called between messages and submissions).
+    void check_limits() {
+        if (!stopping_ && fs_.time_limit > 0.0 && port_.now() - started_ >= fs_.time_limit) stop();
+    }
+    void start_clock() { started_ = port_.now(); }
+
+    // ---- the protocol core's client
+
+    index_t serve(std::size_t k, request const& r) {
+        if (fs_.load_aware && !(workers_[k].status == r.status)) {
+            workers_[k].status = r.status;
+            update_speeds();
+        }
+        check_limits();
+        distribute();
+        return 0; // tasks went out through push_worker, counted there
+    }
+    [[nodiscard]] bool done() const noexcept { return !producing_ && all_resolved() && transfers_ == 0; }
+    [[nodiscard]] bool holds(std::size_t k) const noexcept {
+        auto const& w = workers_[k];
+        return w.count > 0 || w.donating || w.receiving || w.cancelling;
+    }
+    /// While the producer runs, workers all idle is a wait for its next task;
+    /// not while it waits for results that no worker holds.
+    [[nodiscard]] bool expecting_work() const noexcept { return producing_ && (!flushing_ || all_resolved()); }
+
+    /// The producer waits for every result (wait_all): a policy's chunk goes
+    /// with the tasks that exist rather than wait for more.
+    void set_flushing(bool on) {
+        flushing_ = on;
+        if (on) distribute();
+    }
+
+    /// A result: [seconds the task computed][the result's bytes].
+    void take_result(index_t first, index_t size, std::span<std::byte const> b) {
+        auto const id = static_cast<std::uint64_t>(first);
+        if (size != 1 || id >= tasks_.size() || tasks_[id].where != state::sent || b.size() < sizeof(double))
+            throw error("loopsched: protocol: a result for task " + std::to_string(id) + " that is not running");
+        double seconds;
+        std::memcpy(&seconds, b.data(), sizeof seconds);
+        auto& t = tasks_[id];
+        auto& w = workers_[static_cast<std::size_t>(t.owner)];
+        --w.count;
+        w.heur_sum -= t.heur;
+        w.refused = false;
+        t.where = state::done;
+        ++resolved_;
+        ++results_;
+        model_.add(id, t.heur, seconds * w.speed);
+        deliver_(id, b.subspan(sizeof(double)));
+        if (fs_.stop_after_results > 0 && results_ >= fs_.stop_after_results) stop();
+    }
+
+    void on_message(std::size_t k, kind what, message_view m) {
+        if (what != kind::moved)
+            throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) + " in a task farm");
+        wire_reader r(m.payload);
+        auto const to = r.get<std::uint64_t>();
+        auto const n = r.get<std::uint64_t>();
+        auto& from = workers_[k];
+        if (to == dropped_tasks) { // the answer to a cancel
+            from.cancelling = false;
+            for (std::uint64_t i = 0; i < n; ++i) {
+                auto& t = tasks_.at(r.get<std::uint64_t>());
+                if (t.where != state::sent) continue;
+                --from.count;
+                from.heur_sum -= t.heur;
+                t.where = state::cancelled;
+                cancelled_.push_back(static_cast<std::uint64_t>(&t - tasks_.data()));
+                ++resolved_;
+                --port_.statistics()[k].iterations;
+            }
+        } else {
+            auto const j = static_cast<std::size_t>(to);
+            if (j >= workers_.size() || !from.donating)
+                throw error("loopsched: protocol: a transfer nobody asked for (rank " + std::to_string(m.source) + ")");
+            from.donating = false;
+            workers_[j].receiving = false;
+            --transfers_;
+            if (n == 0) from.refused = true;
+            else ++port_.statistics()[j].chunks;
+            for (std::uint64_t i = 0; i < n; ++i) {
+                auto const id = r.get<std::uint64_t>();
+                auto& t = tasks_.at(id);
+                if (t.where != state::sent) continue; // already answered: it counted against the donor
+                --from.count;
+                from.heur_sum -= t.heur;
+                ++workers_[j].count;
+                workers_[j].heur_sum += t.heur;
+                t.owner = static_cast<int>(j);
+                --port_.statistics()[k].iterations;
+                ++port_.statistics()[j].iterations;
+            }
+            port_.touch(j);
+        }
+        port_.touch(k);
+        distribute();
+    }
+
+private:
+    enum class state : std::uint8_t { queued, sent, done, cancelled };
+    struct task {
+        std::vector<std::byte> payload; ///< until sent
+        double heur = 0.0;
+        double priority = 0.0;
+        int owner = -1;
+        state where = state::queued;
+    };
+    struct worker {
+        worker_status status{};
+        double speed = 1.0; ///< nSpeed: relative to the slowest worker
+        double share = 1.0; ///< w(W): speed over the sum of speeds
+        std::size_t count = 0;
+        double heur_sum = 0.0;
+        bool donating = false, receiving = false, cancelling = false, refused = false;
+    };
+
+    void update_speeds() {
+        double slowest = std::numeric_limits<double>::max(), sum = 0.0;
+        auto raw = [&](worker const& w) { return fs_.load_aware ? w.status.power / w.status.run_queue : w.status.power; };
+        for (auto const& w : workers_) slowest = std::min(slowest, raw(w));
+        for (auto& w : workers_) sum += (w.speed = raw(w) / slowest);
+        for (auto& w : workers_) w.share = w.speed / sum;
+        order_.resize(workers_.size());
+        for (std::size_t k = 0; k < order_.size(); ++k) order_[k] = k;
+        std::ranges::stable_sort(order_, [&](std::size_t a, std::size_t b) { return workers_[a].speed > workers_[b].speed; });
+    }
+
+    /// The start: the next worker round robin from the fastest that holds fewer than f tasks.
+    std::optional<std::size_t> next_starter() {
+        for (std::size_t tried = 0; tried < order_.size(); ++tried) {
+            std::size_t const k = order_[rr_];
+            rr_ = (rr_ + 1) % order_.size();
+            if (workers_[k].count < fs_.f) return k;
+        }
+        return std::nullopt;
+    }
+
+    /// The master's queue, best last: priority, then (with a model) the
+    /// estimate, else creation order (the oldest best).
+    using queue_key = std::tuple<double, double, std::uint64_t>;
+    [[nodiscard]] queue_key key_of(std::uint64_t id) const {
+        auto const& t = tasks_[id];
+        double const order = -static_cast<double>(id);
+        if (fs_.scheme != farm_scheme_kind::kazouris || !model_.ready()) return {t.priority, order, ~id};
+        return {t.priority, ordering(t.heur), ~id};
+    }
+    /// Orders tasks as the model's estimates do (a linear model: by heur, up or
+    /// down), and stays valid across refits that keep lambda's sign.
+    [[nodiscard]] double ordering(double heur) const noexcept { return model_.lambda() >= 0.0 ? heur : -heur; }
+    void enqueue(std::uint64_t id) { queue_.insert(key_of(id)); }
+    /// Keys change when the model does: rebuilt when it became ready or lambda changed sign.
+    void rekey() {
+        int const mode = !model_.ready() ? 0 : model_.lambda() >= 0.0 ? 1 : 2;
+        if (mode == queue_mode_) return;
+        queue_mode_ = mode;
+        std::set<queue_key> fresh;
+        for (auto const& e : queue_) fresh.insert(key_of(~std::get<2>(e)));
+        queue_ = std::move(fresh);
+    }
+    std::uint64_t take_best() {
+        auto last = std::prev(queue_.end());
+        auto const id = ~std::get<2>(*last);
+        queue_.erase(last);
+        return id;
+    }
+
+    /// Sends tasks `ids` to worker k in one message.
+    void send_tasks(std::size_t k, std::span<std::uint64_t const> ids) {
+        wire_writer w;
+        w.put(static_cast<std::uint64_t>(ids.size()));
+        auto& wk = workers_[k];
+        for (auto const id : ids) {
+            auto& t = tasks_[id];
+            double const key = fs_.scheme == farm_scheme_kind::kazouris && model_.ready() ? ordering(t.heur)
+                                                                                        : -static_cast<double>(id);
+            write_task(w, farm_task_header{id, t.heur, t.priority, key, t.payload.size()}, t.payload);
+            std::vector<std::byte>().swap(t.payload);
+            t.owner = static_cast<int>(k);
+            t.where = state::sent;
+            ++wk.count;
+            wk.heur_sum += t.heur;
+        }
+        port_.push_worker(k, kind::work, w.view());
+        port_.count(k, static_cast<index_t>(ids.size()));
+    }
+
+    [[nodiscard]] bool idle(std::size_t k) const noexcept {
+        auto const& w = workers_[k];
+        std::size_t const below = fs_.scheme == farm_scheme_kind::kazouris ? fs_.d : 1;
+        return w.count < below && !w.receiving && !w.cancelling;
+    }
+
+    /// Gives idle workers work: from the master's queue, else by redistribution.
+    void distribute() {
+        if (stopping_ || distributing_) return;
+        distributing_ = true;
+        rekey();
+        for (std::size_t k : order_) { // the fastest idle first
+            while (idle(k)) {
+                if (!queue_.empty()) {
+                    if (!give_from_queue(k)) break;
+                } else {
+                    if (fs_.scheme == farm_scheme_kind::kazouris && !producing_) try_redistribute(k);
+                    break;
+                }
+            }
+        }
+        distributing_ = false;
+    }
+
+    /// Idle worker k's chunk from the queue; false if it must wait (a policy's chunk not yet created).
+    bool give_from_queue(std::size_t k) {
+        std::vector<std::uint64_t> ids;
+        switch (fs_.scheme) {
+        case farm_scheme_kind::self_scheduling: ids.push_back(take_best()); break;
+        case farm_scheme_kind::policy: {
+            if (!pending_[k]) {
+                if (sequencer_->done()) { // more tasks than expected_tasks (a wait_all cut a chunk): one each
+                    ids.push_back(take_best());
+                    break;
+                }
+                request const asking{k, workers_[k].status, {}};
+                pending_[k] = sequencer_->next(asking);
+                if (!pending_[k]) return false; // left out for now
+            }
+            auto const size = static_cast<std::size_t>(pending_[k]->size);
+            if (queue_.size() < size && producing_ && !flushing_) return false; // its tasks are not all created yet
+            for (std::size_t i = 0; i < size && !queue_.empty(); ++i) ids.push_back(take_best());
+            pending_[k].reset();
+            break;
+        }
+        case farm_scheme_kind::kazouris:
+            if (!model_.ready()) { // no estimates yet: fill up to f, oldest first
+                while (ids.size() + workers_[k].count < fs_.f && !queue_.empty()) ids.push_back(take_best());
+            } else {
+                double const amount = workers_[k].share * estimated_total();
+                double sum = 0.0;
+                while (!queue_.empty() && (ids.empty() || sum < amount)) {
+                    ids.push_back(take_best());
+                    sum += model_.estimate(tasks_[ids.back()].heur);
+                }
+            }
+            break;
+        }
+        if (ids.empty()) return false;
+        send_tasks(k, ids);
+        return true;
+    }
+
+    /// (4.1) over the master's queue and every worker's.
+    [[nodiscard]] double estimated_total() const {
+        double heur = 0.0;
+        for (auto const& e : queue_) heur += tasks_[~std::get<2>(e)].heur;
+        double total = model_.total(heur, static_cast<double>(queue_.size()));
+        for (auto const& w : workers_) total += finish_normalized(w);
+        return total;
+    }
+    [[nodiscard]] double finish_normalized(worker const& w) const {
+        return model_.total(w.heur_sum, static_cast<double>(w.count));
+    }
+
+    /// Redistribution (4.2)-(4.6): asks the busy worker estimated to finish
+    /// last to move work to idle worker `to`.
+    void try_redistribute(std::size_t to) {
+        double all = 0.0;
+        for (auto const& w : workers_) all += finish_normalized(w);
+        std::optional<std::size_t> busiest;
+        double latest = -1.0;
+        for (std::size_t k = 0; k < workers_.size(); ++k) {
+            auto const& w = workers_[k];
+            if (k == to || w.count <= 1 || w.donating || w.receiving || w.refused || w.cancelling) continue;
+            double const finish = finish_normalized(w) / w.speed; // (4.2)
+            if (finish > latest) {
+                latest = finish;
+                busiest = k;
+            }
+        }
+        if (!busiest) return;
+        auto& b = workers_[*busiest];
+        auto& idle_one = workers_[to];
+        double const share = idle_one.share * all;                       // (4.3)
+        if (fs_.gain * finish_normalized(b) > share) return;             // (4.4)
+        double const fair = finish_normalized(b) * idle_one.speed / (b.speed + idle_one.speed); // (4.5)
+        farm_transfer const ask{std::min(share, fair),                   // (4.6)
+                                static_cast<std::int64_t>(port_.settings().worker_ranks[to]),
+                                static_cast<std::uint64_t>(to),
+                                model_.lambda(),
+                                model_.h(),
+                                model_.nc(),
+                                model_.ready() ? 1u : 0u};
+        b.donating = true;
+        idle_one.receiving = true;
+        ++transfers_;
+        port_.send_worker(*busiest, kind::transfer, std::as_bytes(std::span(&ask, 1)));
+        port_.touch(to); // it will hear from the donor, not from the master
+    }
+
+    /// The target or the time limit was reached: tasks not started are cancelled.
+    void stop() {
+        stopping_ = true;
+        for (auto const& e : queue_) {
+            auto const id = ~std::get<2>(e);
+            tasks_[id].where = state::cancelled;
+            std::vector<std::byte>().swap(tasks_[id].payload);
+            cancelled_.push_back(id);
+            ++resolved_;
+        }
+        queue_.clear();
+        for (std::size_t k = 0; k < workers_.size(); ++k) {
+            if (workers_[k].count == 0 && !workers_[k].receiving) continue;
+            workers_[k].cancelling = true;
+            port_.send_worker(k, kind::cancel, {});
+            port_.touch(k);
+        }
+    }
+
+    master_port<T>& port_;
+    farm_settings const& fs_;
+    farm_cost_model model_;
+    Deliver deliver_;
+    std::vector<worker> workers_;
+    std::vector<std::size_t> order_; ///< workers by speed, fastest first
+    std::size_t rr_ = 0;
+    std::vector<task> tasks_;
+    std::set<queue_key> queue_;
+    int queue_mode_ = 0;
+    std::vector<std::optional<chunk>> pending_ = std::vector<std::optional<chunk>>(workers_.size());
+    std::optional<chunk_sequencer<any_policy>> sequencer_;
+    std::vector<std::uint64_t> cancelled_;
+    std::size_t resolved_ = 0, results_ = 0, transfers_ = 0, first_size_ = 0;
+    bool with_cost_ = false, by_size_ = false, producing_ = true, stopping_ = false, distributing_ = false,
+         flushing_ = false;
+    double started_ = 0.0;
+};
+
+// ---------------------------------------------------------------- worker
+
+/// The farm's worker client. `Run(task bytes, result bytes)` runs one task and
+/// appends its result; the worker times it and replies with it at once.
+template <Transport T, class Run>
+class farm_worker {
+public:
+    farm_worker(worker_port<T>& port, rank_profile& profile, Run& run)
+            : port_(port), profile_(profile), run_(run), status_(profile.status()) {
+        mine_.rank = port.rank();
+    }
+
+    void on_work(message_view m) {
+        wire_reader r(m.payload);
+        for (auto n = r.get<std::uint64_t>(); n > 0; --n) {
+            held_task t{r.get<farm_task_header>(), {}};
+            auto const b = r.get_raw(static_cast<std::size_t>(t.head.bytes));
+            t.payload.assign(b.begin(), b.end());
+            queue_.push_back(std::move(t));
+            std::push_heap(queue_.begin(), queue_.end(), runs_later);
+        }
+        ++mine_.chunks;
+    }
+    [[nodiscard]] bool can_step() const noexcept { return !queue_.empty(); }
+    [[nodiscard]] bool poll_after_step() const noexcept { return true; } // transfers and cancels between tasks
+
+    /// Runs the largest task and replies with its result.
+    double step() {
+        std::pop_heap(queue_.begin(), queue_.end(), runs_later);
+        held_task t = std::move(queue_.back());
+        queue_.pop_back();
+        double const start = port_.now();
+        results_.add_written(static_cast<index_t>(t.head.id), 1, [&](std::vector<std::byte>& out) {
+            std::size_t const at = out.size();
+            out.resize(at + sizeof(double));
+            profile_.run([&] { run_(t.payload, out); });
+            double const seconds = port_.now() - start;
+            std::memcpy(out.data() + at, &seconds, sizeof seconds);
+            mine_.compute_seconds += seconds;
+        });
+        double const end = port_.now();
+        if (port_.settings().trace)
+            trace_.push_back({port_.rank(), static_cast<index_t>(t.head.id), 1, start, end});
+        ++mine_.iterations;
+        status_ = profile_.status(end);
+        port_.request(status_, chunk_timing{1, end - start, end - start}, results_);
+        return end;
+    }
+
+    void on_message(kind what, message_view m) {
+        if (what == kind::transfer) {
+            give(wire_reader(m.payload).get<farm_transfer>());
+        } else if (what == kind::cancel) {
+            wire_writer w;
+            w.put(dropped_tasks).put(static_cast<std::uint64_t>(queue_.size()));
+            for (auto const& t : queue_) w.put(t.head.id);
+            queue_.clear();
+            port_.send_master(kind::moved, w.view());
+        } else {
+            throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) +
+                        " at a task farm worker");
+        }
+    }
+    void waited(double seconds) noexcept { mine_.wait_seconds += seconds; }
+
+    worker_statistics statistics(double) const { return mine_; }
+    [[nodiscard]] result_blocks& results() noexcept { return results_; }
+    [[nodiscard]] std::span<chunk_event const> trace() const noexcept { return trace_; }
+
+private:
+    /// A transfer: the largest tasks whose estimates fit in the amount go to
+    /// the idle worker; this worker keeps at least one.
+    void give(farm_transfer const& ask) {
+        std::sort_heap(queue_.begin(), queue_.end(), runs_later); // ascending: the largest last
+        std::vector<held_task> moving;
+        double sum = 0.0;
+        for (std::size_t i = queue_.size(); i-- > 0 && queue_.size() > 1;) {
+            double const e = ask.modelled ? std::max(0.0, ask.lambda * (queue_[i].head.heur - ask.h) + ask.nc) : 1.0;
+            if (sum + e > ask.amount) continue;
+            sum += e;
+            moving.push_back(std::move(queue_[i]));
+            queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+        std::make_heap(queue_.begin(), queue_.end(), runs_later);
+        wire_writer told;
+        told.put(ask.to_index).put(static_cast<std::uint64_t>(moving.size()));
+        if (!moving.empty()) {
+            wire_writer w;
+            w.put(static_cast<std::uint64_t>(moving.size()));
+            for (auto const& t : moving) {
+                write_task(w, t.head, t.payload);
+                told.put(t.head.id);
+            }
+            int const to = static_cast<int>(ask.to_rank);
+            if (to == port_.rank())
+                throw error("loopsched: protocol: a transfer to the worker that holds the tasks");
+            port_.send_rank(to, kind::work, std::move(w).take());
+        }
+        port_.send_master(kind::moved, told.view());
+    }
+
+    worker_port<T>& port_;
+    rank_profile& profile_;
+    Run& run_;
+    std::vector<held_task> queue_; ///< a max-heap: the largest on top
+    worker_statistics mine_;
+    result_blocks results_;
+    std::vector<chunk_event> trace_;
+    worker_status status_;
+};
+
+} // namespace detail
+} // namespace loopsched

@@ -1,0 +1,172 @@
+// task_farm over real MPI (run by ctest under mpiexec with 1 to 4 ranks):
+// every scheme, every root, unknown task counts in work cycles, user types,
+// emulated heterogeneity, stopping early, a throwing task, bad options.
+#include "../support/mpi_check.hpp"
+
+#include <loopsched/loopsched.hpp>
+
+#include <boost/mpi/collectives.hpp>
+#include <boost/mpi/environment.hpp>
+#include <boost/serialization/string.hpp>
+#include <boost/serialization/vector.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace loopsched;
+
+namespace {
+
+double compute(int task) {
+    double x = 0.0;
+    for (int i = 0; i < (task % 5 + 1) * 300; ++i) x += std::sin(0.001 * (task + i));
+    return x;
+}
+
+/// n tasks; each rank counts what it ran; the root checks every result, the
+/// counts are summed to check exactly-once.
+void check_farm(boost::mpi::communicator const& world, testing::tally& t, int n, task_farm_options const& o,
+                std::string const& what) {
+    std::vector<int> ran(static_cast<std::size_t>(n), 0);
+    auto out = task_farm<int>(
+            world, [&](auto& farm) { for (int i = 0; i < n; ++i) farm.submit(i); },
+            [&](int const& i) {
+                ++ran[static_cast<std::size_t>(i)];
+                return compute(i);
+            },
+            o);
+    t.check(out.statistics.iterations() == n, what + ": statistics count every task");
+    std::vector<int> total(ran.size(), 0);
+    boost::mpi::reduce(world, ran.data(), n, total.data(), std::plus<>(), o.root);
+    if (world.rank() != o.root) return;
+    bool once = true, identical = out.results.size() == static_cast<std::size_t>(n);
+    for (int i = 0; i < n; ++i) {
+        once = once && total[static_cast<std::size_t>(i)] == 1;
+        identical = identical && out.results[static_cast<std::size_t>(i)] == compute(i);
+    }
+    t.check(once, what + ": every task ran exactly once");
+    t.check(identical, what + ": results identical to a sequential run");
+}
+
+struct record {
+    std::string key;
+    std::vector<int> values;
+    template <class Archive>
+    void serialize(Archive& a, unsigned) {
+        a & key & values;
+    }
+};
+
+} // namespace
+
+int main(int argc, char** argv) {
+    boost::mpi::environment env(argc, argv);
+    boost::mpi::communicator world;
+    testing::tally t(world.rank());
+
+    for (std::string scheme : {"kazouris", "ss", "fss", "af", "w-gss"})
+        for (int root = 0; root < world.size(); ++root)
+            for (bool computes : {true, false}) {
+                task_farm_options o;
+                o.scheme = scheme;
+                o.root = root;
+                o.master_computes = computes;
+                o.expected_tasks = 211;
+                check_farm(world, t, 211, o,
+                           scheme + " root " + std::to_string(root) + (computes ? " computing" : " dedicated"));
+            }
+
+    { // heterogeneous, emulated: rank 0 four times as fast, speeds from every reply
+        task_farm_options o;
+        o.powers.assign(static_cast<std::size_t>(world.size()), 1.0);
+        o.powers[0] = 4.0;
+        o.emulate_powers = true;
+        o.load_aware = true;
+        check_farm(world, t, 150, o, "kazouris 4:1:1:1");
+    }
+
+    { // work cycles over user types, the count unknown in advance
+        std::vector<std::string> last;
+        auto out = task_farm<record>(
+                world,
+                [&](auto& farm) {
+                    std::vector<std::string> keys{"a"};
+                    for (int cycle = 0; cycle < 3; ++cycle) {
+                        std::size_t const first = farm.results().size();
+                        for (auto const& k : keys)
+                            for (int v = 1; v <= 4; ++v) farm.submit(record{k, std::vector<int>(std::size_t(v), v)});
+                        farm.wait_all();
+                        auto const r = farm.results();
+                        keys.assign(r.begin() + static_cast<std::ptrdiff_t>(first), r.end());
+                    }
+                    last = keys;
+                },
+                [](record const& r) { return r.key + std::to_string(std::accumulate(r.values.begin(), r.values.end(), 0)); });
+        if (world.rank() == 0) {
+            t.check(last.size() == 64 && last.front() == "a1" + std::string("1") + "1" && last.back() == "a161616",
+                    "work cycles: results made from the previous cycle's");
+            t.check(out.results.size() == 4 + 16 + 64, "work cycles: every result collected");
+        }
+    }
+
+    { // stop after 30 results: the rest cancelled, none run twice
+        task_farm_options o;
+        o.stop_after_results = 30;
+        std::vector<int> ran(400, 0);
+        auto out = task_farm<int>(
+                world, [&](auto& farm) { for (int i = 0; i < 400; ++i) farm.submit(i); },
+                [&](int const& i) {
+                    ++ran[static_cast<std::size_t>(i)];
+                    std::this_thread::sleep_for(std::chrono::microseconds(300));
+                    return i;
+                },
+                o);
+        std::vector<int> total(ran.size(), 0);
+        boost::mpi::reduce(world, ran.data(), 400, total.data(), std::plus<>(), 0);
+        if (world.rank() == 0) {
+            bool exact = true;
+            int delivered = 0;
+            for (int i = 0; i < 400; ++i) {
+                bool const cancelled = std::ranges::binary_search(out.cancelled, std::uint64_t(i));
+                exact = exact && (total[static_cast<std::size_t>(i)] == 1) != cancelled;
+                delivered += total[static_cast<std::size_t>(i)];
+            }
+            t.check(exact, "stop_after_results: each task ran once or was cancelled");
+            t.check(delivered >= 30 && delivered < 400, "stop_after_results: stopped after 30");
+        }
+    }
+
+    { // a throwing task: every rank throws remote_error, and the next farm runs
+        bool threw = false;
+        try {
+            task_farm<int>(
+                    world, [](auto& farm) { for (int i = 0; i < 60; ++i) farm.submit(i); },
+                    [](int const& i) {
+                        if (i == 41) throw std::runtime_error("task 41 failed");
+                        return i;
+                    });
+        } catch (remote_error const& e) {
+            threw = std::string(e.what()).find("task 41 failed") != std::string::npos;
+        }
+        t.check(threw, "a throwing task: remote_error on every rank");
+        check_farm(world, t, 50, {}, "the farm after a failure");
+    }
+
+    { // options that differ across ranks: invalid_parameter on every rank, before any task
+        task_farm_options o;
+        o.initial_tasks = world.rank() == world.size() - 1 ? 4 : 3;
+        bool rejected = world.size() == 1;
+        try {
+            task_farm<int>(world, [](auto& farm) { farm.submit(1); }, [](int const& i) { return i; }, o);
+        } catch (invalid_parameter const&) {
+            rejected = true;
+        }
+        t.check(rejected, "options that differ across ranks are rejected");
+    }
+    return t.finish();
+}

@@ -1,0 +1,419 @@
+// task_farm on the in-process transport: every task once, results equal to a
+// sequential run, every scheme, work cycles, user types, priorities, stopping
+// early, failures; and the cost model's fit against hand-computed numbers.
+#include <loopsched/algorithm/task_farm.hpp>
+#include <loopsched/transport/in_process.hpp>
+
+#include <boost/serialization/string.hpp>
+#include <boost/serialization/vector.hpp>
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace loopsched;
+
+namespace {
+
+/// A task of uneven cost: its result depends only on its input.
+double compute(int task) {
+    double x = 0.0;
+    for (int i = 0; i < (task % 7 + 1) * 200; ++i) x += std::sin(0.001 * (task + i));
+    return x;
+}
+
+struct farm_run {
+    std::vector<double> results;
+    std::vector<std::uint64_t> cancelled;
+    loop_statistics statistics;
+};
+
+/// n tasks on `ranks` threads; checks each ran once and its result is the sequential one.
+farm_run check_farm(int ranks, int n, task_farm_options const& o) {
+    std::vector<std::atomic<int>> runs(static_cast<std::size_t>(n));
+    farm_run root;
+    std::mutex m;
+    in_process::run(ranks, [&](in_process::endpoint& t) {
+        auto out = task_farm<int>(
+                t,
+                [&](auto& farm) {
+                    for (int i = 0; i < n; ++i) farm.submit(i);
+                },
+                [&](int const& i) {
+                    runs[static_cast<std::size_t>(i)]++;
+                    return compute(i);
+                },
+                o);
+        CHECK(out.statistics.iterations() == n);
+        if (t.rank() == o.root) {
+            std::lock_guard lock(m);
+            root = {std::move(out.results), std::move(out.cancelled), std::move(out.statistics)};
+        }
+    });
+    REQUIRE(root.results.size() == static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+        REQUIRE(runs[static_cast<std::size_t>(i)] == 1);
+        REQUIRE(root.results[static_cast<std::size_t>(i)] == compute(i)); // bit-identical
+    }
+    return root;
+}
+
+} // namespace
+
+TEST_CASE("task_farm: every scheme, 1 to 4 ranks, computing and dedicated master") {
+    for (std::string scheme : {"kazouris", "ss", "fss", "gss", "af", "w-fss", "tss"})
+        for (int ranks : {1, 2, 3, 4})
+            for (bool computes : {true, false}) {
+                CAPTURE(scheme);
+                CAPTURE(ranks);
+                CAPTURE(computes);
+                task_farm_options o;
+                o.scheme = scheme;
+                o.master_computes = computes;
+                o.expected_tasks = 157;
+                o.root = ranks - 1;
+                check_farm(ranks, 157, o);
+            }
+}
+
+TEST_CASE("task_farm: speeds and load from every reply, a slow worker, tracing") {
+    // Tasks of 0.3 ms (busy), so that the emulated slowness is not lost in timer noise.
+    auto spin = [](int const& i) {
+        auto const end = std::chrono::steady_clock::now() + std::chrono::microseconds(300);
+        while (std::chrono::steady_clock::now() < end) {
+        }
+        return i;
+    };
+    task_farm_options o;
+    o.powers = {1.0, 4.0, 1.0};
+    o.emulate_powers = true;
+    o.load_aware = true;
+    o.master_computes = false;
+    o.trace = true;
+    loop_statistics stats;
+    in_process::run(3, [&](in_process::endpoint& t) {
+        auto out = task_farm<int>(t, [](auto& farm) { for (int i = 0; i < 120; ++i) farm.submit(i); }, spin, o);
+        if (t.rank() == 0) {
+            for (int i = 0; i < 120; ++i) REQUIRE(out.results[static_cast<std::size_t>(i)] == i);
+            stats = out.statistics;
+        }
+    });
+    CHECK(stats.trace.size() == 120); // one event per task
+    // The fast worker (rank 1) ran more tasks than the slow one (rank 2).
+    CHECK(stats.workers[0].iterations > stats.workers[1].iterations);
+}
+
+TEST_CASE("task_farm: an unknown number of tasks in work cycles, each cycle's tasks made from the last's results") {
+    for (int ranks : {1, 2, 3}) {
+        std::vector<double> sequential{1.0};
+        for (int cycle = 0; cycle < 4; ++cycle) {
+            std::vector<double> next;
+            for (double v : sequential)
+                for (int k = 0; k < 3; ++k) next.push_back(std::sqrt(v + k));
+            sequential = next;
+        }
+        in_process::run(ranks, [&](in_process::endpoint& t) {
+            std::vector<double> last;
+            auto out = task_farm<double>(
+                    t,
+                    [&](auto& farm) {
+                        std::vector<double> current{1.0};
+                        for (int cycle = 0; cycle < 4; ++cycle) {
+                            std::uint64_t const first = farm.results().size();
+                            for (double v : current)
+                                for (int k = 0; k < 3; ++k) farm.submit(v + k);
+                            farm.wait_all();
+                            auto const all = farm.results();
+                            REQUIRE(all.size() == first + current.size() * 3);
+                            current.assign(all.begin() + static_cast<std::ptrdiff_t>(first), all.end());
+                        }
+                        last = current;
+                    },
+                    [](double const& v) { return std::sqrt(v); });
+            if (t.rank() == 0) {
+                CHECK(last == sequential);
+                CHECK(out.results.size() == 3 + 9 + 27 + 81);
+            }
+            CHECK(out.statistics.iterations() == 3 + 9 + 27 + 81);
+        });
+    }
+}
+
+namespace {
+struct job {
+    std::string name;
+    std::vector<double> data;
+    template <class Archive>
+    void serialize(Archive& a, unsigned) {
+        a & name & data;
+    }
+};
+std::string summarize(job const& j) {
+    return j.name + ":" + std::to_string(std::accumulate(j.data.begin(), j.data.end(), 0.0));
+}
+} // namespace
+
+TEST_CASE("task_farm: user types (strings, vectors, structs), the size as cost measure, a callback") {
+    for (int ranks : {2, 3}) {
+        std::vector<job> jobs;
+        for (int i = 0; i < 40; ++i) jobs.push_back({"job" + std::to_string(i), std::vector<double>(static_cast<std::size_t>(i * 5 + 1), i)});
+        in_process::run(ranks, [&](in_process::endpoint& t) {
+            std::vector<std::string> got(jobs.size());
+            std::vector<int> times(jobs.size(), 0);
+            task_farm<job>(
+                    t,
+                    [&](auto& farm) {
+                        farm.on_result([&](std::uint64_t id, std::string&& s) {
+                            got[id] = std::move(s);
+                            ++times[id];
+                        });
+                        for (auto const& j : jobs) farm.submit(j);
+                    },
+                    [](job const& j) { return summarize(j); });
+            if (t.rank() == 0)
+                for (std::size_t i = 0; i < jobs.size(); ++i) {
+                    CHECK(times[i] == 1);
+                    CHECK(got[i] == summarize(jobs[i]));
+                }
+        });
+    }
+}
+
+TEST_CASE("task_farm: a priority overrides the order") {
+    // One worker, self-scheduling: task 0 holds the worker until all are
+    // submitted, so the queue decides the rest: task 10 (priority 1) first.
+    std::vector<int> order;
+    in_process::run(2, [&](in_process::endpoint& t) {
+        task_farm_options o;
+        o.scheme = "ss";
+        o.master_computes = false;
+        task_farm<int>(
+                t,
+                [&](auto& farm) {
+                    for (int i = 0; i < 10; ++i) farm.submit(i);
+                    farm.submit(10, task_hints{.cost = std::nullopt, .priority = 1.0});
+                },
+                [&](int const& i) {
+                    if (i == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+                    order.push_back(i); // one worker thread writes
+                    return i;
+                },
+                o);
+    });
+    CHECK(order == std::vector<int>{0, 10, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+}
+
+TEST_CASE("task_farm: user cost estimates order a worker's tasks, largest first once the model is fitted") {
+    for (int ranks : {2, 3, 4}) {
+        CAPTURE(ranks);
+        task_farm_options o;
+        o.master_computes = false;
+        std::vector<std::atomic<int>> runs(300);
+        in_process::run(ranks, [&](in_process::endpoint& t) {
+            auto out = task_farm<int>(
+                    t,
+                    [&](auto& farm) {
+                        for (int i = 0; i < 300; ++i) farm.submit(i, task_hints{.cost = double(300 - i)});
+                    },
+                    [&](int const& i) {
+                        runs[static_cast<std::size_t>(i)]++;
+                        return compute(300 - i);
+                    },
+                    o);
+            if (t.rank() == 0)
+                for (int i = 0; i < 300; ++i) REQUIRE(out.results[static_cast<std::size_t>(i)] == compute(300 - i));
+        });
+        for (auto const& r : runs) REQUIRE(r == 1);
+    }
+}
+
+TEST_CASE("task_farm: stop after a number of results; the rest is cancelled, said, never run") {
+    for (int ranks : {1, 2, 4}) {
+        CAPTURE(ranks);
+        std::vector<std::atomic<int>> runs(500);
+        in_process::run(ranks, [&](in_process::endpoint& t) {
+            task_farm_options o;
+            o.stop_after_results = 20;
+            bool saw_stop = false;
+            auto out = task_farm<int>(
+                    t,
+                    [&](auto& farm) {
+                        for (int i = 0; i < 500; ++i) {
+                            farm.submit(i);
+                            if (i % 50 == 49) farm.wait_all();
+                            saw_stop = saw_stop || farm.stopping();
+                        }
+                    },
+                    [&](int const& i) {
+                        runs[static_cast<std::size_t>(i)]++;
+                        std::this_thread::sleep_for(std::chrono::microseconds(200));
+                        return i;
+                    },
+                    o);
+            if (t.rank() == 0) {
+                CHECK(saw_stop);
+                std::size_t delivered = 0;
+                for (int i = 0; i < 500; ++i) {
+                    bool const cancelled = std::ranges::binary_search(out.cancelled, std::uint64_t(i));
+                    bool const ran = runs[static_cast<std::size_t>(i)] == 1;
+                    CHECK(cancelled != ran); // each task either ran (and delivered) or was cancelled
+                    if (ran) {
+                        CHECK(out.results[static_cast<std::size_t>(i)] == i);
+                        ++delivered;
+                    }
+                }
+                CHECK(delivered >= 20);
+                CHECK(delivered < 500);
+                CHECK(out.statistics.iterations() == static_cast<index_t>(delivered));
+            }
+        });
+    }
+}
+
+TEST_CASE("task_farm: a time limit stops the farm") {
+    std::atomic<int> ran = 0;
+    in_process::run(2, [&](in_process::endpoint& t) {
+        task_farm_options o;
+        o.time_limit = 0.05;
+        auto out = task_farm<int>(
+                t,
+                [&](auto& farm) {
+                    for (int i = 0; i < 2000; ++i) farm.submit(i);
+                },
+                [&](int const& i) {
+                    ++ran;
+                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                    return i;
+                },
+                o);
+        if (t.rank() == 0) {
+            CHECK(!out.cancelled.empty());
+            CHECK(out.cancelled.size() + static_cast<std::size_t>(ran.load()) == 2000);
+        }
+    });
+}
+
+TEST_CASE("task_farm: a throwing task makes every rank throw remote_error") {
+    for (int ranks : {1, 2, 3, 4}) {
+        CAPTURE(ranks);
+        std::atomic<int> threw = 0;
+        in_process::run(ranks, [&](in_process::endpoint& t) {
+            try {
+                task_farm<int>(
+                        t, [](auto& farm) { for (int i = 0; i < 100; ++i) farm.submit(i); },
+                        [](int const& i) {
+                            if (i == 37) throw std::runtime_error("task 37 failed");
+                            return i;
+                        });
+            } catch (remote_error const& e) {
+                CHECK(std::string(e.what()).find("task 37 failed") != std::string::npos);
+                ++threw;
+            }
+        });
+        CHECK(threw == ranks);
+    }
+}
+
+TEST_CASE("task_farm: a throwing producer makes every rank throw") {
+    std::atomic<int> threw = 0;
+    in_process::run(3, [&](in_process::endpoint& t) {
+        try {
+            task_farm<int>(
+                    t,
+                    [](auto& farm) {
+                        farm.submit(1);
+                        throw std::runtime_error("no more input");
+                    },
+                    [](int const& i) { return i; });
+        } catch (remote_error const& e) {
+            CHECK(std::string(e.what()).find("no more input") != std::string::npos);
+            ++threw;
+        }
+    });
+    CHECK(threw == 3);
+}
+
+TEST_CASE("task_farm: bad options are rejected on every rank, naming the parameter") {
+    auto rejects = [](task_farm_options o, std::string const& parameter) {
+        std::atomic<int> threw = 0;
+        in_process::run(3, [&](in_process::endpoint& t) {
+            try {
+                task_farm<int>(t, [](auto& farm) { farm.submit(1); }, [](int const& i) { return i; }, o);
+            } catch (invalid_parameter const& e) {
+                CHECK(e.parameter() == parameter);
+                ++threw;
+            }
+        });
+        CHECK(threw == 3);
+    };
+    task_farm_options o;
+    o.initial_tasks = 0;
+    rejects(o, "options.initial_tasks");
+    o = {};
+    o.scheme = "fss";
+    rejects(o, "options.expected_tasks");
+    o = {};
+    o.transfer_gain = 1.5;
+    rejects(o, "options.transfer_gain");
+    o = {};
+    o.deterministic = true;
+    rejects(o, "options.deterministic");
+    o = {};
+    o.scheme = "fss";
+    o.expected_tasks = 5; // one task is submitted
+    rejects(o, "options.expected_tasks");
+
+    std::atomic<int> threw = 0;
+    in_process::run(2, [&](in_process::endpoint& t) {
+        task_farm_options differs;
+        differs.idle_below = t.rank() == 0 ? 2 : 3;
+        try {
+            task_farm<int>(t, [](auto& farm) { farm.submit(1); }, [](int const& i) { return i; }, differs);
+        } catch (invalid_parameter const&) {
+            ++threw;
+        }
+    });
+    CHECK(threw == 2);
+}
+
+TEST_CASE("task_farm: cost model, the document's fit on hand-computed numbers") {
+    detail::farm_cost_model m(10, 4);
+    // cost = 2 heur + 1 on heur 1..3: not ready before r = 4 replies.
+    for (std::uint64_t id = 0; id < 3; ++id) m.add(id, double(id + 1), 2.0 * double(id + 1) + 1.0);
+    CHECK(!m.ready());
+    CHECK(m.total(10.0, 2.0) == 2.0); // one unit per task until then
+    m.add(3, 4.0, 9.0);
+    REQUIRE(m.ready());
+    // 4 samples: ends of 2 points: old (1.5, 4), new (3.5, 8): lambda 2; H 2.5, NC 6.
+    CHECK(m.lambda() == doctest::Approx(2.0));
+    CHECK(m.h() == doctest::Approx(2.5));
+    CHECK(m.nc() == doctest::Approx(6.0));
+    CHECK(m.estimate(10.0) == doctest::Approx(21.0));
+    // Fill the window with ids 4..9 (cost 5 per task, flat), then: points of 3 at each end.
+    for (std::uint64_t id = 4; id < 10; ++id) m.add(id, double(id + 1), 5.0);
+    // samples by id: costs 3,5,7,9,5,5,5,5,5,5 on heur 1..10: old (2, 5), new (9, 5): lambda 0.
+    CHECK(m.lambda() == doctest::Approx(0.0));
+    CHECK(m.nc() == doctest::Approx(5.4));
+    // A newer reply pushes out the oldest; one older than the whole window is not fitted.
+    m.add(10, 11.0, 8.0); // window ids 1..10: costs 5,7,9,5,5,5,5,5,5,8
+    CHECK(m.nc() == doctest::Approx(5.9));
+    CHECK(m.lambda() == doctest::Approx((6.0 - 7.0) / (10.0 - 3.0)));
+    m.add(0, 1.0, 1000.0);
+    CHECK(m.nc() == doctest::Approx(5.9));
+    // No estimate below the cheapest time in the window, nor a sum of k below k times it.
+    detail::farm_cost_model falling(10, 2);
+    falling.add(0, 1.0, 10.0);
+    falling.add(1, 2.0, 5.0);
+    CHECK(falling.lambda() == doctest::Approx(-5.0));
+    CHECK(falling.estimate(10.0) == 5.0);
+    CHECK(falling.total(30.0, 3.0) == 15.0);
+    CHECK(falling.estimate(1.0) == doctest::Approx(10.0));
+}
