@@ -6,7 +6,9 @@
 // as medians of interleaved repetitions. Targets (issue 16): at most 0.15 us
 // added per chunk (CSS(1)) and 1.0 us per loop (a one-chunk GSS loop). Then the
 // computing master: its time per own iteration with an empty body, and the
-// median time of a one-chunk loop when both ranks compute.
+// median time of a one-chunk loop when both ranks compute. The task farm
+// (issue 18): time per task, empty and 1 us tasks, against the raw loop with
+// one round trip per task and the same body; target at most 0.3 us added.
 #include "../examples/cli.hpp"
 
 #include <loopsched/loopsched.hpp>
@@ -35,8 +37,13 @@ constexpr int hello_bytes = sizeof(detail::hello_message), request_bytes = sizeo
 /// Hand-written master-worker loops with loopsched's messages: per loop a
 /// hello answered by the first chunk, `chunks - 1` requests answered by a
 /// chunk, one request answered by a stop, and a report answered by the table.
-/// Returns seconds per loop.
-double raw_mpi_loop(MPI_Comm comm, long long chunks, long long loops) {
+/// Returns seconds per loop. `spin_seconds`: the worker's busy time per chunk.
+void spin(double seconds) {
+    double const end = MPI_Wtime() + seconds;
+    while (seconds > 0.0 && MPI_Wtime() < end) {
+    }
+}
+double raw_mpi_loop(MPI_Comm comm, long long chunks, long long loops, double spin_seconds = 0.0) {
     int rank;
     MPI_Comm_rank(comm, &rank);
     char hello[hello_bytes] = {}, request[request_bytes] = {}, reply[work_bytes] = {}, report[report_bytes] = {},
@@ -59,6 +66,7 @@ double raw_mpi_loop(MPI_Comm comm, long long chunks, long long loops) {
                 MPI_Status st;
                 MPI_Recv(reply, work_bytes, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &st);
                 if (st.MPI_TAG == 3) break;
+                spin(spin_seconds);
                 MPI_Send(request, request_bytes, MPI_BYTE, 0, 1, comm);
             }
             MPI_Send(report, report_bytes, MPI_BYTE, 0, 5, comm);
@@ -111,6 +119,28 @@ measured ours_loop(boost::mpi::communicator const& world, any_policy const& poli
     double elapsed = MPI_Wtime() - start;
     boost::mpi::broadcast(world, elapsed, 0);
     return {elapsed / static_cast<double>(loops), chunks};
+}
+
+/// A task farm of `tasks` tasks of `spin_seconds` each with a dedicated master
+/// (the raw loop's pattern); returns seconds per task.
+double ours_farm(boost::mpi::communicator const& world, std::string const& scheme, long long tasks,
+                 double spin_seconds) {
+    task_farm_options o;
+    o.master_computes = false;
+    o.scheme = scheme;
+    o.expected_tasks = static_cast<std::size_t>(tasks);
+    world.barrier();
+    double const start = MPI_Wtime();
+    task_farm<int>(
+            world, [&](auto& farm) { for (long long t = 0; t < tasks; ++t) farm.submit(static_cast<int>(t)); },
+            [&](int const& t) {
+                spin(spin_seconds);
+                return t;
+            },
+            o);
+    double elapsed = MPI_Wtime() - start;
+    boost::mpi::broadcast(world, elapsed, 0);
+    return elapsed / static_cast<double>(tasks);
 }
 
 /// Mean idle time per chunk (sending a request, waiting for the reply) of a worker whose
@@ -195,6 +225,12 @@ int main(int argc, char** argv) {
     std::vector<double> chunk_ours, chunk_raw, loop_ours, loop_raw, pong, idle_off, idle_on, own_ss, all_ss, one_chunk,
             gss_big;
     std::vector<std::vector<double>> other_ours(others.size()), other_raw(others.size());
+    std::vector<std::string> const farm_schemes{"kazouris", "ss"};
+    std::vector<double> const task_seconds{0.0, 1e-6};
+    // [scheme][task time]: ours; [task time]: the raw loop with the same body
+    std::vector<std::vector<std::vector<double>>> farm_ours(
+            farm_schemes.size(), std::vector<std::vector<double>>(task_seconds.size()));
+    std::vector<std::vector<double>> farm_raw(task_seconds.size());
     long long const loops = std::max(1LL, chunks / 4);
     for (int rep = 0; rep < repetitions; ++rep) {         // interleaved: the machine's drift hits all alike
         auto const c = ours_loop(world, css1, chunks, 1); // one loop of `chunks` chunks
@@ -209,6 +245,12 @@ int main(int argc, char** argv) {
             auto const m = ours_loop(world, others[s], 100000, n);
             other_ours[s].push_back(m.seconds_per_loop / static_cast<double>(m.chunks_per_loop));
             other_raw[s].push_back(raw_mpi_loop(world, m.chunks_per_loop, n) / static_cast<double>(m.chunks_per_loop));
+        }
+        long long const tasks = std::max(1000LL, chunks / 4);
+        for (std::size_t b = 0; b < task_seconds.size(); ++b) {
+            for (std::size_t f = 0; f < farm_schemes.size(); ++f)
+                farm_ours[f][b].push_back(ours_farm(world, farm_schemes[f], tasks, task_seconds[b]));
+            farm_raw[b].push_back(raw_mpi_loop(world, tasks, 1, task_seconds[b]) / static_cast<double>(tasks));
         }
         pong.push_back(ping_pong_seconds(world, chunks / 2));
         index_t const timed_chunks = std::max<index_t>(100, chunks / 100);
@@ -229,6 +271,12 @@ int main(int argc, char** argv) {
             std::printf("chunk_rate_%s_vs_raw_mpi: ours=%.0f baseline=%.0f ratio=%.3f\n", other_specs[s].c_str(), 1 / o,
                         1 / r, r / o);
         }
+        for (std::size_t f = 0; f < farm_schemes.size(); ++f)
+            for (std::size_t b = 0; b < task_seconds.size(); ++b) {
+                std::string const name = "added_us_per_task_farm_" + farm_schemes[f] +
+                                         (task_seconds[b] == 0.0 ? "_empty" : "_1us") + "_vs_raw_mpi";
+                print_added(name.c_str(), farm_ours[f][b], farm_raw[b]);
+            }
         double const rtt = median(pong);
         std::printf("chunk_rate_css1_vs_ping_pong: ours=%.0f baseline=%.0f ratio=%.3f\n", 1 / median(chunk_ours),
                     1 / rtt, rtt / median(chunk_ours));

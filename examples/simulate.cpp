@@ -14,16 +14,21 @@ int main(int argc, char** argv) try {
             "Runs loopsched's own master and worker engines on a simulated cluster (SimGrid) and prints the parallel "
             "time and the per-worker table.\n\n"
             "Platforms: seed001[:loaded], seed003-w, seed003-sw[:m=M][:loaded], seed003-dmps, kids, twins, hetero,\n"
-            "  uniform[:n=N][:bandwidth=B], machine[:n=N][:c_d=S][:c_c=S], or a SimGrid XML file.\n"
+            "  uniform[:n=N][:bandwidth=B], speeds[:v=4/1/1/1][:loads=0/0/1/0], machine[:n=N][:c_d=S][:c_c=S],\n"
+            "  or a SimGrid XML file.\n"
             "Workloads: mandelbrot:size=WxH[:sf=4][:max=1000][:bytes=1], uniform:n=N[:cost=F],\n"
             "  random:n=N[:mean=F][:dist=exp|uniform|normal][:seed=S], "
-            "heat|floyd-steinberg|hydro:size=AxB[xC][:cost=F]",
+            "heat|floyd-steinberg|hydro:size=AxB[xC][:cost=F],\n"
+            "  matmul[:rows=900][:inner=600][:cols=600][:tasks=300], "
+            "convolution[:n=120][:tasks=400][:order=decreasing|increasing]\n"
+            "With --farm the iterations run as the tasks of a task farm and --policy names its scheme: kazouris, ss,\n"
+            "  or a chunk policy.",
             "simulate --platform seed001:loaded --workload mandelbrot:size=4000x2000 --policy tss --policy dtss");
     // --policy may repeat: every policy runs on the same simulated platform.
     std::vector<std::string> policies{"tss"};
     std::string platform_text = "seed001", workload_text = "mandelbrot:size=4000x2000:sf=4", trace, gantt;
     sim::simulation_options so;
-    bool master_computes = false, csv = false, quiet = false;
+    bool master_computes = false, csv = false, quiet = false, farm = false;
     line.add_option("--policy", policies, "scheduling policy (repeat the flag to compare several)")
             ->capture_default_str();
     line.add_option("--platform", platform_text, "simulated cluster, a preset or FILE.xml")->capture_default_str();
@@ -33,6 +38,7 @@ int main(int argc, char** argv) try {
     line.add_option("--message-overhead", so.message_overhead, "seconds added to every message")->capture_default_str();
     line.add_flag("--master-computes", master_computes, "the master's host also runs chunks");
     line.add_flag("--charge-engine", so.charge_engine_time, "charge the engines' own CPU time to the simulated clock");
+    line.add_flag("--farm", farm, "run the iterations as the tasks of a task farm (--policy: its scheme)");
     line.add_flag("--csv", csv, "one CSV line per policy");
     line.add_flag("--quiet", quiet, "leave out the per-worker table");
     if (auto code = line.parse(argc, argv)) return *code;
@@ -47,8 +53,9 @@ int main(int argc, char** argv) try {
         speed_sum += hosts[k].speed / (1.0 + hosts[k].background);
     double const ideal = w.total_flops() / speed_sum;
     for (auto const& spec : policies) {
-        auto const policy = parse_policy(spec);
-        auto const r = simulate(simulator, w, policy, master_computes, !trace.empty() || !gantt.empty());
+        bool const tracing = !trace.empty() || !gantt.empty();
+        auto const r = farm ? simulate_farm(simulator, w, spec, master_computes, tracing)
+                            : simulate(simulator, w, parse_policy(spec), master_computes, tracing);
         if (csv) {
             std::cout << '"' << platform_text << "\",\"" << workload_text << "\",\"" << spec << "\"," << r.seconds
                       << ',' << r.interval << ',' << r.wall << ',' << ideal << '\n';

@@ -10,10 +10,13 @@
 #include <loopsched/runtime/trace.hpp>
 #include <loopsched/transport/simgrid.hpp>
 
+#include <boost/serialization/vector.hpp>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <random>
 #include <string>
@@ -115,10 +118,12 @@ inline constexpr double ethernet_latency = 50e-6;
 /// Every preset takes speed=S, the flop/s of a host of V = 1 (default 1e9;
 /// seed001: 5.5e6, so that its times are on Table 2's scale), and latency=L,
 /// the one-way latency of each host's link (default 50 us; uniform: 5 us).
+///   speeds[:v=4/1/1/1][:loads=0/0/1/0][:bandwidth=B]   a dedicated master (V = 1) and one worker per
+///                         entry of v, with that V and that many competing processes
 ///   machine:c_d=..:c_c=..:n=2  two ranks with a measured one-way latency c_d (s) and
 ///                         per-byte cost c_c (s/byte), for predicting this machine
 inline sim::platform make_platform(std::string const& text) {
-    description d(text, "platform", {"loaded", "m", "n", "speed", "bandwidth", "latency", "c_d", "c_c"});
+    description d(text, "platform", {"loaded", "m", "n", "speed", "bandwidth", "latency", "c_d", "c_c", "v", "loads"});
     bool const loaded = d.has("loaded");
     sim::platform p;
     auto const& name = d.name();
@@ -178,6 +183,24 @@ inline sim::platform make_platform(std::string const& text) {
         if (n < 1) throw invalid_parameter("platform n", std::to_string(n), "must be >= 1");
         sim::host h{"node", unit, d.number("bandwidth", 125e6), latency, 0};
         p.add(h, n + 1);
+    } else if (name == "speeds") {
+        // A dedicated master of V = 1 and one worker per entry of v (its V), loads: its competing processes.
+        auto const powers = split(d.text("v", "4/1/1/1"), '/');
+        auto const loads = d.has("loads") ? split(d.text("loads", ""), '/') : std::vector<std::string>{};
+        if (!loads.empty() && loads.size() != powers.size())
+            throw invalid_parameter("platform loads", d.text("loads", ""), "must have one entry per entry of v");
+        auto number = [](std::string const& entry, char const* what) {
+            double x = 0;
+            auto const [end, ec] = std::from_chars(entry.data(), entry.data() + entry.size(), x);
+            if (ec != std::errc{} || end != entry.data() + entry.size() || !(x >= 0))
+                throw invalid_parameter(std::string("platform ") + what, entry, "must be a number >= 0");
+            return x;
+        };
+        double const bandwidth = d.number("bandwidth", fast_ethernet);
+        p.add(node("master", 1, bandwidth));
+        for (std::size_t i = 0; i < powers.size(); ++i)
+            p.add(node("worker-" + std::to_string(i + 1), number(powers[i], "v"), bandwidth,
+                       loads.empty() ? 0 : static_cast<int>(number(loads[i], "loads"))));
     } else if (name == "machine") {
         double const c_d = d.number("c_d", 20e-6), c_c = d.number("c_c", 1e-10);
         int const n = static_cast<int>(d.number("n", 2));
@@ -186,7 +209,7 @@ inline sim::platform make_platform(std::string const& text) {
     } else {
         throw invalid_parameter(
                 "platform", text,
-                "unknown; presets: seed001 seed003-w seed003-sw seed003-dmps kids twins hetero uniform machine");
+                "unknown; presets: seed001 seed003-w seed003-sw seed003-dmps kids twins hetero uniform speeds machine");
     }
     return p;
 }
@@ -201,6 +224,7 @@ struct workload {
     std::vector<double> prefix;   ///< DOALL: prefix sums of the iterations' flops
     double flops_per_point = 0.0; ///< DOACROSS
     std::size_t result_bytes = 0; ///< DOALL: bytes each iteration sends back to the root
+    std::size_t task_bytes = 0;   ///< as tasks of a farm: bytes each task carries to its worker
     [[nodiscard]] bool doacross() const { return prefix.empty(); }
     [[nodiscard]] index_t iterations() const { return static_cast<index_t>(prefix.size()) - 1; }
     [[nodiscard]] double total_flops() const {
@@ -248,8 +272,14 @@ inline constexpr double flops_per_escape_iteration = 10.0;
 ///   uniform:n=N[:cost=F]                    N iterations of F flops (default 1e7: 10 ms at V = 1)
 ///   random:n=N[:mean=F][:dist=exp|uniform|normal][:seed=S]
 ///   heat|floyd-steinberg|hydro:size=AxB[xC][:cost=F]   seed 003's DOACROSS kernels, F flops per point
+///   matmul[:rows=900][:inner=600][:cols=600][:tasks=300]   seed 000's C = A x B, a task per block of
+///                                           rows (its rows of A out, its block of C back)
+///   convolution[:n=120][:tasks=400][:order=decreasing|increasing]   seed 000's adjoint convolution
+/// Every DOALL workload also runs as the tasks of a task farm (simulate --farm).
 inline workload make_workload(std::string const& text) {
-    description d(text, "workload", {"size", "sf", "max", "n", "cost", "mean", "dist", "seed", "bytes"});
+    description d(text, "workload",
+                  {"size", "sf", "max", "n", "cost", "mean", "dist", "seed", "bytes", "rows", "inner", "cols", "tasks",
+                   "order"});
     workload w;
     w.kind = d.name();
     auto prefix_of = [&](std::vector<double> const& costs) {
@@ -291,6 +321,34 @@ inline workload make_workload(std::string const& text) {
             }
         }
         prefix_of(costs);
+    } else if (w.kind == "matmul") { // seed 000's C = A x B: a task is RowsA/tasks rows of A
+        double const rows = d.number("rows", 900), inner = d.number("inner", 600), cols = d.number("cols", 600);
+        auto const tasks = static_cast<std::size_t>(d.number("tasks", 300));
+        if (!(rows >= 1 && inner >= 1 && cols >= 1) || tasks < 1 || static_cast<double>(tasks) > rows)
+            throw invalid_parameter("workload matmul", text, "needs rows, inner, cols >= 1 and 1 <= tasks <= rows");
+        double const per_task = rows / static_cast<double>(tasks);
+        prefix_of(std::vector<double>(tasks, 2.0 * per_task * inner * cols));
+        w.task_bytes = static_cast<std::size_t>(per_task * inner * 8.0);
+        w.result_bytes = static_cast<std::size_t>(per_task * cols * 8.0);
+    } else if (w.kind == "convolution") { // seed 000's adjoint convolution: entry i costs M - i multiply-adds
+        double const n = d.number("n", 120);
+        auto const tasks = static_cast<std::size_t>(d.number("tasks", 400));
+        double const m = n * n;
+        std::string const order = d.text("order", "decreasing");
+        if (!(n >= 1) || tasks < 1 || static_cast<double>(tasks) > m || (order != "decreasing" && order != "increasing"))
+            throw invalid_parameter("workload convolution", text,
+                                    "needs n >= 1, 1 <= tasks <= n^2, order decreasing or increasing");
+        std::vector<double> costs;
+        for (std::size_t t = 0; t < tasks; ++t) {
+            std::size_t const u = order == "decreasing" ? t : tasks - 1 - t;
+            double const first = std::floor(static_cast<double>(u) * m / static_cast<double>(tasks));
+            double const last = std::floor(static_cast<double>(u + 1) * m / static_cast<double>(tasks));
+            // sum over i in [first, last) of (m - i), two flops each
+            costs.push_back(2.0 * ((last - first) * m - (last * (last - 1) - first * (first - 1)) / 2.0));
+        }
+        prefix_of(costs);
+        w.task_bytes = 16;
+        w.result_bytes = static_cast<std::size_t>(m / static_cast<double>(tasks) * 8.0);
     } else if (w.kind == "heat" || w.kind == "floyd-steinberg" || w.kind == "hydro") {
         w.extents = parse_size(d.text("size", w.kind == "hydro" ? "200x200x200" : "5000x10000"));
         std::size_t const rank = w.kind == "hydro" ? 3 : 2;
@@ -303,7 +361,8 @@ inline workload make_workload(std::string const& text) {
             throw invalid_parameter("workload cost", std::to_string(w.flops_per_point), "must be > 0 flops");
     } else {
         throw invalid_parameter("workload", text,
-                                "unknown; workloads: mandelbrot uniform random heat floyd-steinberg hydro");
+                                "unknown; workloads: mandelbrot uniform random matmul convolution heat floyd-steinberg "
+                                "hydro");
     }
     return w;
 }
@@ -387,6 +446,50 @@ simulated_run simulate(sim::simulator& simulator, workload const& w, P const& po
             else
                 run(std::type_identity<kernels::hydro>{});
         }
+    };
+    auto const r = simulator.run(program);
+    out.seconds = out.statistics.parallel_seconds;
+    out.wall = r.wall_seconds;
+    return out;
+}
+
+/// Runs the workload's iterations as the tasks of a task farm with `scheme`
+/// ("kazouris", "ss" or a chunk policy): each task carries `task_bytes` to its
+/// worker, costs its iteration's flops, and returns `result_bytes`. Options as simulate().
+inline simulated_run simulate_farm(sim::simulator& simulator, workload const& w, std::string const& scheme,
+                                   bool master_computes = false, bool trace = false) {
+    if (w.doacross()) throw invalid_parameter("workload", w.kind, "a task farm runs DOALL workloads only");
+    auto const& p = simulator.layout();
+    simulated_run out;
+    auto program = [&](sim::transport& t) {
+        task_farm_options o;
+        o.master_computes = master_computes;
+        o.powers = p.powers();
+        o.run_queues = p.run_queues();
+        o.trace = trace;
+        o.scheme = scheme;
+        o.expected_tasks = static_cast<std::size_t>(w.iterations());
+        // A task: its index in the first bytes, padded to task_bytes (what a real task carries).
+        using payload = std::vector<char>;
+        auto stats = task_farm<payload>(
+                             t,
+                             [&](auto& farm) {
+                                 for (index_t i = 0; i < w.iterations(); ++i) {
+                                     payload task(std::max<std::size_t>(w.task_bytes, sizeof(index_t)));
+                                     std::memcpy(task.data(), &i, sizeof i);
+                                     farm.submit(task);
+                                 }
+                             },
+                             [&](payload const& task) {
+                                 index_t i = 0;
+                                 std::memcpy(&i, task.data(), sizeof i);
+                                 t.compute(w.prefix[static_cast<std::size_t>(i) + 1] -
+                                           w.prefix[static_cast<std::size_t>(i)]);
+                                 return payload(w.result_bytes);
+                             },
+                             o)
+                             .statistics;
+        if (t.rank() == 0) out.statistics = std::move(stats);
     };
     auto const r = simulator.run(program);
     out.seconds = out.statistics.parallel_seconds;

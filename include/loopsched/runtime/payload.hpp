@@ -62,8 +62,11 @@ inline constexpr unsigned archive_flags = boost::archive::no_header | boost::arc
 template <class T>
 void write_values(std::vector<std::byte>& out, std::span<T const> values) {
     if constexpr (travels_as_bytes<T>) {
+        // resize and copy, not a range insert: GCC 12 warns falsely (stringop-overflow) on that into an empty vector
         auto const b = std::as_bytes(values);
-        out.insert(out.end(), b.begin(), b.end());
+        std::size_t const at = out.size();
+        out.resize(at + b.size());
+        if (!b.empty()) std::memcpy(out.data() + at, b.data(), b.size());
     } else {
         detail::appending_buffer buffer(out);
         boost::archive::binary_oarchive archive(buffer, detail::archive_flags);
