@@ -466,6 +466,7 @@ inline simulated_run simulate_farm(sim::simulator& simulator, workload const& w,
         o.master_computes = master_computes;
         o.powers = p.powers();
         o.run_queues = p.run_queues();
+        o.load_aware = true; // speeds V/Q, as the distributed loop schemes see a loaded host
         o.trace = trace;
         o.scheme = scheme;
         o.expected_tasks = static_cast<std::size_t>(w.iterations());

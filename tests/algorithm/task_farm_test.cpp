@@ -111,6 +111,34 @@ TEST_CASE("task_farm: speeds and load from every reply, a slow worker, tracing")
     CHECK(stats.workers[0].iterations > stats.workers[1].iterations);
 }
 
+TEST_CASE("task_farm: redistribution moves queued tasks from a worker slower than its power says") {
+    // Both workers claim V = 1, but rank 2 takes 5x as long: its share was too
+    // large, and once the master's queue is empty the idle rank 1 takes from it.
+    for (bool computes : {false, true}) {
+        CAPTURE(computes);
+        std::vector<std::atomic<int>> runs(60);
+        std::size_t moved = 0;
+        in_process::run(3, [&](in_process::endpoint& t) {
+            task_farm_options o;
+            o.master_computes = computes;
+            auto out = task_farm<int>(
+                    t, [](auto& farm) { for (int i = 0; i < 60; ++i) farm.submit(i); },
+                    [&](int const& i) {
+                        runs[static_cast<std::size_t>(i)]++;
+                        std::this_thread::sleep_for(std::chrono::microseconds(t.rank() == 2 ? 2500 : 500));
+                        return i;
+                    },
+                    o);
+            if (t.rank() == 0) {
+                for (int i = 0; i < 60; ++i) REQUIRE(out.results[static_cast<std::size_t>(i)] == i);
+                moved = out.moved;
+            }
+        });
+        for (auto const& r : runs) REQUIRE(r == 1);
+        CHECK(moved > 0);
+    }
+}
+
 TEST_CASE("task_farm: an unknown number of tasks in work cycles, each cycle's tasks made from the last's results") {
     for (int ranks : {1, 2, 3}) {
         std::vector<double> sequential{1.0};

@@ -71,6 +71,7 @@ template <class Result>
 struct farm_outcome {
     std::vector<Result> results;
     std::vector<std::uint64_t> cancelled;
+    std::size_t moved = 0; ///< on the root: tasks a busy worker passed to an idle one (redistribution)
     loop_statistics statistics;
 };
 
@@ -286,6 +287,7 @@ auto run_task_farm(C& source, Produce& produce, Body& body, task_farm_options co
                 loop.master().settle();
                 loop.run(); // to the last result and the table
                 out.cancelled = master.cancelled();
+                out.moved = master.moved();
                 std::ranges::sort(out.cancelled);
             });
     if (self == o.root) out.results = handle.take_results();

@@ -251,6 +251,8 @@ public:
     [[nodiscard]] bool stopping() const noexcept { return stopping_; }
     [[nodiscard]] std::vector<std::uint64_t> const& cancelled() const noexcept { return cancelled_; }
     [[nodiscard]] farm_cost_model const& model() const noexcept { return model_; }
+    /// Tasks moved from a busy worker to an idle one (redistribution).
+    [[nodiscard]] std::size_t moved() const noexcept { return moved_; }
 
     /// Checks the time limit (called between messages and submissions).
     void check_limits() {
@@ -333,6 +335,7 @@ public:
             --transfers_;
             if (n == 0) from.refused = true;
             else ++port_.statistics()[j].chunks;
+            moved_ += n;
             for (std::uint64_t i = 0; i < n; ++i) {
                 auto const id = r.get<std::uint64_t>();
                 auto& t = tasks_.at(id);
@@ -582,7 +585,7 @@ private:
     std::vector<std::optional<chunk>> pending_ = std::vector<std::optional<chunk>>(workers_.size());
     std::optional<chunk_sequencer<any_policy>> sequencer_;
     std::vector<std::uint64_t> cancelled_;
-    std::size_t resolved_ = 0, results_ = 0, transfers_ = 0, first_size_ = 0;
+    std::size_t resolved_ = 0, results_ = 0, transfers_ = 0, first_size_ = 0, moved_ = 0;
     bool with_cost_ = false, by_size_ = false, producing_ = true, stopping_ = false, distributing_ = false,
          flushing_ = false;
     double started_ = 0.0;
