@@ -221,7 +221,11 @@ public:
             heur = *cost;
         } else if (id == 1 && payload.size() != first_size_) {
             by_size_ = true;
-            tasks_[0].heur = static_cast<double>(first_size_);
+            auto& first = tasks_[0];
+            double const change = static_cast<double>(first_size_) - first.heur; // task 0 is measured again
+            if (first.where == state::queued) queue_heur_ += change;
+            if (first.where == state::sent) workers_[static_cast<std::size_t>(first.owner)].heur_sum += change;
+            first.heur = static_cast<double>(first_size_);
         }
         if (by_size_) heur = static_cast<double>(payload.size());
         tasks_.push_back(task{std::move(payload), heur, priority, -1, state::queued});
@@ -393,34 +397,40 @@ private:
         return std::nullopt;
     }
 
-    /// The master's queue, best last: priority, then (with a model) the
-    /// estimate, else creation order (the oldest best).
+    /// The master's queue, best last: priority, then creation order (the
+    /// oldest best) until the model is ready, then heur: the largest estimate
+    /// is at the high end of heur when lambda >= 0, else at the low end, so a
+    /// refit that flips lambda's sign changes only which end is taken.
     using queue_key = std::tuple<double, double, std::uint64_t>;
     [[nodiscard]] queue_key key_of(std::uint64_t id) const {
         auto const& t = tasks_[id];
-        double const order = -static_cast<double>(id);
-        if (fs_.scheme != farm_scheme_kind::kazouris || !model_.ready()) return {t.priority, order, ~id};
-        return {t.priority, ordering(t.heur), ~id};
+        if (!by_heur_) return {t.priority, -static_cast<double>(id), ~id};
+        return {t.priority, t.heur, ~id};
     }
-    /// Orders tasks as the model's estimates do (a linear model: by heur, up or
-    /// down), and stays valid across refits that keep lambda's sign.
-    [[nodiscard]] double ordering(double heur) const noexcept { return model_.lambda() >= 0.0 ? heur : -heur; }
-    void enqueue(std::uint64_t id) { queue_.insert(key_of(id)); }
-    /// Keys change when the model does: rebuilt when it became ready or lambda changed sign.
+    void enqueue(std::uint64_t id) {
+        queue_.insert(key_of(id));
+        queue_heur_ += tasks_[id].heur;
+    }
+    /// Once the model is ready (kazouris only), the queue is keyed by heur: rebuilt once.
     void rekey() {
-        int const mode = !model_.ready() ? 0 : model_.lambda() >= 0.0 ? 1 : 2;
-        if (mode == queue_mode_) return;
-        queue_mode_ = mode;
+        if (by_heur_ || fs_.scheme != farm_scheme_kind::kazouris || !model_.ready()) return;
+        by_heur_ = true;
         std::set<queue_key> fresh;
         for (auto const& e : queue_) fresh.insert(key_of(~std::get<2>(e)));
         queue_ = std::move(fresh);
     }
     std::uint64_t take_best() {
-        auto last = std::prev(queue_.end());
-        auto const id = ~std::get<2>(*last);
-        queue_.erase(last);
+        auto best = std::prev(queue_.end());
+        if (by_heur_ && model_.lambda() < 0.0) // the smallest heur among the highest priority
+            best = queue_.lower_bound(
+                    queue_key{std::get<0>(*best), -std::numeric_limits<double>::infinity(), std::uint64_t{0}});
+        auto const id = ~std::get<2>(*best);
+        queue_.erase(best);
+        queue_heur_ -= tasks_[id].heur;
         return id;
     }
+    /// Orders a worker's tasks as the model's estimates do (a linear model: by heur, up or down).
+    [[nodiscard]] double ordering(double heur) const noexcept { return model_.lambda() >= 0.0 ? heur : -heur; }
 
     /// Sends tasks `ids` to worker k in one message.
     void send_tasks(std::size_t k, std::span<std::uint64_t const> ids) {
@@ -507,9 +517,7 @@ private:
 
     /// (4.1) over the master's queue and every worker's.
     [[nodiscard]] double estimated_total() const {
-        double heur = 0.0;
-        for (auto const& e : queue_) heur += tasks_[~std::get<2>(e)].heur;
-        double total = model_.total(heur, static_cast<double>(queue_.size()));
+        double total = model_.total(queue_heur_, static_cast<double>(queue_.size()));
         for (auto const& w : workers_) total += finish_normalized(w);
         return total;
     }
@@ -556,6 +564,7 @@ private:
     /// The target or the time limit was reached: tasks not started are cancelled.
     void stop() {
         stopping_ = true;
+        queue_heur_ = 0.0;
         for (auto const& e : queue_) {
             auto const id = ~std::get<2>(e);
             tasks_[id].where = state::cancelled;
@@ -581,7 +590,8 @@ private:
     std::size_t rr_ = 0;
     std::vector<task> tasks_;
     std::set<queue_key> queue_;
-    int queue_mode_ = 0;
+    double queue_heur_ = 0.0; ///< the sum of heur over the queue, for (4.1)
+    bool by_heur_ = false;
     std::vector<std::optional<chunk>> pending_ = std::vector<std::optional<chunk>>(workers_.size());
     std::optional<chunk_sequencer<any_policy>> sequencer_;
     std::vector<std::uint64_t> cancelled_;
@@ -615,7 +625,9 @@ public:
         ++mine_.chunks;
     }
     [[nodiscard]] bool can_step() const noexcept { return !queue_.empty(); }
-    [[nodiscard]] bool poll_after_step() const noexcept { return true; } // transfers and cancels between tasks
+    /// Transfers and cancels are looked for between tasks; with none left the
+    /// worker's next receive blocks anyway, so no look (an MPI_Iprobe) then.
+    [[nodiscard]] bool poll_after_step() const noexcept { return !queue_.empty(); }
 
     /// Runs the largest task and replies with its result.
     double step() {
@@ -623,15 +635,16 @@ public:
         held_task t = std::move(queue_.back());
         queue_.pop_back();
         double const start = port_.now();
+        double end = start;
         results_.add_written(static_cast<index_t>(t.head.id), 1, [&](std::vector<std::byte>& out) {
             std::size_t const at = out.size();
             out.resize(at + sizeof(double));
             profile_.run([&] { run_(t.payload, out); });
-            double const seconds = port_.now() - start;
+            end = port_.now(); // the result's encoding is counted with the task
+            double const seconds = end - start;
             std::memcpy(out.data() + at, &seconds, sizeof seconds);
             mine_.compute_seconds += seconds;
         });
-        double const end = port_.now();
         if (port_.settings().trace)
             trace_.push_back({port_.rank(), static_cast<index_t>(t.head.id), 1, start, end});
         ++mine_.iterations;
