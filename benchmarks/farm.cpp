@@ -32,7 +32,7 @@ struct reported {
     int workers;
     double rows900, rows1200; // percent
 };
-constexpr reported document[] = {{2, 2.18, 0.92}, {4, 4.83, 1.07},  {6, 6.18, 7.88},
+constexpr reported document[] = {{2, 2.18, 0.92}, {4, 4.83, 1.07},    {6, 6.18, 7.88},
                                  {8, 4.11, 6.57}, {10, 11.43, 11.39}, {12, 12.64, 12.61}};
 
 } // namespace

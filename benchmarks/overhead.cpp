@@ -132,7 +132,10 @@ double ours_farm(boost::mpi::communicator const& world, std::string const& schem
     world.barrier();
     double const start = MPI_Wtime();
     task_farm<int>(
-            world, [&](auto& farm) { for (long long t = 0; t < tasks; ++t) farm.submit(static_cast<int>(t)); },
+            world,
+            [&](auto& farm) {
+                for (long long t = 0; t < tasks; ++t) farm.submit(static_cast<int>(t));
+            },
             [&](int const& t) {
                 spin(spin_seconds);
                 return t;
@@ -228,8 +231,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> const farm_schemes{"kazouris", "ss"};
     std::vector<double> const task_seconds{0.0, 1e-6};
     // [scheme][task time]: ours; [task time]: the raw loop with the same body
-    std::vector<std::vector<std::vector<double>>> farm_ours(
-            farm_schemes.size(), std::vector<std::vector<double>>(task_seconds.size()));
+    std::vector<std::vector<std::vector<double>>> farm_ours(farm_schemes.size(),
+                                                            std::vector<std::vector<double>>(task_seconds.size()));
     std::vector<std::vector<double>> farm_raw(task_seconds.size());
     long long const loops = std::max(1LL, chunks / 4);
     for (int rep = 0; rep < repetitions; ++rep) {         // interleaved: the machine's drift hits all alike

@@ -55,8 +55,7 @@ int main(int argc, char** argv) {
     line.add_option("--tasks", tasks, "tasks (blocks of A's entries)")->capture_default_str();
     line.add_option("--scheme", scheme, "kazouris, ss, or a chunk policy's spec (fss, af, awf-b, ...)")
             ->capture_default_str();
-    line.add_option("--order", order, "task costs by creation order: decreasing or increasing")
-            ->capture_default_str();
+    line.add_option("--order", order, "task costs by creation order: decreasing or increasing")->capture_default_str();
     line.add_flag("--hints", hints, "give each task's cost (its inner-loop length) to the farm");
     line.add_flag("--dedicated-master", dedicated, "the root only schedules");
     line.add_option("--powers", powers, "each rank's relative speed, emulated by sleeping (e.g. 4,1,1,1)")

@@ -28,7 +28,7 @@ struct row_block {
     std::vector<double> rows; // count x inner, row-major
     template <class Archive>
     void serialize(Archive& a, unsigned) {
-        a & first & count & rows;
+        a& first& count& rows;
     }
 };
 
@@ -114,8 +114,9 @@ int main(int argc, char** argv) {
                     });
                     for (std::int64_t t = 0; t < tasks; ++t) {
                         std::int64_t const first = t * rows / tasks, last = (t + 1) * rows / tasks;
-                        farm.submit(row_block{first, last - first,
-                                              std::vector<double>(a.begin() + first * inner, a.begin() + last * inner)});
+                        farm.submit(
+                                row_block{first, last - first,
+                                          std::vector<double>(a.begin() + first * inner, a.begin() + last * inner)});
                     }
                 },
                 [&](row_block const& t) { return multiply(t.rows, t.count, b, inner, cols); }, options);

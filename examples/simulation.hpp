@@ -335,7 +335,8 @@ inline workload make_workload(std::string const& text) {
         auto const tasks = static_cast<std::size_t>(d.number("tasks", 400));
         double const m = n * n;
         std::string const order = d.text("order", "decreasing");
-        if (!(n >= 1) || tasks < 1 || static_cast<double>(tasks) > m || (order != "decreasing" && order != "increasing"))
+        if (!(n >= 1) || tasks < 1 || static_cast<double>(tasks) > m ||
+            (order != "decreasing" && order != "increasing"))
             throw invalid_parameter("workload convolution", text,
                                     "needs n >= 1, 1 <= tasks <= n^2, order decreasing or increasing");
         std::vector<double> costs;

@@ -56,9 +56,10 @@ requires(sizeof...(Args) >= 2) auto parallel_for_doacross(boost::mpi::communicat
 }
 
 template <farm_value Task, class Produce, class Body>
-requires std::invocable<Body&, Task const&> && std::invocable<Produce&, task_farm_handle<Task, farm_result_t<Body, Task>>&>
-farm_outcome<farm_result_t<Body, Task>> task_farm(boost::mpi::communicator const& comm, Produce&& produce, Body&& body,
-                                                  task_farm_options const& options = {}) {
+requires std::invocable<Body&, Task const&> && std::invocable < Produce&,
+        task_farm_handle<Task, farm_result_t<Body, Task>>
+& > farm_outcome<farm_result_t<Body, Task>> task_farm(boost::mpi::communicator const& comm, Produce&& produce,
+                                                      Body&& body, task_farm_options const& options = {}) {
     return task_farm<Task>(mpi_channel(comm), std::forward<Produce>(produce), std::forward<Body>(body), options);
 }
 

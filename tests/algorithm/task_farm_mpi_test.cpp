@@ -34,7 +34,10 @@ void check_farm(boost::mpi::communicator const& world, testing::tally& t, int n,
                 std::string const& what) {
     std::vector<int> ran(static_cast<std::size_t>(n), 0);
     auto out = task_farm<int>(
-            world, [&](auto& farm) { for (int i = 0; i < n; ++i) farm.submit(i); },
+            world,
+            [&](auto& farm) {
+                for (int i = 0; i < n; ++i) farm.submit(i);
+            },
             [&](int const& i) {
                 ++ran[static_cast<std::size_t>(i)];
                 return compute(i);
@@ -58,7 +61,7 @@ struct record {
     std::vector<int> values;
     template <class Archive>
     void serialize(Archive& a, unsigned) {
-        a & key & values;
+        a& key& values;
     }
 };
 
@@ -106,7 +109,9 @@ int main(int argc, char** argv) {
                     }
                     last = keys;
                 },
-                [](record const& r) { return r.key + std::to_string(std::accumulate(r.values.begin(), r.values.end(), 0)); });
+                [](record const& r) {
+                    return r.key + std::to_string(std::accumulate(r.values.begin(), r.values.end(), 0));
+                });
         if (world.rank() == 0) {
             t.check(last.size() == 64 && last.front() == "a1" + std::string("1") + "1" && last.back() == "a161616",
                     "work cycles: results made from the previous cycle's");
@@ -119,7 +124,10 @@ int main(int argc, char** argv) {
         o.stop_after_results = 30;
         std::vector<int> ran(400, 0);
         auto out = task_farm<int>(
-                world, [&](auto& farm) { for (int i = 0; i < 400; ++i) farm.submit(i); },
+                world,
+                [&](auto& farm) {
+                    for (int i = 0; i < 400; ++i) farm.submit(i);
+                },
                 [&](int const& i) {
                     ++ran[static_cast<std::size_t>(i)];
                     std::this_thread::sleep_for(std::chrono::microseconds(300));
@@ -145,7 +153,10 @@ int main(int argc, char** argv) {
         bool threw = false;
         try {
             task_farm<int>(
-                    world, [](auto& farm) { for (int i = 0; i < 60; ++i) farm.submit(i); },
+                    world,
+                    [](auto& farm) {
+                        for (int i = 0; i < 60; ++i) farm.submit(i);
+                    },
                     [](int const& i) {
                         if (i == 41) throw std::runtime_error("task 41 failed");
                         return i;
@@ -162,7 +173,8 @@ int main(int argc, char** argv) {
         o.initial_tasks = world.rank() == world.size() - 1 ? 4 : 3;
         bool rejected = world.size() == 1;
         try {
-            task_farm<int>(world, [](auto& farm) { farm.submit(1); }, [](int const& i) { return i; }, o);
+            task_farm<int>(
+                    world, [](auto& farm) { farm.submit(1); }, [](int const& i) { return i; }, o);
         } catch (invalid_parameter const&) {
             rejected = true;
         }

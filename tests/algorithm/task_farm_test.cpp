@@ -100,7 +100,12 @@ TEST_CASE("task_farm: speeds and load from every reply, a slow worker, tracing")
     o.trace = true;
     loop_statistics stats;
     in_process::run(3, [&](in_process::endpoint& t) {
-        auto out = task_farm<int>(t, [](auto& farm) { for (int i = 0; i < 120; ++i) farm.submit(i); }, spin, o);
+        auto out = task_farm<int>(
+                t,
+                [](auto& farm) {
+                    for (int i = 0; i < 120; ++i) farm.submit(i);
+                },
+                spin, o);
         if (t.rank() == 0) {
             for (int i = 0; i < 120; ++i) REQUIRE(out.results[static_cast<std::size_t>(i)] == i);
             stats = out.statistics;
@@ -122,7 +127,10 @@ TEST_CASE("task_farm: redistribution moves queued tasks from a worker slower tha
             task_farm_options o;
             o.master_computes = computes;
             auto out = task_farm<int>(
-                    t, [](auto& farm) { for (int i = 0; i < 60; ++i) farm.submit(i); },
+                    t,
+                    [](auto& farm) {
+                        for (int i = 0; i < 60; ++i) farm.submit(i);
+                    },
                     [&](int const& i) {
                         runs[static_cast<std::size_t>(i)]++;
                         std::this_thread::sleep_for(std::chrono::microseconds(t.rank() == 2 ? 2500 : 500));
@@ -181,7 +189,7 @@ struct job {
     std::vector<double> data;
     template <class Archive>
     void serialize(Archive& a, unsigned) {
-        a & name & data;
+        a& name& data;
     }
 };
 std::string summarize(job const& j) {
@@ -192,7 +200,8 @@ std::string summarize(job const& j) {
 TEST_CASE("task_farm: user types (strings, vectors, structs), the size as cost measure, a callback") {
     for (int ranks : {2, 3}) {
         std::vector<job> jobs;
-        for (int i = 0; i < 40; ++i) jobs.push_back({"job" + std::to_string(i), std::vector<double>(static_cast<std::size_t>(i * 5 + 1), i)});
+        for (int i = 0; i < 40; ++i)
+            jobs.push_back({"job" + std::to_string(i), std::vector<double>(static_cast<std::size_t>(i * 5 + 1), i)});
         in_process::run(ranks, [&](in_process::endpoint& t) {
             std::vector<std::string> got(jobs.size());
             std::vector<int> times(jobs.size(), 0);
@@ -336,7 +345,10 @@ TEST_CASE("task_farm: a throwing task makes every rank throw remote_error") {
         in_process::run(ranks, [&](in_process::endpoint& t) {
             try {
                 task_farm<int>(
-                        t, [](auto& farm) { for (int i = 0; i < 100; ++i) farm.submit(i); },
+                        t,
+                        [](auto& farm) {
+                            for (int i = 0; i < 100; ++i) farm.submit(i);
+                        },
                         [](int const& i) {
                             if (i == 37) throw std::runtime_error("task 37 failed");
                             return i;
@@ -374,7 +386,8 @@ TEST_CASE("task_farm: bad options are rejected on every rank, naming the paramet
         std::atomic<int> threw = 0;
         in_process::run(3, [&](in_process::endpoint& t) {
             try {
-                task_farm<int>(t, [](auto& farm) { farm.submit(1); }, [](int const& i) { return i; }, o);
+                task_farm<int>(
+                        t, [](auto& farm) { farm.submit(1); }, [](int const& i) { return i; }, o);
             } catch (invalid_parameter const& e) {
                 CHECK(e.parameter() == parameter);
                 ++threw;
@@ -404,7 +417,8 @@ TEST_CASE("task_farm: bad options are rejected on every rank, naming the paramet
         task_farm_options differs;
         differs.idle_below = t.rank() == 0 ? 2 : 3;
         try {
-            task_farm<int>(t, [](auto& farm) { farm.submit(1); }, [](int const& i) { return i; }, differs);
+            task_farm<int>(
+                    t, [](auto& farm) { farm.submit(1); }, [](int const& i) { return i; }, differs);
         } catch (invalid_parameter const&) {
             ++threw;
         }

@@ -225,7 +225,10 @@ private:
 
 template <class Task, class Result>
 std::uint64_t farm_types_fingerprint() {
-    return fingerprint().add(std::string_view(typeid(Task).name())).add(std::string_view(typeid(Result).name())).value();
+    return fingerprint()
+            .add(std::string_view(typeid(Task).name()))
+            .add(std::string_view(typeid(Result).name()))
+            .value();
 }
 
 /// Runs a farm on this rank: checks, agreement, then master and/or worker.
@@ -304,9 +307,10 @@ auto run_task_farm(C& source, Produce& produce, Body& body, task_farm_options co
 /// exactly once; its result reaches the root once. A task or the producer
 /// that throws makes every rank throw (remote_error for a task).
 template <farm_value Task, channel_source C, class Produce, class Body>
-requires std::invocable<Body&, Task const&> && std::invocable<Produce&, task_farm_handle<Task, farm_result_t<Body, Task>>&>
-farm_outcome<farm_result_t<Body, Task>> task_farm(C& transport, Produce&& produce, Body&& body,
-                                                  task_farm_options const& options = {}) {
+requires std::invocable<Body&, Task const&> && std::invocable < Produce&,
+        task_farm_handle<Task, farm_result_t<Body, Task>>
+& > farm_outcome<farm_result_t<Body, Task>> task_farm(C& transport, Produce&& produce, Body&& body,
+                                                      task_farm_options const& options = {}) {
     return detail::run_task_farm<Task>(transport, produce, body, options);
 }
 

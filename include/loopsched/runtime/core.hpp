@@ -521,8 +521,7 @@ loop_statistics run_worker(loop_link<T>& link, worker_core<T, Client>& w) {
 
 /// Which side of the root a message from the transport is for.
 inline bool is_for_master(kind k) noexcept {
-    return k == kind::request || k == kind::report || k == kind::failed || k == kind::extend ||
-           k == kind::moved;
+    return k == kind::request || k == kind::report || k == kind::failed || k == kind::extend || k == kind::moved;
 }
 
 /// The root's loop: the master, and its own worker when it computes (stepped
@@ -537,8 +536,7 @@ class root_loop {
 public:
     root_loop(loop_link<T>& link, loopback& local, master_core<T, MasterClient>& master,
               worker_core<T, WorkerClient>* own)
-            : link_(link), local_(local), master_(master), own_(own),
-              probe_gap_(master.settings().poll_interval / 16) {
+            : link_(link), local_(local), master_(master), own_(own), probe_gap_(master.settings().poll_interval / 16) {
         local.master = &master;
         local.deliver = [](void* m, message_view v) { static_cast<master_core<T, MasterClient>*>(m)->handle(v); };
     }

@@ -150,8 +150,8 @@ struct farm_task_header {
 
 /// What the master asks a busy worker in a transfer.
 struct farm_transfer {
-    double amount = 0.0;       ///< normalized work, (4.6)
-    std::int64_t to_rank = 0;  ///< the idle worker's rank
+    double amount = 0.0;      ///< normalized work, (4.6)
+    std::int64_t to_rank = 0; ///< the idle worker's rank
     std::uint64_t to_index = 0;
     double lambda = 0.0, h = 0.0, nc = 1.0; ///< the model, to estimate its own tasks
     std::uint64_t modelled = 0;             ///< whether the model is ready
@@ -337,8 +337,10 @@ public:
             from.donating = false;
             workers_[j].receiving = false;
             --transfers_;
-            if (n == 0) from.refused = true;
-            else ++port_.statistics()[j].chunks;
+            if (n == 0)
+                from.refused = true;
+            else
+                ++port_.statistics()[j].chunks;
             moved_ += n;
             for (std::uint64_t i = 0; i < n; ++i) {
                 auto const id = r.get<std::uint64_t>();
@@ -378,13 +380,16 @@ private:
 
     void update_speeds() {
         double slowest = std::numeric_limits<double>::max(), sum = 0.0;
-        auto raw = [&](worker const& w) { return fs_.load_aware ? w.status.power / w.status.run_queue : w.status.power; };
+        auto raw = [&](worker const& w) {
+            return fs_.load_aware ? w.status.power / w.status.run_queue : w.status.power;
+        };
         for (auto const& w : workers_) slowest = std::min(slowest, raw(w));
         for (auto& w : workers_) sum += (w.speed = raw(w) / slowest);
         for (auto& w : workers_) w.share = w.speed / sum;
         order_.resize(workers_.size());
         for (std::size_t k = 0; k < order_.size(); ++k) order_[k] = k;
-        std::ranges::stable_sort(order_, [&](std::size_t a, std::size_t b) { return workers_[a].speed > workers_[b].speed; });
+        std::ranges::stable_sort(order_,
+                                 [&](std::size_t a, std::size_t b) { return workers_[a].speed > workers_[b].speed; });
     }
 
     /// The start: the next worker round robin from the fastest that holds fewer than f tasks.
@@ -440,7 +445,7 @@ private:
         for (auto const id : ids) {
             auto& t = tasks_[id];
             double const key = fs_.scheme == farm_scheme_kind::kazouris && model_.ready() ? ordering(t.heur)
-                                                                                        : -static_cast<double>(id);
+                                                                                          : -static_cast<double>(id);
             write_task(w, farm_task_header{id, t.heur, t.priority, key, t.payload.size()}, t.payload);
             std::vector<std::byte>().swap(t.payload);
             t.owner = static_cast<int>(k);
@@ -544,10 +549,10 @@ private:
         if (!busiest) return;
         auto& b = workers_[*busiest];
         auto& idle_one = workers_[to];
-        double const share = idle_one.share * all;                       // (4.3)
-        if (fs_.gain * finish_normalized(b) > share) return;             // (4.4)
+        double const share = idle_one.share * all;                                              // (4.3)
+        if (fs_.gain * finish_normalized(b) > share) return;                                    // (4.4)
         double const fair = finish_normalized(b) * idle_one.speed / (b.speed + idle_one.speed); // (4.5)
-        farm_transfer const ask{std::min(share, fair),                   // (4.6)
+        farm_transfer const ask{std::min(share, fair),                                          // (4.6)
                                 static_cast<std::int64_t>(port_.settings().worker_ranks[to]),
                                 static_cast<std::uint64_t>(to),
                                 model_.lambda(),
@@ -645,8 +650,7 @@ public:
             std::memcpy(out.data() + at, &seconds, sizeof seconds);
             mine_.compute_seconds += seconds;
         });
-        if (port_.settings().trace)
-            trace_.push_back({port_.rank(), static_cast<index_t>(t.head.id), 1, start, end});
+        if (port_.settings().trace) trace_.push_back({port_.rank(), static_cast<index_t>(t.head.id), 1, start, end});
         ++mine_.iterations;
         status_ = profile_.status(end);
         port_.request(status_, chunk_timing{1, end - start, end - start}, results_);
@@ -698,8 +702,7 @@ private:
                 told.put(t.head.id);
             }
             int const to = static_cast<int>(ask.to_rank);
-            if (to == port_.rank())
-                throw error("loopsched: protocol: a transfer to the worker that holds the tasks");
+            if (to == port_.rank()) throw error("loopsched: protocol: a transfer to the worker that holds the tasks");
             port_.send_rank(to, kind::work, std::move(w).take());
         }
         port_.send_master(kind::moved, told.view());
