@@ -9,6 +9,7 @@
 #include <loopsched/algorithm/by_spec.hpp>
 #include <loopsched/algorithm/parallel_for.hpp>
 #include <loopsched/algorithm/parallel_for_doacross.hpp>
+#include <loopsched/algorithm/divide_and_conquer.hpp>
 #include <loopsched/algorithm/task_farm.hpp>
 #include <loopsched/any_policy.hpp>
 #include <loopsched/concepts.hpp>

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <loopsched/algorithm/by_spec.hpp>
+#include <loopsched/algorithm/divide_and_conquer.hpp>
 #include <loopsched/algorithm/parallel_for.hpp>
 #include <loopsched/algorithm/parallel_for_doacross.hpp>
 #include <loopsched/algorithm/task_farm.hpp>
@@ -61,6 +62,13 @@ requires std::invocable<Body&, Task const&> && std::invocable < Produce&,
 & > farm_outcome<farm_result_t<Body, Task>> task_farm(boost::mpi::communicator const& comm, Produce&& produce,
                                                       Body&& body, task_farm_options const& options = {}) {
     return task_farm<Task>(mpi_channel(comm), std::forward<Produce>(produce), std::forward<Body>(body), options);
+}
+
+template <class Problem, class Ops>
+requires DivideAndConquer<std::remove_reference_t<Ops>, Problem> dnc_outcome<dnc_result_t<Ops, Problem>>
+divide_and_conquer(boost::mpi::communicator const& comm, Problem const& problem, Ops&& ops,
+                   dnc_options const& options = {}) {
+    return divide_and_conquer(mpi_channel(comm), problem, std::forward<Ops>(ops), options);
 }
 
 /// parallel_for with the policy's spec, parsed inside the loop on every rank (see by_spec.hpp).

@@ -82,7 +82,13 @@ struct loop_shape {
 };
 static_assert(sizeof(loop_shape) == 10 * 8 + 4 * 4, "a loop shape has no padding to send");
 
-enum class algorithm_id : std::uint32_t { parallel_for = 1, parallel_for_doacross, calibration, task_farm };
+enum class algorithm_id : std::uint32_t {
+    parallel_for = 1,
+    parallel_for_doacross,
+    calibration,
+    task_farm,
+    divide_and_conquer
+};
 
 /// What a hello carries: the rank's shape and status.
 struct hello_message {

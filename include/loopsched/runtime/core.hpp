@@ -137,7 +137,9 @@ private:
 ///   bool expecting_work()         more work may still be created: workers
 ///                                 all parked is a wait, not a dead end;
 ///   static constexpr bool results_first   hand a request's results to the
-///                                 client before serving it (it must know what finished).
+///                                 client before serving it (it must know what finished);
+///   static constexpr bool late_requests   a request from a stopped worker is dropped
+///                                 (workers that request unasked: its stop was on the way).
 template <Transport T, class Client>
 class master_core {
 public:
@@ -170,7 +172,12 @@ public:
         if (what == kind::request) {
             wire_reader r(m.payload);
             auto const h = r.get<request_header>();
-            if (state_[k] != peer::active) protocol_error(m.source, "a request from a worker that is not running");
+            if (state_[k] != peer::active) {
+                // A worker that reports on its own (divide and conquer: "I am
+                // idle") may have sent it while its stop was on the way.
+                if (late_requests && state_[k] == peer::stopped) return;
+                protocol_error(m.source, "a request from a worker that is not running");
+            }
             request const asked{k, h.status, h.timing};
             auto take = [&] {
                 read_result_blocks(r, h.result_blocks, [&](index_t first, index_t size, std::span<std::byte const> b) {
@@ -224,6 +231,7 @@ private:
 
     static constexpr bool owes(peer p) noexcept { return p != peer::reported; }
     static constexpr bool results_first = requires { requires Client::results_first; };
+    static constexpr bool late_requests = requires { requires Client::late_requests; };
 
     [[nodiscard]] bool holds(std::size_t k) const {
         if constexpr (requires(Client const& c) { c.holds(k); })
@@ -378,6 +386,20 @@ public:
     /// To another rank's worker (never this one).
     void send_rank(int rank, kind what, bytes data) { link_.send(rank, what, std::move(data)); }
 
+    /// Handles the loop's messages from inside a step (divide and conquer: a
+    /// task waiting for its subproblems' results, or polling while it
+    /// recurses): `block` waits for one; otherwise takes what has arrived.
+    /// The runner of this rank's loop sets how (run_worker, root_loop).
+    void pump(bool block) {
+        if (!pump_) throw error("loopsched: protocol: a worker pumped messages outside a running loop");
+        pump_(pump_context_, block);
+    }
+    template <class F>
+    void set_pump(F& f) noexcept {
+        pump_context_ = &f;
+        pump_ = [](void* c, bool block) { (*static_cast<F*>(c))(block); };
+    }
+
     /// Asks for more work, carrying `results` (then cleared).
     void request(worker_status status, chunk_timing last, result_blocks& results) {
         wire_writer w;
@@ -389,6 +411,8 @@ private:
     loop_link<T>& link_;
     runtime_settings const& settings_;
     loopback* local_;
+    void (*pump_)(void*, bool) = nullptr;
+    void* pump_context_ = nullptr;
 };
 
 /// The worker's side of the protocol for any client. The client provides:
@@ -427,6 +451,7 @@ public:
             if (!reported_) client_.waited(seconds);
     }
 
+    [[nodiscard]] worker_port<T>& port() noexcept { return port_; }
     [[nodiscard]] bool can_step() { return !reported_ && client_.can_step(); }
     /// One step; returns the clock at its end when the client read it, else 0.
     double step() { return client_.step(); }
@@ -507,6 +532,13 @@ message_view wait_for_message(loop_link<T>& link, worker_core<T, Client>* w) {
 /// else waits for the next message.
 template <Transport T, class Client>
 loop_statistics run_worker(loop_link<T>& link, worker_core<T, Client>& w) {
+    auto pump = [&](bool block) {
+        if (block)
+            w.handle(wait_for_message(link, &w));
+        else
+            while (auto m = link.try_receive()) w.handle(*m);
+    };
+    w.port().set_pump(pump);
     while (!w.finished()) {
         if (w.can_step()) {
             w.step();
@@ -521,7 +553,8 @@ loop_statistics run_worker(loop_link<T>& link, worker_core<T, Client>& w) {
 
 /// Which side of the root a message from the transport is for.
 inline bool is_for_master(kind k) noexcept {
-    return k == kind::request || k == kind::report || k == kind::failed || k == kind::extend || k == kind::moved;
+    return k == kind::request || k == kind::report || k == kind::failed || k == kind::extend || k == kind::moved ||
+           k == kind::info || k == kind::solution;
 }
 
 /// The root's loop: the master, and its own worker when it computes (stepped
@@ -539,7 +572,10 @@ public:
             : link_(link), local_(local), master_(master), own_(own), probe_gap_(master.settings().poll_interval / 16) {
         local.master = &master;
         local.deliver = [](void* m, message_view v) { static_cast<master_core<T, MasterClient>*>(m)->handle(v); };
+        if (own_) own_->port().set_pump(pump_);
     }
+    root_loop(root_loop const&) = delete; // its worker's port points at it
+    root_loop& operator=(root_loop const&) = delete;
 
     void open(std::span<worker_status const> opening) { master_.open(opening); }
     [[nodiscard]] master_core<T, MasterClient>& master() noexcept { return master_; }
@@ -591,11 +627,24 @@ private:
             throw error("loopsched: protocol: a worker's message reached a master that does not compute");
     }
 
+    /// The own worker's messages from inside its step (worker_port::pump).
+    struct pumping {
+        root_loop* loop;
+        void operator()(bool block) const {
+            if (!block) return loop->poll();
+            if (auto n = loop->local_.take_for_worker())
+                loop->own_->handle(*n);
+            else
+                loop->dispatch(wait_for_message(loop->link_, loop->own_));
+        }
+    };
+
     loop_link<T>& link_;
     loopback& local_;
     master_core<T, MasterClient>& master_;
     worker_core<T, WorkerClient>* own_;
     double probe_gap_, looked_ = 0.0;
+    pumping pump_{this};
 };
 
 /// The root's loop from its opening to its table; `drive(root_loop&)` runs

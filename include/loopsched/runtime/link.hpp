@@ -35,9 +35,13 @@ enum class kind : int {
     extension, ///< DOACROSS master -> worker: yes, this one
     declined,  ///< DOACROSS master -> worker: no
     calibrate, ///< measure_powers: probe times and the powers
-    transfer,  ///< task farm master -> busy worker: move up to this much work to that idle worker
-    moved,     ///< task farm worker -> master: the tasks it moved (or dropped on a cancel); none: refused
+    transfer,  ///< task farm / D&C manager -> busy worker: move work to that idle worker
+    moved,     ///< task farm / D&C worker -> master: the tasks it moved (or dropped on a cancel); none: refused
     cancel,    ///< task farm master -> worker: drop the tasks you have not started
+    reply,     ///< divide and conquer worker -> worker: a task's result, for the frame that waits for it
+    steal,     ///< divide and conquer thief -> victim: give me work (answered with work, possibly none)
+    info,      ///< divide and conquer worker -> manager: its queue's summed cost, or workers it could not use
+    solution,  ///< divide and conquer worker -> manager: the original problem's result
     count_
 };
 inline constexpr int kind_bits = 5;

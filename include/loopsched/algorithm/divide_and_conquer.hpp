@@ -1,0 +1,175 @@
+// divide_and_conquer: dynamic scheduling of recursive computations of any
+// degree on workers of different speeds (seed 000, chapter 3), over any
+// transport, with the placement (where tasks go) chosen by name: seed 000's
+// scheme, APRIL's static binomial tree, or random work stealing.
+// Over a Boost.MPI communicator: <loopsched/mpi.hpp>.
+#pragma once
+
+#include <loopsched/error.hpp>
+#include <loopsched/mapping/placement.hpp>
+#include <loopsched/options.hpp>
+#include <loopsched/runtime/dnc.hpp>
+#include <loopsched/runtime/payload.hpp>
+#include <loopsched/runtime/plan.hpp>
+#include <loopsched/runtime/statistics.hpp>
+#include <loopsched/transport/channel.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <concepts>
+#include <memory>
+#include <optional>
+#include <ranges>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+namespace loopsched {
+
+/// divide_and_conquer's options.
+struct dnc_options : loop_options {
+    /// Where tasks go: "kazouris" (seed 000's scheme, the default), "april"
+    /// (static keep-half-send-half over a binomial tree), "steal" (random work
+    /// stealing, one task per steal) or "steal-half" (half the victim's queue).
+    std::string placement = "kazouris";
+    /// A worker asked for work while it recurses with an empty queue queues
+    /// its next division to answer (kazouris, steal); false: it refuses at
+    /// once, as the document does.
+    bool spill = true;
+    /// Seconds between two reports of a worker's queue cost to the manager (kazouris).
+    double info_period = 1e-3;
+};
+
+/// A type a problem or a result can be: it travels between ranks (as bytes if
+/// trivially copyable, else through Boost.Serialization).
+template <class T>
+concept dnc_value = std::default_initializable<T> && std::copyable<T> && !std::same_as<T, bool>;
+
+/// What ops.solve(problem) returns: the result type.
+template <class Ops, class Problem>
+using dnc_result_t = std::remove_cvref_t<decltype(std::declval<Ops&>().solve(std::declval<Problem const&>()))>;
+
+/// ops.is_leaf(p): whether p is solved directly.
+template <class Ops, class Problem>
+concept has_is_leaf = requires(Ops& ops, Problem const& p) {
+    { ops.is_leaf(p) } -> std::convertible_to<bool>;
+};
+/// ops.solve(p): a leaf's result, a dnc_value.
+template <class Ops, class Problem>
+concept has_solve = requires(Ops& ops, Problem const& p) { ops.solve(p); } && dnc_value<dnc_result_t<Ops, Problem>>;
+/// ops.divide(p): the subproblems, a range of any length.
+template <class Ops, class Problem>
+concept has_divide = requires(Ops& ops, Problem const& p) {
+    { ops.divide(p) } -> std::ranges::input_range;
+} && std::convertible_to<std::ranges::range_reference_t<decltype(std::declval<Ops&>().divide(std::declval<Problem const&>()))>,
+                         Problem>;
+/// ops.combine(p, results): p's result from its subproblems' results (in divide's order).
+template <class Ops, class Problem>
+concept has_combine = has_solve<Ops, Problem> &&
+                      requires(Ops& ops, Problem const& p, std::span<dnc_result_t<Ops, Problem>> results) {
+                          { ops.combine(p, results) } -> std::convertible_to<dnc_result_t<Ops, Problem>>;
+                      };
+
+/// The operations of a divide-and-conquer computation on problems of type
+/// Problem; ops.cost(p), a number that grows with p's cost, is optional.
+template <class Ops, class Problem>
+concept DivideAndConquer = dnc_value<Problem> && has_is_leaf<Ops, Problem> && has_solve<Ops, Problem> &&
+                           has_divide<Ops, Problem> && has_combine<Ops, Problem>;
+
+/// A run's outcome: the result (on the root; a default value elsewhere), one
+/// row per worker (on the root), and the loop statistics on every rank.
+template <class Result>
+struct dnc_outcome {
+    Result result{};
+    std::vector<dnc_worker_statistics> workers;
+    loop_statistics statistics;
+};
+
+/// The same computation by plain recursion on one rank: the reference every
+/// run must match.
+template <class Problem, class Ops>
+requires DivideAndConquer<Ops, Problem> dnc_result_t<Ops, Problem> sequential_divide_and_conquer(Problem const& p,
+                                                                                                 Ops&& ops) {
+    if (ops.is_leaf(p)) return ops.solve(p);
+    std::vector<dnc_result_t<Ops, Problem>> results;
+    for (auto&& c : ops.divide(p)) results.push_back(sequential_divide_and_conquer(static_cast<Problem>(c), ops));
+    return ops.combine(p, std::span<dnc_result_t<Ops, Problem>>(results));
+}
+
+namespace detail {
+
+template <class Problem, class Result>
+std::uint64_t dnc_types_fingerprint() {
+    return fingerprint()
+            .add(std::string_view(typeid(Problem).name()))
+            .add(std::string_view(typeid(Result).name()))
+            .value();
+}
+
+template <class Problem, channel_source C, class Ops>
+auto run_divide_and_conquer(C& source, Problem const& problem, Ops& ops, dnc_options const& o) {
+    using Result = dnc_result_t<Ops, Problem>;
+    auto& ch = channel_of(source);
+    using T = std::remove_cvref_t<decltype(ch.transport())>;
+    loop_link<T> link(ch);
+    int const ranks = link.size(), self = link.rank();
+    std::optional<failure> local;
+    rank_plan plan;
+    loop_shape shape;
+    std::unique_ptr<task_placement> placement;
+    dnc_settings ds;
+    try {
+        validate(o, ranks);
+        require(!o.deterministic, "options.deterministic", o.deterministic,
+                "is not supported by divide_and_conquer (tasks finish in no fixed order)");
+        require(std::isfinite(o.info_period) && o.info_period >= 0.0, "options.info_period", o.info_period,
+                "must be >= 0 seconds");
+        placement = make_placement(o.placement, o.spill);
+        ds.info_period = o.info_period;
+        plan = plan_ranks(ranks, self, 0, o);
+        shape = shape_of(algorithm_id::divide_and_conquer, o, 0, dnc_types_fingerprint<Problem, Result>(), 0, 0, 0,
+                         o.placement, 0.0, fingerprint().add(o.spill).add(o.info_period).value());
+    } catch (...) {
+        local = failure::current(self, false);
+    }
+    auto const agreed = agree(link, shape, local, plan.profile.status());
+    std::span<worker_status const> const opening(agreed.data(), agreed.size());
+
+    dnc_outcome<Result> out;
+    std::vector<std::byte> solution;
+    out.statistics = run_loop(
+            link, plan.settings, opening,
+            [&](master_port<T>& port) {
+                return dnc_manager<T>(port, *placement, opening, to_bytes(problem));
+            },
+            [&](worker_port<T>& port) {
+                return dnc_worker<T, Ops, Problem, Result>(port, plan.profile, *placement, ds, ops);
+            },
+            [&](auto& loop) {
+                loop.run();
+                auto& manager = loop.master().client();
+                solution = manager.solution();
+                out.workers = manager.take_statistics();
+                std::ranges::sort(out.workers, {}, &dnc_worker_statistics::rank);
+            });
+    if (self == o.root) out.result = from_bytes<Result>(solution);
+    return out;
+}
+
+} // namespace detail
+
+/// Solves `problem` by dividing it, on every rank of `transport`: collective,
+/// every rank calls it with the same options (checked, as for loops). The
+/// root's problem is the one solved; the result is on the root, identical to
+/// sequential_divide_and_conquer's. A throwing is_leaf, solve, divide or
+/// combine makes every rank throw (remote_error).
+template <class Problem, channel_source C, class Ops>
+requires DivideAndConquer<std::remove_reference_t<Ops>, Problem> dnc_outcome<dnc_result_t<Ops, Problem>>
+divide_and_conquer(C& transport, Problem const& problem, Ops&& ops, dnc_options const& options = {}) {
+    return detail::run_divide_and_conquer<Problem>(transport, problem, ops, options);
+}
+
+} // namespace loopsched

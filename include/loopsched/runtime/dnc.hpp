@@ -1,0 +1,733 @@
+// Divide and conquer's engine (seed 000, chapter 3): the manager and the
+// workers, as two clients of the protocol core (runtime/core.hpp). Where work
+// goes is the placement's decision (mapping/placement.hpp); this engine
+// carries it out: worker lists at the start, cost-ordered local queues,
+// inlining, waits that run queued tasks, transfers and steals.
+//
+// How a worker runs (the document's run-time, with explicit frames):
+// - A queued task taken for dividing is divided; its subproblems become
+//   queued tasks (some sent along the worker list at the start) and the
+//   worker waits for their results. While it waits it runs tasks from its own
+//   queue, nested on its stack (the document's deadlock-freedom argument:
+//   a worker blocks only with an empty queue). A task taken for inlining is
+//   solved by direct recursion: no subproblem of it is queued.
+// Choices where the document is silent (docs/divide-and-conquer.md):
+// - A worker waiting for results with an empty queue is idle: it reports (or
+//   steals) and may be given a task, run on top of its stack (the argument
+//   still holds: a task deeper in a stack started earlier).
+// - Spilling (placement::spills): a worker asked for work while it recurses
+//   inline with an empty queue answers at its next division, which it then
+//   queues instead of inlining; the document refuses at once.
+// - Messages are looked at every `poll_interval` while a worker recurses
+//   (the document's alarm, every 4 s then), checked every 32 nodes.
+// - The cost measure's "sum of the queue" for the depth measure is the sum
+//   of 2^-depth (a subtree's share of a balanced binary tree).
+#pragma once
+
+#include <loopsched/error.hpp>
+#include <loopsched/mapping/placement.hpp>
+#include <loopsched/runtime/core.hpp>
+#include <loopsched/runtime/payload.hpp>
+#include <loopsched/runtime/profile.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <random>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace loopsched {
+
+/// Which measure orders tasks by cost (seed 000, 3.4.2): chosen once, at the
+/// first division, and carried by every task.
+enum class cost_measure : std::uint8_t {
+    unknown = 0,
+    user,  ///< the operations' cost(problem)
+    size,  ///< the problem's size in bytes (its first division changed it)
+    depth, ///< the depth in the tree: shallower costs more
+};
+
+/// One worker's share of a divide-and-conquer run.
+struct dnc_worker_statistics {
+    int rank = 0;
+    std::uint64_t nodes = 0;    ///< problems it handled (each solved, or divided and combined, here), inlined ones included
+    std::uint64_t tasks = 0;    ///< queued tasks it ran
+    std::uint64_t inlined = 0;  ///< of those, run by direct recursion
+    std::uint64_t given = 0;    ///< tasks it sent to other workers (start lists, transfers, steals)
+    std::uint64_t received = 0; ///< tasks it got from the manager or other workers
+    std::uint64_t steals = 0;   ///< steal requests it sent
+    double idle_seconds = 0.0;  ///< blocked with nothing to run
+};
+
+namespace detail {
+
+/// Where a task's result goes: a frame on a worker, or the manager (rank -1).
+struct result_address {
+    std::int32_t rank = -1;
+    std::uint32_t index = 0;
+    std::uint64_t frame = 0;
+};
+
+/// One task on the wire; `list` workers and then the problem's bytes follow.
+struct dnc_task_header {
+    result_address parent;
+    double cost = 0.0;
+    std::uint32_t depth = 0;
+    std::uint8_t measure = 0;
+    std::uint8_t pad[3]{};
+    std::uint64_t list = 0;
+    std::uint64_t bytes = 0;
+};
+
+/// What the manager asks a busy worker: send a task to that idle one.
+struct dnc_transfer {
+    std::uint64_t to_index = 0;
+    std::int64_t to_rank = 0;
+};
+
+inline constexpr std::uint8_t info_load = 0, info_unused_workers = 1;
+
+/// The settings every rank agrees on.
+struct dnc_settings {
+    double info_period = 1e-3;
+};
+
+/// The weight a task adds to its queue's sum.
+inline double queue_weight(double cost, cost_measure m) noexcept {
+    return m == cost_measure::depth ? std::exp2(cost) : cost;
+}
+
+// ---------------------------------------------------------------- manager
+
+/// The manager: starts the problem, tracks who is idle, has the busiest
+/// worker send a task to an idle one (when the placement balances), and
+/// collects the solution.
+template <Transport T>
+class dnc_manager {
+public:
+    static constexpr bool results_first = true;
+    static constexpr bool late_requests = true;
+
+    dnc_manager(master_port<T>& port, task_placement const& placement, std::span<worker_status const> statuses,
+                std::vector<std::byte> problem)
+            : port_(port), placement_(placement), problem_(std::move(problem)), w_(port.settings().workers()) {
+        auto const& s = port.settings();
+        for (std::size_t k = 0; k < w_.size(); ++k) {
+            auto const st = statuses[static_cast<std::size_t>(s.worker_ranks[k])];
+            w_[k].speed = st.power / st.run_queue;
+        }
+    }
+
+    index_t serve(std::size_t k, request const& r) {
+        if (!started_) start();
+        auto& w = w_[k];
+        auto const reported = static_cast<std::uint64_t>(r.last.size); // the worker's count of tasks received
+        if (reported > w.seen) {                                           // a new report: k is idle
+            w.seen = reported;
+            w.busy = false;
+            w.load = 0.0;
+            if (w.receiving) w.finished_early = true; // it ran the moved task before its donor told us
+        }
+        if (placement_.balances() && !w.busy && !w.receiving && !solved_) find_donor(k);
+        return 0;
+    }
+    [[nodiscard]] bool done() const noexcept { return solved_; }
+    [[nodiscard]] bool holds(std::size_t k) const noexcept {
+        if (solved_) return false;
+        if (placement_.when_idle() == idle_action::steal) return true; // they find work themselves
+        return w_[k].busy || w_[k].receiving;
+    }
+    [[nodiscard]] bool expecting_work() const noexcept { return !solved_; }
+
+    void take_result(index_t, index_t size, std::span<std::byte const> b) {
+        if (size != 0 || b.size() != sizeof(dnc_worker_statistics))
+            throw error("loopsched: protocol: an unexpected result block in divide and conquer");
+        dnc_worker_statistics s;
+        std::memcpy(&s, b.data(), sizeof s);
+        stats_.push_back(s);
+    }
+
+    void on_message(std::size_t k, kind what, message_view m) {
+        wire_reader r(m.payload);
+        switch (what) {
+        case kind::solution: {
+            auto const b = r.get_raw(r.remaining());
+            solution_.assign(b.begin(), b.end());
+            solved_ = true;
+            for (std::size_t j = 0; j < w_.size(); ++j) port_.touch(j);
+            break;
+        }
+        case kind::info:
+            if (r.get<std::uint8_t>() == info_load) {
+                w_[k].load = r.get<double>();
+                w_[k].refused = false;
+            } else {
+                for (auto n = r.get<std::uint64_t>(); n > 0; --n) {
+                    auto const j = static_cast<std::size_t>(r.get<std::uint64_t>());
+                    if (j >= w_.size()) throw error("loopsched: protocol: an unknown worker returned");
+                    w_[j].busy = false;
+                    port_.touch(j);
+                }
+            }
+            break;
+        case kind::moved: {
+            auto const to = static_cast<std::size_t>(r.get<std::uint64_t>());
+            auto const given = r.get<std::uint64_t>();
+            double const load = r.get<double>();
+            auto& from = w_[k];
+            if (to >= w_.size() || !from.donating || !w_[to].receiving)
+                throw error("loopsched: protocol: a transfer nobody asked for (rank " + std::to_string(m.source) + ")");
+            from.donating = false;
+            from.load = load;
+            auto& idle = w_[to];
+            idle.receiving = false;
+            if (given > 0) {
+                idle.busy = !std::exchange(idle.finished_early, false);
+            } else {
+                from.refused = true; // not asked again until it reports a new load
+            }
+            port_.touch(to);
+            break;
+        }
+        default:
+            throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) +
+                        " at a divide-and-conquer manager");
+        }
+    }
+
+    [[nodiscard]] std::vector<std::byte> const& solution() const noexcept { return solution_; }
+    [[nodiscard]] std::vector<dnc_worker_statistics> take_statistics() { return std::move(stats_); }
+
+private:
+    struct worker {
+        double speed = 1.0, load = 0.0;
+        std::uint64_t seen = 0;
+        bool busy = false, receiving = false, donating = false, refused = false, finished_early = false;
+    };
+
+    /// The original problem to the placement's first worker, with its list.
+    void start() {
+        started_ = true;
+        std::vector<placed_worker> by_speed;
+        for (std::size_t k = 0; k < w_.size(); ++k) by_speed.push_back({k, w_[k].speed});
+        std::ranges::stable_sort(by_speed, [](auto const& a, auto const& b) { return a.speed > b.speed; });
+        auto const list = placement_.start(by_speed);
+        if (list.empty()) throw error("loopsched: placement " + placement_.name() + " started on no worker");
+        wire_writer w;
+        w.put(std::uint8_t{0}).put(std::uint64_t{1});
+        dnc_task_header h;
+        h.list = list.size() - 1;
+        h.bytes = problem_.size();
+        w.put(h);
+        for (std::size_t i = 1; i < list.size(); ++i) w.put(list[i]);
+        w.put_raw(problem_);
+        for (auto const& p : list) w_[p.index].busy = true;
+        port_.push_worker(list.front().index, kind::work, w.view());
+        std::vector<std::byte>().swap(problem_);
+        // The others hear that the run started (every rank agreed): a thief
+        // must not ask a rank still in the agreement.
+        wire_writer none;
+        none.put(std::uint8_t{0}).put(std::uint64_t{0});
+        for (std::size_t k = 0; k < w_.size(); ++k)
+            if (!w_[k].busy) port_.send_worker(k, kind::work, none.view());
+    }
+
+    /// Idle worker `to`: the busy worker with the largest load per speed, not
+    /// in a transfer and not refusing, is asked to send it a task.
+    void find_donor(std::size_t to) {
+        std::optional<std::size_t> best;
+        double most = -1.0;
+        for (std::size_t k = 0; k < w_.size(); ++k) {
+            auto const& w = w_[k];
+            if (k == to || !w.busy || w.donating || w.receiving || w.refused) continue;
+            double const v = w.load / w.speed;
+            if (v > most) {
+                most = v;
+                best = k;
+            }
+        }
+        if (!best) return;
+        w_[*best].donating = true;
+        w_[to].receiving = true;
+        dnc_transfer const ask{to, port_.settings().worker_ranks[to]};
+        port_.send_worker(*best, kind::transfer, std::as_bytes(std::span(&ask, 1)));
+        port_.touch(to);
+    }
+
+    master_port<T>& port_;
+    task_placement const& placement_;
+    std::vector<std::byte> problem_, solution_;
+    std::vector<worker> w_;
+    std::vector<dnc_worker_statistics> stats_;
+    bool started_ = false, solved_ = false;
+};
+
+// ---------------------------------------------------------------- worker
+
+/// A worker: its queue, its frames (divided problems waiting for their
+/// subproblems' results) and the recursion. Ops: is_leaf, solve, divide,
+/// combine and optionally cost, as divide_and_conquer documents.
+template <Transport T, class Ops, class Problem, class Result>
+class dnc_worker {
+public:
+    dnc_worker(worker_port<T>& port, rank_profile& profile, task_placement const& placement, dnc_settings const& ds,
+               Ops& ops)
+            : port_(port), profile_(profile), placement_(placement), ds_(ds), ops_(ops),
+              self_(static_cast<std::size_t>(port.settings().index_of(port.rank()))),
+              workers_(port.settings().workers()), random_(static_cast<std::uint32_t>(port.rank()) * 7919u + 17u) {
+        mine_.rank = port.rank();
+        stats_.rank = port.rank();
+        speed_ = [&] {
+            auto const s = profile.status();
+            return s.power / s.run_queue;
+        }();
+    }
+
+    // ---- the protocol core's client
+
+    void on_work(message_view m) {
+        wire_reader r(m.payload);
+        bool const stolen = r.get<std::uint8_t>() != 0;
+        auto const n = r.get<std::uint64_t>();
+        for (std::uint64_t i = 0; i < n; ++i) {
+            auto const h = r.get<dnc_task_header>();
+            for (std::uint64_t j = 0; j < h.list; ++j) coworkers_.push_back(r.get<placed_worker>());
+            if (measure_ == cost_measure::unknown) measure_ = static_cast<cost_measure>(h.measure);
+            queue_.push_back(entry{from_bytes<Problem>(r.get_raw(static_cast<std::size_t>(h.bytes))), h.cost,
+                                   next_order_++, h.depth, h.parent});
+            load_ += queue_weight(h.cost, measure_);
+        }
+        if (n > 0) {
+            received_ += n;
+            stats_.received += n;
+            idle_reported_ = false;
+        }
+        if (stolen) steal_out_ = false;
+        started_ = true;
+    }
+
+    [[nodiscard]] bool can_step() const noexcept { return !stopped_ && (!queue_.empty() || wants_to_announce()); }
+    [[nodiscard]] bool poll_after_step() const noexcept { return true; }
+
+    /// One queued task from the top of the stack (or, with none, tells the
+    /// manager it is idle, or sends a thief out).
+    double step() {
+        if (!queue_.empty()) {
+            double const before = port_.now();
+            double const idle_before = stats_.idle_seconds;
+            run_next();
+            mine_.compute_seconds += port_.now() - before - (stats_.idle_seconds - idle_before);
+        }
+        if (queue_.empty()) go_idle();
+        return port_.now();
+    }
+
+    void on_message(kind what, message_view m) {
+        wire_reader r(m.payload);
+        switch (what) {
+        case kind::reply: {
+            auto const id = r.get<std::uint64_t>();
+            auto const index = r.get<std::uint32_t>();
+            fill(id, index, from_bytes<Result>(r.get_raw(r.remaining())));
+            break;
+        }
+        case kind::transfer: {
+            auto const t = r.get<dnc_transfer>();
+            answer(ask{true, static_cast<int>(t.to_rank), t.to_index});
+            break;
+        }
+        case kind::steal: answer(ask{false, m.source, 0}); break;
+        default:
+            throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) +
+                        " at a divide-and-conquer worker");
+        }
+    }
+    void waited(double seconds) noexcept { stats_.idle_seconds += seconds; }
+
+    worker_statistics statistics(double) {
+        stopped_ = true; // the report: steal answers arriving late are dropped
+        mine_.iterations = static_cast<index_t>(stats_.nodes);
+        mine_.chunks = static_cast<index_t>(stats_.tasks);
+        mine_.wait_seconds = stats_.idle_seconds;
+        results_.clear();
+        results_.add_written(0, 0, [&](std::vector<std::byte>& out) {
+            auto const b = std::as_bytes(std::span(&stats_, 1));
+            out.insert(out.end(), b.begin(), b.end());
+        });
+        return mine_;
+    }
+    [[nodiscard]] result_blocks& results() noexcept { return results_; }
+    [[nodiscard]] std::span<chunk_event const> trace() const noexcept { return trace_; }
+
+private:
+    struct entry {
+        Problem problem;
+        double cost = 0.0;
+        std::uint64_t order = 0;
+        std::uint32_t depth = 0;
+        result_address parent;
+    };
+    /// A divided problem waiting for its subproblems' results (on the stack of run_divided).
+    struct frame {
+        std::vector<Result> results;
+        std::vector<char> filled;
+        std::size_t missing = 0;
+    };
+    /// A request for work: a transfer from the manager, or a thief's steal.
+    struct ask {
+        bool transfer = false;
+        int rank = 0;             ///< who receives
+        std::uint64_t index = 0;  ///< its worker index (transfer)
+    };
+
+    // ---- running tasks
+
+    /// Takes the placement's next queued task and runs it; its result goes to its parent.
+    void run_next() {
+        bool const dividing = !coworkers_.empty() || placement_.divides(queue_.size(), workers_);
+        std::size_t const at = placement_.next(view(), dividing);
+        entry t = take(at);
+        ++stats_.tasks;
+        Result r = dividing ? run_divided_task(t) : run_inlined_task(t);
+        deliver(t.parent, std::move(r));
+    }
+
+    Result run_inlined_task(entry const& t) {
+        ++stats_.inlined;
+        double const start = port_.now();
+        std::uint64_t const nodes = stats_.nodes;
+        ++inlining_;
+        std::optional<Result> r;
+        profile_.run([&] { r.emplace(recurse(t.problem, t.depth)); });
+        if (--inlining_ == 0) refuse_pending();
+        if (port_.settings().trace)
+            trace_.push_back({port_.rank(), static_cast<index_t>(t.order), static_cast<index_t>(stats_.nodes - nodes),
+                              start, port_.now()});
+        return std::move(*r);
+    }
+
+    Result run_divided_task(entry const& t) {
+        tick();
+        if (ops_.is_leaf(t.problem)) {
+            if (!coworkers_.empty() && queue_.empty()) return_coworkers();
+            Result r;
+            profile_.run([&] { r = ops_.solve(t.problem); });
+            return r;
+        }
+        std::vector<Problem> children;
+        profile_.run([&] { children = divide(t.problem); });
+        return run_divided(t.problem, t.depth, std::move(children));
+    }
+
+    /// Direct recursion (inlining): no subproblem is queued, unless a request
+    /// for work is pending and the placement spills.
+    Result recurse(Problem const& p, std::uint32_t depth) {
+        tick();
+        if (ops_.is_leaf(p)) return ops_.solve(p);
+        std::vector<Problem> children = divide(p);
+        if (!pending_.empty()) return run_divided(p, depth, std::move(children)); // spill
+        std::vector<Result> results;
+        results.reserve(children.size());
+        for (auto const& c : children) results.push_back(recurse(c, depth + 1));
+        return ops_.combine(p, std::span<Result>(results));
+    }
+
+    /// A divided problem: subproblems to the list's workers and the queue,
+    /// then a wait that runs queued tasks.
+    Result run_divided(Problem const& p, std::uint32_t depth, std::vector<Problem> children) {
+        if (measure_ == cost_measure::unknown) choose_measure(p, children);
+        std::uint64_t const id = next_frame_++;
+        frame f;
+        f.results.resize(children.size());
+        f.filled.assign(children.size(), 0);
+        f.missing = children.size();
+        frames_.emplace(id, &f);
+        std::vector<double> costs(children.size());
+        for (std::size_t i = 0; i < children.size(); ++i) costs[i] = cost_of(children[i], depth + 1);
+        std::vector<std::size_t> by_cost(children.size());
+        for (std::size_t i = 0; i < by_cost.size(); ++i) by_cost[i] = i;
+        std::ranges::stable_sort(by_cost, [&](std::size_t a, std::size_t b) { return costs[a] > costs[b]; });
+        std::size_t placed = 1; // the costliest stays
+        if (!coworkers_.empty() && children.size() > 1) {
+            std::vector<placed_worker> list{placed_worker{self_, speed_}};
+            list.insert(list.end(), coworkers_.begin(), coworkers_.end());
+            auto const lists = placement_.split(list, children.size());
+            coworkers_.clear();
+            for (auto const& w : lists.front())
+                if (w.index != self_) coworkers_.push_back(w);
+            for (std::size_t l = 1; l < lists.size() && placed < children.size(); ++l, ++placed) {
+                std::size_t const c = by_cost[placed];
+                send_tasks(port_.settings().worker_ranks[lists[l].front().index], false,
+                           {outgoing{&children[c], costs[c], depth + 1, result_address{port_.rank(), static_cast<std::uint32_t>(c), id},
+                                     std::span(lists[l]).subspan(1)}});
+            }
+        }
+        for (std::size_t i = 0; i < by_cost.size(); ++i) {
+            if (i >= 1 && i < placed) continue; // sent along a list
+            std::size_t const c = by_cost[i];
+            queue_.push_back(entry{std::move(children[c]), costs[c], next_order_++, depth + 1,
+                                   result_address{port_.rank(), static_cast<std::uint32_t>(c), id}});
+            load_ += queue_weight(costs[c], measure_);
+        }
+        answer_pending();
+        wait_for(f);
+        frames_.erase(id);
+        Result r;
+        profile_.run([&] { r = ops_.combine(p, std::span<Result>(f.results)); });
+        return r;
+    }
+
+    /// Runs queued tasks until `f` has every result; idle (reporting or
+    /// stealing) when the queue is empty.
+    void wait_for(frame const& f) {
+        while (f.missing > 0) {
+            if (!queue_.empty()) {
+                run_next();
+                maybe_poll();
+                continue;
+            }
+            go_idle();
+            port_.pump(true);
+        }
+    }
+
+    // ---- results
+
+    void deliver(result_address const& to, Result r) {
+        if (to.rank == port_.rank()) return fill(to.frame, to.index, std::move(r));
+        scratch_.clear();
+        write_values(scratch_, std::span<Result const>(&r, 1));
+        wire_writer w;
+        if (to.rank < 0) {
+            port_.send_master(kind::solution, w.put_raw(scratch_).view());
+            stopped_ = true; // nothing more goes to the manager: it stops every worker now
+        } else {
+            w.put(to.frame).put(to.index).put_raw(scratch_);
+            port_.send_rank(to.rank, kind::reply, std::move(w).take());
+        }
+    }
+    void fill(std::uint64_t id, std::uint32_t index, Result r) {
+        auto it = frames_.find(id);
+        if (it == frames_.end() || index >= it->second->results.size() || it->second->filled[index])
+            throw error("loopsched: protocol: a result nobody waits for (frame " + std::to_string(id) + ")");
+        frame& f = *it->second;
+        f.results[index] = std::move(r);
+        f.filled[index] = 1;
+        --f.missing;
+    }
+
+    // ---- the queue
+
+    std::vector<queued_task> const& view() {
+        view_.clear();
+        for (auto const& e : queue_) view_.push_back({e.cost, e.order});
+        return view_;
+    }
+    entry take(std::size_t at) {
+        entry e = std::move(queue_[at]);
+        queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(at));
+        load_ -= queue_weight(e.cost, measure_);
+        if (queue_.empty()) load_ = 0.0; // no drift from the sums
+        return e;
+    }
+
+    std::vector<Problem> divide(Problem const& p) {
+        auto&& range = ops_.divide(p);
+        if constexpr (std::same_as<std::remove_cvref_t<decltype(range)>, std::vector<Problem>>) {
+            return std::move(range);
+        } else {
+            std::vector<Problem> out;
+            for (auto&& c : range) out.push_back(static_cast<Problem>(c));
+            return out;
+        }
+    }
+
+    void choose_measure(Problem const& p, std::vector<Problem> const& children) {
+        if constexpr (requires { ops_.cost(p); })
+            measure_ = cost_measure::user;
+        else if (!children.empty() && to_bytes(children.front()).size() != to_bytes(p).size())
+            measure_ = cost_measure::size;
+        else
+            measure_ = cost_measure::depth;
+    }
+    double cost_of(Problem const& p, std::uint32_t depth) {
+        switch (measure_) {
+        case cost_measure::user:
+            if constexpr (requires { ops_.cost(p); }) return static_cast<double>(ops_.cost(p));
+            break;
+        case cost_measure::size: return static_cast<double>(to_bytes(p).size());
+        default: break;
+        }
+        return -static_cast<double>(depth);
+    }
+
+    // ---- requests for work
+
+    /// Gives what the placement allows; a worker recursing inline defers
+    /// (then spills at its next division) if the placement spills; else refuses.
+    void answer(ask const& a) {
+        if (stopped_) return;
+        if (try_give(a)) return;
+        if (placement_.spills() && inlining_ > 0) {
+            pending_.push_back(a);
+            return;
+        }
+        refuse(a);
+    }
+    bool try_give(ask const& a) {
+        auto const chosen = placement_.give(view(), inlining_ > 0 || !frames_.empty());
+        if (chosen.empty()) return false;
+        std::vector<entry> given;
+        auto sorted = chosen;
+        std::ranges::sort(sorted, std::greater<>());
+        for (auto const i : sorted) given.push_back(take(i));
+        std::vector<outgoing> out;
+        for (auto const& e : given) out.push_back(outgoing{&e.problem, e.cost, e.depth, e.parent, {}});
+        send_tasks(a.rank, !a.transfer, out);
+        if (a.transfer) tell_moved(a.index, given.size());
+        return true;
+    }
+    void refuse(ask const& a) {
+        if (a.transfer)
+            tell_moved(a.index, 0);
+        else
+            send_tasks(a.rank, true, {});
+    }
+    void answer_pending() {
+        auto asks = std::move(pending_);
+        pending_.clear();
+        for (auto const& a : asks)
+            if (!try_give(a)) refuse(a);
+    }
+    void refuse_pending() {
+        auto asks = std::move(pending_);
+        pending_.clear();
+        for (auto const& a : asks) refuse(a);
+    }
+    void tell_moved(std::uint64_t to, std::size_t n) {
+        wire_writer w;
+        w.put(to).put(static_cast<std::uint64_t>(n)).put(load_);
+        port_.send_master(kind::moved, w.view());
+        last_load_ = load_;
+    }
+
+    struct outgoing {
+        Problem const* problem;
+        double cost;
+        std::uint32_t depth;
+        result_address parent;
+        std::span<placed_worker const> list;
+    };
+    /// Tasks to another worker in one message (none: a refused steal).
+    void send_tasks(int rank, bool steal_answer, std::vector<outgoing> const& tasks) {
+        wire_writer w;
+        w.put(static_cast<std::uint8_t>(steal_answer)).put(static_cast<std::uint64_t>(tasks.size()));
+        for (auto const& t : tasks) {
+            scratch_.clear();
+            write_values(scratch_, std::span<Problem const>(t.problem, 1));
+            dnc_task_header h;
+            h.parent = t.parent;
+            h.cost = t.cost;
+            h.depth = t.depth;
+            h.measure = static_cast<std::uint8_t>(measure_);
+            h.list = t.list.size();
+            h.bytes = scratch_.size();
+            w.put(h);
+            for (auto const& x : t.list) w.put(x);
+            w.put_raw(scratch_);
+        }
+        stats_.given += tasks.size();
+        if (rank == port_.rank()) throw error("loopsched: protocol: tasks sent to the worker that holds them");
+        port_.send_rank(rank, kind::work, std::move(w).take());
+    }
+
+    // ---- idle
+
+    [[nodiscard]] bool wants_to_announce() const noexcept {
+        if (placement_.when_idle() == idle_action::steal) return started_ && !steal_out_ && workers_ > 1;
+        return !idle_reported_;
+    }
+    /// Nothing to run: pending asks are refused, unused workers go back, and
+    /// the manager is told (or a random victim asked).
+    void go_idle() {
+        if (stopped_) return;
+        refuse_pending();
+        if (!coworkers_.empty()) return_coworkers();
+        if (placement_.when_idle() == idle_action::steal) {
+            if (!started_ || steal_out_ || workers_ < 2) return;
+            std::uniform_int_distribution<std::size_t> pick(0, workers_ - 2);
+            std::size_t victim = pick(random_);
+            if (victim >= self_) ++victim;
+            steal_out_ = true;
+            ++stats_.steals;
+            port_.send_rank(port_.settings().worker_ranks[victim], kind::steal, {});
+        } else if (!idle_reported_) {
+            idle_reported_ = true;
+            results_.clear();
+            port_.request(profile_.status(), chunk_timing{static_cast<index_t>(received_), 0.0, 0.0}, results_);
+        }
+    }
+    void return_coworkers() {
+        wire_writer w;
+        w.put(info_unused_workers).put(static_cast<std::uint64_t>(coworkers_.size()));
+        for (auto const& c : coworkers_) w.put(static_cast<std::uint64_t>(c.index));
+        coworkers_.clear();
+        port_.send_master(kind::info, w.view());
+    }
+
+    // ---- polling while recursing
+
+    void tick() {
+        ++stats_.nodes;
+        if ((++ticks_ & 31u) == 0) maybe_poll();
+    }
+    void maybe_poll() {
+        double const now = port_.now();
+        if (now - polled_ < port_.settings().poll_interval) return;
+        polled_ = now;
+        port_.pump(false);
+        if (placement_.balances() && load_ != last_load_ && now - informed_ >= ds_.info_period) {
+            informed_ = now;
+            last_load_ = load_;
+            wire_writer w;
+            w.put(info_load).put(load_);
+            port_.send_master(kind::info, w.view());
+        }
+    }
+
+    worker_port<T>& port_;
+    rank_profile& profile_;
+    task_placement const& placement_;
+    dnc_settings const& ds_;
+    Ops& ops_;
+    std::size_t self_, workers_;
+    double speed_ = 1.0;
+    std::minstd_rand random_;
+    cost_measure measure_ = cost_measure::unknown;
+    std::vector<entry> queue_;
+    std::vector<queued_task> view_;
+    std::vector<placed_worker> coworkers_;
+    std::unordered_map<std::uint64_t, frame*> frames_;
+    std::vector<ask> pending_;
+    std::vector<std::byte> scratch_;
+    std::uint64_t next_order_ = 0, next_frame_ = 0, received_ = 0;
+    std::uint32_t ticks_ = 0;
+    int inlining_ = 0;
+    double load_ = 0.0, last_load_ = 0.0, polled_ = 0.0, informed_ = -1e300;
+    bool idle_reported_ = true, steal_out_ = false, stopped_ = false; // the hello is the first report
+    bool started_ = false; ///< the manager's first word arrived: every rank is in the run
+    worker_statistics mine_;
+    dnc_worker_statistics stats_;
+    result_blocks results_;
+    std::vector<chunk_event> trace_;
+};
+
+} // namespace detail
+} // namespace loopsched

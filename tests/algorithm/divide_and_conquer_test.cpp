@@ -1,0 +1,314 @@
+// divide_and_conquer on the in-process transport: results identical to the
+// sequential recursion for every placement at 1-4 ranks, each problem handled
+// once, uneven degrees, user types, cost measures, failures and bad options;
+// and the placements' decisions on the document's examples.
+#include "../../examples/dnc_problems.hpp"
+
+#include <loopsched/algorithm/divide_and_conquer.hpp>
+#include <loopsched/transport/in_process.hpp>
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <mutex>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace loopsched;
+using namespace loopsched::examples;
+
+namespace {
+
+char const* const placements[] = {"kazouris", "april", "steal", "steal-half"};
+
+/// Counts every problem the ops see, over all ranks: with the sequential
+/// count, "each problem handled once".
+template <class Ops>
+struct counted {
+    Ops ops;
+    std::atomic<std::uint64_t>* leaves;
+    template <class P>
+    bool is_leaf(P const& p) {
+        return ops.is_leaf(p);
+    }
+    template <class P>
+    auto solve(P const& p) {
+        ++*leaves;
+        return ops.solve(p);
+    }
+    template <class P>
+    auto divide(P const& p) {
+        return ops.divide(p);
+    }
+    template <class P, class R>
+    auto combine(P const& p, std::span<R> r) {
+        return ops.combine(p, r);
+    }
+};
+
+template <class Problem, class Ops>
+std::uint64_t count_leaves(Problem const& p, Ops const& ops) {
+    if (ops.is_leaf(p)) return 1;
+    std::uint64_t n = 0;
+    for (auto const& c : ops.divide(p)) n += count_leaves(c, ops);
+    return n;
+}
+template <class Problem, class Ops>
+std::uint64_t count_nodes(Problem const& p, Ops const& ops) {
+    if (ops.is_leaf(p)) return 1;
+    std::uint64_t n = 1;
+    for (auto const& c : ops.divide(p)) n += count_nodes(c, ops);
+    return n;
+}
+
+/// Runs `problem` on `ranks` threads and checks the result, the leaves solved
+/// and the problems handled against the sequential recursion.
+template <class Problem, class Ops>
+void check_run(int ranks, Problem const& problem, Ops const& ops, dnc_options const& o) {
+    auto const expected = sequential_divide_and_conquer(problem, Ops(ops));
+    std::atomic<std::uint64_t> leaves{0};
+    std::mutex m;
+    std::vector<dnc_worker_statistics> rows;
+    in_process::run(ranks, [&](in_process::endpoint& t) {
+        counted<Ops> c{ops, &leaves};
+        auto out = divide_and_conquer(t, problem, c, o);
+        if (t.rank() == o.root) {
+            CHECK(out.result == expected);
+            std::lock_guard lock(m);
+            rows = out.workers;
+        }
+    });
+    CHECK(leaves.load() == count_leaves(problem, ops));
+    std::uint64_t nodes = 0, tasks = 0, given = 0, received = 0;
+    for (auto const& w : rows) {
+        nodes += w.nodes;
+        tasks += w.tasks;
+        given += w.given;
+        received += w.received;
+    }
+    bool const dedicated = !o.master_computes && ranks > 1;
+    CHECK(rows.size() == static_cast<std::size_t>(dedicated ? ranks - 1 : ranks));
+    CHECK(nodes == count_nodes(problem, ops));
+    CHECK(received == given + 1); // every task sent was received once; the manager sent the first
+    CHECK(tasks >= 1);
+}
+
+} // namespace
+
+TEST_CASE("divide_and_conquer: every placement gives the sequential result on 1-4 ranks") {
+    for (char const* placement : placements)
+        for (int ranks = 1; ranks <= 4; ++ranks)
+            for (bool computes : {true, false}) {
+                CAPTURE(placement);
+                CAPTURE(ranks);
+                CAPTURE(computes);
+                dnc_options o;
+                o.placement = placement;
+                o.master_computes = computes;
+                check_run(ranks, 22, fibonacci{2, 20}, o);
+                check_run(ranks, uneven_tree::node{}, uneven_tree{8}, o);
+                check_run(ranks, queens_board{8}, nqueens{3}, o);
+            }
+}
+
+TEST_CASE("divide_and_conquer: serialized problems and results (QuickSort), any root, the size measure") {
+    std::mt19937 random(7);
+    std::vector<int> data(20000);
+    for (auto& x : data) x = static_cast<int>(random() % 5000);
+    for (char const* placement : placements)
+        for (int root : {0, 2}) {
+            CAPTURE(placement);
+            CAPTURE(root);
+            dnc_options o;
+            o.placement = placement;
+            o.root = root;
+            check_run(3, data, quicksort{256}, o);
+        }
+}
+
+namespace {
+/// Fibonacci with the user's cost estimate: fib(n) grows as phi^n.
+struct costed_fibonacci : fibonacci {
+    [[nodiscard]] double cost(int n) const { return static_cast<double>(n); }
+};
+} // namespace
+
+TEST_CASE("divide_and_conquer: a user cost estimate, uneven worker speeds, without spilling") {
+    for (char const* placement : placements)
+        for (bool spill : {true, false}) {
+            CAPTURE(placement);
+            CAPTURE(spill);
+            dnc_options o;
+            o.placement = placement;
+            o.spill = spill;
+            o.powers = {1.0, 3.0, 2.0, 1.0};
+            o.run_queues = {1.0, 1.0, 1.0, 1.0};
+            check_run(4, 20, costed_fibonacci{{2, 50}}, o);
+        }
+}
+
+TEST_CASE("divide_and_conquer: no deadlock under many nested waits (repeated, every placement)") {
+    // Small leaves and work in the combines: workers wait on each other's
+    // results all the time, and a waiting worker runs its own queue.
+    for (int round = 0; round < 10; ++round)
+        for (char const* placement : placements) {
+            CAPTURE(round);
+            CAPTURE(placement);
+            dnc_options o;
+            o.placement = placement;
+            o.poll_interval = 1e-6;
+            check_run(4, uneven_tree::node{}, uneven_tree{10}, o);
+        }
+}
+
+namespace {
+struct throwing_tree : uneven_tree {
+    int where = 0; ///< 0: solve, 1: divide, 2: combine, 3: is_leaf
+    std::uint64_t at = 77;
+    [[nodiscard]] bool is_leaf(node const& p) const {
+        if (where == 3 && p.id == at) throw std::runtime_error("is_leaf failed");
+        return uneven_tree::is_leaf(p);
+    }
+    [[nodiscard]] std::uint64_t solve(node const& p) const {
+        if (where == 0 && p.level >= 5) throw std::runtime_error("solve failed");
+        return uneven_tree::solve(p);
+    }
+    [[nodiscard]] std::vector<node> divide(node const& p) const {
+        if (where == 1 && p.level == 4) throw std::runtime_error("divide failed");
+        return uneven_tree::divide(p);
+    }
+    [[nodiscard]] std::uint64_t combine(node const& p, std::span<std::uint64_t> r) const {
+        if (where == 2 && p.level == 3) throw std::runtime_error("combine failed");
+        return uneven_tree::combine(p, r);
+    }
+};
+} // namespace
+
+TEST_CASE("divide_and_conquer: a throwing solve, divide, combine or is_leaf makes every rank throw remote_error") {
+    for (char const* placement : placements)
+        for (int where = 0; where < 4; ++where) {
+            CAPTURE(placement);
+            CAPTURE(where);
+            dnc_options o;
+            o.placement = placement;
+            std::atomic<int> threw{0};
+            throwing_tree ops;
+            ops.depth = 8;
+            ops.where = where;
+            ops.at = 1; // the root: is_leaf throws at once
+            in_process::run(3, [&](in_process::endpoint& t) {
+                try {
+                    (void)divide_and_conquer(t, uneven_tree::node{}, ops, o);
+                } catch (remote_error const& e) {
+                    ++threw;
+                    CHECK(std::string(e.original_message()).find("failed") != std::string::npos);
+                }
+            });
+            CHECK(threw.load() == 3);
+        }
+}
+
+TEST_CASE("divide_and_conquer: bad options name the option on every rank") {
+    auto expect = [](dnc_options const& o, std::string const& parameter) {
+        std::atomic<int> named{0};
+        in_process::run(3, [&](in_process::endpoint& t) {
+            try {
+                (void)divide_and_conquer(t, 10, fibonacci{}, o);
+            } catch (invalid_parameter const& e) {
+                if (e.parameter() == parameter) ++named;
+            }
+        });
+        CHECK(named.load() == 3);
+    };
+    dnc_options o;
+    o.placement = "random";
+    expect(o, "options.placement");
+    o = {};
+    o.deterministic = true;
+    expect(o, "options.deterministic");
+    o = {};
+    o.info_period = -1.0;
+    expect(o, "options.info_period");
+}
+
+TEST_CASE("divide_and_conquer: back-to-back runs on one transport") {
+    in_process::run(3, [&](in_process::endpoint& t) {
+        for (int n = 10; n < 20; ++n) {
+            auto out = divide_and_conquer(t, n, fibonacci{3, 0});
+            if (t.rank() == 0) CHECK(out.result == fibonacci::iterative(n));
+        }
+    });
+}
+
+// ---- the placements' decisions
+
+TEST_CASE("placement: kazouris splits lists by balanced speed sums (the document's example)") {
+    kazouris_placement k;
+    // W1..W4 with nSpeed(W1) >= nSpeed(W2) >= nSpeed(W4) >= nSpeed(W3): {W1, W3} and {W2, W4}.
+    std::vector<placed_worker> list{{1, 4.0}, {2, 3.0}, {3, 1.0}, {4, 2.0}};
+    auto const lists = k.split(list, 2);
+    REQUIRE(lists.size() == 2);
+    CHECK(lists[0] == std::vector<placed_worker>{{1, 4.0}, {3, 1.0}});
+    CHECK(lists[1] == std::vector<placed_worker>{{2, 3.0}, {4, 2.0}});
+    // Degree 3 over 2 workers: two lists only.
+    CHECK(k.split(std::vector<placed_worker>{{0, 1.0}, {1, 1.0}}, 3).size() == 2);
+    // Every list gets a worker before any gets a second.
+    auto const three = k.split(std::vector<placed_worker>{{0, 10.0}, {1, 1.0}, {2, 1.0}, {3, 1.0}}, 3);
+    REQUIRE(three.size() == 3);
+    CHECK(three[1].size() + three[2].size() == 3);
+    CHECK(!three[1].empty());
+    CHECK(!three[2].empty());
+}
+
+TEST_CASE("placement: kazouris divides the costliest below one task per worker, inlines the cheapest, gives the second") {
+    kazouris_placement k;
+    // The document's W1 after 50 was divided: queue 24, 26 (the size measure).
+    std::vector<queued_task> q{{24, 0}, {26, 1}};
+    CHECK(k.divides(q.size(), 4));
+    CHECK(k.next(q, true) == 1);
+    q = {{24, 0}, {12, 2}, {14, 3}};
+    CHECK(k.next(q, true) == 0);
+    q = {{12, 2}, {14, 3}, {11, 4}, {13, 5}};
+    CHECK(!k.divides(q.size(), 4));
+    CHECK(k.next(q, false) == 2); // 11 first, then 12, 13, 14
+    CHECK(k.give(q, true) == std::vector<std::size_t>{3}); // 13: the second-costliest
+    CHECK(k.give(std::vector<queued_task>{{5, 0}}, true) == std::vector<std::size_t>{0});
+    CHECK(k.give(std::vector<queued_task>{{5, 0}}, false).empty());
+    CHECK(k.give(std::vector<queued_task>{}, true).empty());
+}
+
+TEST_CASE("placement: april sends along a binomial tree and never balances") {
+    april_placement a;
+    std::vector<placed_worker> eight;
+    for (std::size_t i = 0; i < 8; ++i) eight.push_back({i, 1.0});
+    auto lists = a.split(eight, 2);
+    REQUIRE(lists.size() == 2);
+    CHECK(lists[0].size() == 4);
+    CHECK(lists[1].front().index == 4); // B_3: the root's largest subtree starts at 4
+    lists = a.split(std::span(eight).first(5), 2);
+    CHECK(lists[0].size() == 4);
+    CHECK(lists[1].size() == 1);
+    lists = a.split(eight, 3); // degree 3: two subtrees sent, 4.. and 2..
+    REQUIRE(lists.size() == 3);
+    CHECK(lists[0].size() == 2);
+    CHECK(lists[1].front().index == 4);
+    CHECK(lists[2].front().index == 2);
+    CHECK(!a.divides(0, 8));
+    CHECK(!a.balances());
+    CHECK(a.give(std::vector<queued_task>{{1, 0}, {2, 1}}, true).empty());
+}
+
+TEST_CASE("placement: steal runs the newest and gives the oldest (one, or half)") {
+    steal_placement one, half(true);
+    std::vector<queued_task> q{{0, 5}, {0, 2}, {0, 9}, {0, 7}};
+    CHECK(one.next(q, false) == 2);
+    CHECK(one.give(q, true) == std::vector<std::size_t>{1});
+    CHECK(half.give(q, true) == std::vector<std::size_t>{1, 0});
+    CHECK(one.give(std::vector<queued_task>{{0, 1}}, false).empty());
+    CHECK(one.when_idle() == idle_action::steal);
+    CHECK(make_placement("steal-half")->name() == "steal-half");
+    CHECK_THROWS_AS(make_placement("nope"), invalid_parameter);
+}
