@@ -19,6 +19,7 @@ struct mandelbrot {
     index_t height = 500;
     int max_iterations = 1000;
     index_t sampling = 4; ///< S_f; 1 keeps the natural column order
+    double left = -2.0, right = 1.25, bottom = -1.25, top = 1.25; ///< the window in the complex plane
 
     /// The column computed at each loop position.
     [[nodiscard]] std::vector<index_t> column_order() const {
@@ -31,27 +32,29 @@ struct mandelbrot {
 
     /// Colours column x into rgb (3 bytes per row, top to bottom).
     void column(index_t x, std::span<std::uint8_t> rgb) const {
-        double const cx = -2.0 + 3.25 * (static_cast<double>(x) + 0.5) / static_cast<double>(width);
-        for (index_t y = 0; y < height; ++y) {
-            double const cy = 1.25 - 2.5 * (static_cast<double>(y) + 0.5) / static_cast<double>(height);
-            double zx = 0.0, zy = 0.0;
-            int n = 0;
-            while (n < max_iterations && zx * zx + zy * zy <= 4.0) {
-                double const t = zx * zx - zy * zy + cx;
-                zy = 2.0 * zx * zy + cy;
-                zx = t;
-                ++n;
-            }
-            auto* px = &rgb[static_cast<std::size_t>(y) * 3];
-            if (n == max_iterations) {
-                px[0] = px[1] = px[2] = 0;
-                continue;
-            }
-            double const s = std::sqrt(static_cast<double>(n) / max_iterations); // brighter edges
-            px[0] = static_cast<std::uint8_t>(255.0 * 9.0 * (1 - s) * s * s * s);
-            px[1] = static_cast<std::uint8_t>(255.0 * 15.0 * (1 - s) * (1 - s) * s * s);
-            px[2] = static_cast<std::uint8_t>(255.0 * 8.5 * (1 - s) * (1 - s) * (1 - s) * s);
+        for (index_t y = 0; y < height; ++y) pixel(x, y, &rgb[static_cast<std::size_t>(y) * 3]);
+    }
+
+    /// Colours pixel (x, y) (y = 0 at the top) into px[0..2].
+    void pixel(index_t x, index_t y, std::uint8_t* px) const {
+        double const cx = left + (right - left) * (static_cast<double>(x) + 0.5) / static_cast<double>(width);
+        double const cy = top - (top - bottom) * (static_cast<double>(y) + 0.5) / static_cast<double>(height);
+        double zx = 0.0, zy = 0.0;
+        int n = 0;
+        while (n < max_iterations && zx * zx + zy * zy <= 4.0) {
+            double const t = zx * zx - zy * zy + cx;
+            zy = 2.0 * zx * zy + cy;
+            zx = t;
+            ++n;
         }
+        if (n == max_iterations) {
+            px[0] = px[1] = px[2] = 0;
+            return;
+        }
+        double const s = std::sqrt(static_cast<double>(n) / max_iterations); // brighter edges
+        px[0] = static_cast<std::uint8_t>(255.0 * 9.0 * (1 - s) * s * s * s);
+        px[1] = static_cast<std::uint8_t>(255.0 * 15.0 * (1 - s) * (1 - s) * s * s);
+        px[2] = static_cast<std::uint8_t>(255.0 * 8.5 * (1 - s) * (1 - s) * (1 - s) * s);
     }
 
     [[nodiscard]] std::size_t column_bytes() const { return static_cast<std::size_t>(height) * 3; }
