@@ -19,6 +19,7 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -492,6 +493,85 @@ inline simulated_run simulate_farm(sim::simulator& simulator, workload const& w,
                              o)
                              .statistics;
         if (t.rank() == 0) out.statistics = std::move(stats);
+    };
+    auto const r = simulator.run(program);
+    out.seconds = out.statistics.parallel_seconds;
+    out.wall = r.wall_seconds;
+    return out;
+}
+
+/// Seed 000's divide-and-conquer experiment (section 3.5): the Mandelbrot set
+/// on [-2,2]x[-2,2], `side` x `side` pixels, each division halving the larger
+/// side, leaves at most `leaf` pixels a side; one byte per pixel travels back.
+/// A leaf costs its pixels' escape iterations (at most 255) times
+/// `flops_per_iteration`.
+struct dnc_mandelbrot {
+    int side = 1000, leaf = 125;
+    double flops_per_iteration = 1.0;
+    std::vector<std::uint64_t> prefix; ///< (side + 1)^2 summed iterations: region sums in O(1)
+
+    dnc_mandelbrot(int side_, int leaf_) : side(side_), leaf(leaf_) {
+        mandelbrot const m{side, side, 255, 1, -2.0, 2.0, -2.0, 2.0};
+        auto const n = static_cast<std::size_t>(side) + 1;
+        prefix.assign(n * n, 0);
+        for (int y = 0; y < side; ++y)
+            for (int x = 0; x < side; ++x) {
+                double const cx = m.left + (m.right - m.left) * (x + 0.5) / side;
+                double const cy = m.top - (m.top - m.bottom) * (y + 0.5) / side;
+                double zx = 0.0, zy = 0.0;
+                std::uint64_t it = 0;
+                while (it < 255 && zx * zx + zy * zy <= 4.0) {
+                    double const t = zx * zx - zy * zy + cx;
+                    zy = 2.0 * zx * zy + cy;
+                    zx = t;
+                    ++it;
+                }
+                auto const at = [n](int a, int b) { return static_cast<std::size_t>(a) * n + static_cast<std::size_t>(b); };
+                prefix[at(y + 1, x + 1)] = it + prefix[at(y, x + 1)] + prefix[at(y + 1, x)] - prefix[at(y, x)];
+            }
+    }
+    [[nodiscard]] std::uint64_t iterations(int x, int y, int w, int h) const {
+        auto const n = static_cast<std::size_t>(side) + 1;
+        auto const at = [n](int a, int b) { return static_cast<std::size_t>(a) * n + static_cast<std::size_t>(b); };
+        return prefix[at(y + h, x + w)] - prefix[at(y, x + w)] - prefix[at(y + h, x)] + prefix[at(y, x)];
+    }
+    [[nodiscard]] double total_flops() const { return static_cast<double>(iterations(0, 0, side, side)) * flops_per_iteration; }
+};
+
+/// A rectangle of pixels: a divide-and-conquer problem of the simulation.
+struct sim_region {
+    std::int32_t x = 0, y = 0, w = 0, h = 0;
+};
+
+/// Runs seed 000's Mandelbrot quadtree with `placement` on the simulated cluster.
+inline simulated_run simulate_dnc(sim::simulator& simulator, dnc_mandelbrot const& m, std::string const& placement,
+                                  bool master_computes = true) {
+    auto const& p = simulator.layout();
+    simulated_run out;
+    auto program = [&](sim::transport& t) {
+        dnc_options o;
+        o.placement = placement;
+        o.master_computes = master_computes;
+        o.powers = p.powers();
+        o.run_queues = p.run_queues();
+        struct quadtree {
+            sim::transport* t;
+            dnc_mandelbrot const* m;
+            [[nodiscard]] bool is_leaf(sim_region const& r) const { return std::max(r.w, r.h) <= m->leaf; }
+            [[nodiscard]] std::vector<char> solve(sim_region const& r) const {
+                t->compute(static_cast<double>(m->iterations(r.x, r.y, r.w, r.h)) * m->flops_per_iteration);
+                return std::vector<char>(static_cast<std::size_t>(r.w) * static_cast<std::size_t>(r.h));
+            }
+            [[nodiscard]] std::vector<sim_region> divide(sim_region const& r) const {
+                if (r.w > r.h) return {{r.x, r.y, r.w / 2, r.h}, {r.x + r.w / 2, r.y, r.w - r.w / 2, r.h}};
+                return {{r.x, r.y, r.w, r.h / 2}, {r.x, r.y + r.h / 2, r.w, r.h - r.h / 2}}; // a square: top and bottom
+            }
+            [[nodiscard]] std::vector<char> combine(sim_region const& r, std::span<std::vector<char>>) const {
+                return std::vector<char>(static_cast<std::size_t>(r.w) * static_cast<std::size_t>(r.h));
+            }
+        };
+        auto result = divide_and_conquer(t, sim_region{0, 0, m.side, m.side}, quadtree{&t, &m}, o);
+        if (t.rank() == 0) out.statistics = std::move(result.statistics);
     };
     auto const r = simulator.run(program);
     out.seconds = out.statistics.parallel_seconds;

@@ -1,6 +1,7 @@
 // The runtime's own engines on the SimGrid transport: exactly-once and
 // bit-identical results as on real transports, simulated times that follow
 // the platform (speeds, links, background load), the error paths.
+#include "../../examples/dnc_problems.hpp"
 #include "../../examples/doacross_kernels.hpp"
 
 #include <loopsched/loopsched.hpp>
@@ -191,6 +192,41 @@ TEST_CASE("simgrid: a DOACROSS loop on simulated hosts gives the sequential loop
         });
         CHECK(got == expected);
     }
+}
+
+TEST_CASE("simgrid: divide and conquer gives the sequential result with every placement, faster on faster hosts") {
+    auto& s = all().mixed;
+    using examples::uneven_tree;
+    auto const expected = sequential_divide_and_conquer(uneven_tree::node{}, uneven_tree{10});
+    for (char const* placement : {"kazouris", "april", "steal", "steal-half"})
+        for (bool master_computes : {true, false}) {
+            CAPTURE(placement);
+            CAPTURE(master_computes);
+            std::uint64_t got = 0;
+            double seconds = 0.0;
+            s.run([&](sim::transport& t) {
+                dnc_options o;
+                o.placement = placement;
+                o.master_computes = master_computes;
+                o.powers = s.layout().powers();
+                o.run_queues = s.layout().run_queues();
+                struct timed : uneven_tree { // every leaf costs 1e6 flops of simulated time
+                    sim::transport* t;
+                    [[nodiscard]] std::uint64_t solve(node const& p) const {
+                        t->compute(1e6);
+                        return uneven_tree::solve(p);
+                    }
+                };
+                timed ops{{10}, &t};
+                auto out = divide_and_conquer(t, uneven_tree::node{}, ops, o);
+                if (t.rank() == 0) {
+                    got = out.result;
+                    seconds = out.statistics.parallel_seconds;
+                }
+            });
+            CHECK(got == expected);
+            CHECK(seconds > 0.0);
+        }
 }
 
 TEST_CASE("simgrid: errors") {

@@ -19,7 +19,8 @@
 //   inline with an empty queue answers at its next division, which it then
 //   queues instead of inlining; the document refuses at once.
 // - Messages are looked at every `poll_interval` while a worker recurses
-//   (the document's alarm, every 4 s then), checked every 32 nodes.
+//   (the document's alarm, every 4 s then); the clock is read every 1 to 64
+//   problems, as their size asks (see tick()).
 // - The cost measure's "sum of the queue" for the depth measure is the sum
 //   of 2^-depth (a subtree's share of a balanced binary tree).
 #pragma once
@@ -152,6 +153,11 @@ public:
         dnc_worker_statistics s;
         std::memcpy(&s, b.data(), sizeof s);
         stats_.push_back(s);
+        if (int const k = port_.settings().index_of(s.rank); k >= 0) { // the loop table: problems, tasks
+            auto& row = port_.statistics()[static_cast<std::size_t>(k)];
+            row.iterations = static_cast<index_t>(s.nodes);
+            row.chunks = static_cast<index_t>(s.tasks);
+        }
     }
 
     void on_message(std::size_t k, kind what, message_view m) {
@@ -404,9 +410,15 @@ private:
         double const start = port_.now();
         std::uint64_t const nodes = stats_.nodes;
         ++inlining_;
+        double const weight = queue_weight(t.cost, measure_);
+        running_ += weight; // work in hand too: the manager looks for large inlined subtrees to spill
         std::optional<Result> r;
         profile_.run([&] { r.emplace(recurse(t.problem, t.depth)); });
-        if (--inlining_ == 0) refuse_pending();
+        running_ -= weight;
+        if (--inlining_ == 0) {
+            running_ = 0.0;
+            refuse_pending();
+        }
         if (port_.settings().trace)
             trace_.push_back({port_.rank(), static_cast<index_t>(t.order), static_cast<index_t>(stats_.nodes - nodes),
                               start, port_.now()});
@@ -613,9 +625,9 @@ private:
     }
     void tell_moved(std::uint64_t to, std::size_t n) {
         wire_writer w;
-        w.put(to).put(static_cast<std::uint64_t>(n)).put(load_);
+        last_load_ = load_ + running_;
+        w.put(to).put(static_cast<std::uint64_t>(n)).put(last_load_);
         port_.send_master(kind::moved, w.view());
-        last_load_ = load_;
     }
 
     struct outgoing {
@@ -684,20 +696,31 @@ private:
 
     // ---- polling while recursing
 
+    /// A problem handled. The clock is read every `stride_` problems: the
+    /// stride halves when a reading finds the poll interval passed (coarse
+    /// problems: every problem) and doubles, up to 64, when not (a clock
+    /// reading costs as much as a tiny problem).
     void tick() {
         ++stats_.nodes;
-        if ((++ticks_ & 31u) == 0) maybe_poll();
+        if (++ticks_ < stride_) return;
+        ticks_ = 0;
+        if (port_.now() - polled_ >= port_.settings().poll_interval) {
+            stride_ = std::max<std::uint32_t>(1, stride_ / 2);
+            maybe_poll();
+        } else {
+            stride_ = std::min<std::uint32_t>(64, stride_ * 2);
+        }
     }
     void maybe_poll() {
         double const now = port_.now();
         if (now - polled_ < port_.settings().poll_interval) return;
         polled_ = now;
         port_.pump(false);
-        if (placement_.balances() && load_ != last_load_ && now - informed_ >= ds_.info_period) {
+        if (placement_.balances() && load_ + running_ != last_load_ && now - informed_ >= ds_.info_period) {
             informed_ = now;
-            last_load_ = load_;
+            last_load_ = load_ + running_;
             wire_writer w;
-            w.put(info_load).put(load_);
+            w.put(info_load).put(last_load_);
             port_.send_master(kind::info, w.view());
         }
     }
@@ -718,9 +741,10 @@ private:
     std::vector<ask> pending_;
     std::vector<std::byte> scratch_;
     std::uint64_t next_order_ = 0, next_frame_ = 0, received_ = 0;
-    std::uint32_t ticks_ = 0;
+    std::uint32_t ticks_ = 0, stride_ = 1;
     int inlining_ = 0;
-    double load_ = 0.0, last_load_ = 0.0, polled_ = 0.0, informed_ = -1e300;
+    double load_ = 0.0, running_ = 0.0, last_load_ = 0.0, polled_ = 0.0, informed_ = -1e300;
+    // load_: the queue's summed weight; running_: the inlined task's; what the manager hears is their sum
     bool idle_reported_ = true, steal_out_ = false, stopped_ = false; // the hello is the first report
     bool started_ = false; ///< the manager's first word arrived: every rank is in the run
     worker_statistics mine_;
