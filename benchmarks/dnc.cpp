@@ -1,9 +1,9 @@
 // Divide and conquer's placements on simulated clusters (SimGrid), the real
 // engines in simulated time:
 // 1. seed 000's Tables A.1/A.2: the Mandelbrot quadtree (1000x1000, halved
-//    while a side is above 100: leaves of 62-63 pixels a side) on 2-15 equal 1997 workstations on 10 Mbit/s links, the manager
-//    sharing rank 0 with a worker: APRIL against seed 000's scheme (and
-//    stealing), as a markdown table with the document's times beside ours.
+//    while a side is above 100: leaves of 62-63 pixels a side) on 2-15 equal 1997 workstations on 10 Mbit/s links, the
+//    manager sharing rank 0 with a worker: APRIL against seed 000's scheme (and stealing), as a markdown table with the
+//    document's times beside ours.
 // 2. What the document could not run: 4 workers of speeds 4:1:1:1, and 4
 //    equal workers two of which run a competing process, each placement's
 //    makespan against the ideal (the total work over the total speed):
@@ -26,9 +26,9 @@ struct reported {
     int processors;
     double april, kazouris;
 };
-constexpr reported document[] = {{2, 218.41, 212.99},  {3, 218.43, 208.63},  {4, 159.48, 157.51}, {5, 159.55, 153.25},
-                                 {6, 158.84, 146.23},  {7, 158.76, 154.17},  {8, 158.24, 88.73},  {9, 158.24, 88.74},
-                                 {10, 141.14, 76.76},  {11, 141.08, 85.50},  {12, 140.88, 64.76}, {13, 140.93, 67.72},
+constexpr reported document[] = {{2, 218.41, 212.99}, {3, 218.43, 208.63}, {4, 159.48, 157.51}, {5, 159.55, 153.25},
+                                 {6, 158.84, 146.23}, {7, 158.76, 154.17}, {8, 158.24, 88.73},  {9, 158.24, 88.74},
+                                 {10, 141.14, 76.76}, {11, 141.08, 85.50}, {12, 140.88, 64.76}, {13, 140.93, 67.72},
                                  {14, 140.91, 59.83}, {15, 140.87, 53.31}};
 constexpr double document_sequential = 389.0; // speedup x time, Table A.1 (digest 000, section 3)
 constexpr double workstation_speed = 1.7e6;   // flop/s of a 1997 workstation, as benchmarks/farm.cpp
@@ -64,9 +64,8 @@ int main(int argc, char** argv) try {
     so.message_overhead = overhead;
     std::vector<sim::simulator> sims; // every simulator made before the first run (SimGrid's rule)
     for (int p = 2; p <= most; ++p)
-        sims.emplace_back(make_platform("uniform:n=" + std::to_string(p - 1) +
-                                        ":speed=1.7e6:bandwidth=1.25e6:latency=5e-4"),
-                          so);
+        sims.emplace_back(
+                make_platform("uniform:n=" + std::to_string(p - 1) + ":speed=1.7e6:bandwidth=1.25e6:latency=5e-4"), so);
     std::string const link = ":speed=1.7e6:bandwidth=1.25e6:latency=5e-4";
     std::vector<std::pair<std::string, std::string>> const clusters{
             {"4to1", "speeds:v=4/1/1/1" + link}, {"loaded", "speeds:v=1/1/1/1:loads=0/1/0/1" + link}};

@@ -22,10 +22,10 @@
 #include <chrono>
 #include <fstream>
 #include <iomanip>
-#include <utility>
 #include <iostream>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace loopsched;
@@ -48,9 +48,10 @@ struct mandelbrot_tree {
         std::vector<std::uint8_t> px(static_cast<std::size_t>(r.w) * static_cast<std::size_t>(r.h) * 3);
         for (std::int32_t j = 0; j < r.h; ++j)
             for (std::int32_t i = 0; i < r.w; ++i)
-                image.pixel(r.x + i, r.y + j, &px[(static_cast<std::size_t>(j) * static_cast<std::size_t>(r.w) +
-                                                    static_cast<std::size_t>(i)) *
-                                                   3]);
+                image.pixel(r.x + i, r.y + j,
+                            &px[(static_cast<std::size_t>(j) * static_cast<std::size_t>(r.w) +
+                                 static_cast<std::size_t>(i)) *
+                                3]);
         return px;
     }
     [[nodiscard]] std::vector<region> divide(region const& r) const {
@@ -82,8 +83,8 @@ struct mandelbrot_tree {
 /// result against the sequential recursion. Returns the exit code and the result.
 template <class Problem, class Ops>
 std::pair<int, dnc_result_t<Ops, Problem>> run(boost::mpi::communicator const& world, std::string const& name,
-                                              Problem const& problem, Ops ops, dnc_options const& options,
-                                              bool check) {
+                                               Problem const& problem, Ops ops, dnc_options const& options,
+                                               bool check) {
     world.barrier();
     auto const start = std::chrono::steady_clock::now();
     auto out = divide_and_conquer(world, problem, ops, options);
@@ -94,8 +95,8 @@ std::pair<int, dnc_result_t<Ops, Problem>> run(boost::mpi::communicator const& w
     std::cout << "  rank     nodes   tasks inlined   given received steals  idle(s)\n";
     for (auto const& w : out.workers)
         std::cout << "  " << std::setw(4) << w.rank << std::setw(10) << w.nodes << std::setw(8) << w.tasks
-                  << std::setw(8) << w.inlined << std::setw(8) << w.given << std::setw(9) << w.received
-                  << std::setw(7) << w.steals << std::setw(9) << std::fixed << std::setprecision(4) << w.idle_seconds
+                  << std::setw(8) << w.inlined << std::setw(8) << w.given << std::setw(9) << w.received << std::setw(7)
+                  << w.steals << std::setw(9) << std::fixed << std::setprecision(4) << w.idle_seconds
                   << std::defaultfloat << '\n';
     if (!check) return {0, std::move(out.result)};
     auto const seq_start = std::chrono::steady_clock::now();
@@ -166,14 +167,15 @@ int main(int argc, char** argv) {
                 for (index_t x = 0; x < side; ++x)
                     for (index_t y = 0; y < side; ++y)
                         for (int c = 0; c < 3; ++c)
-                            differing += image[(static_cast<std::size_t>(y * side + x)) * 3 + static_cast<std::size_t>(c)] !=
-                                         columns.values[static_cast<std::size_t>(x) * ops.image.column_bytes() +
-                                                        static_cast<std::size_t>(y) * 3 + static_cast<std::size_t>(c)];
+                            differing +=
+                                    image[(static_cast<std::size_t>(y * side + x)) * 3 + static_cast<std::size_t>(c)] !=
+                                    columns.values[static_cast<std::size_t>(x) * ops.image.column_bytes() +
+                                                   static_cast<std::size_t>(y) * 3 + static_cast<std::size_t>(c)];
                 std::cout << "  bytes differing from the loop version's image: " << differing << '\n';
                 if (differing != 0) code = 1;
                 if (!output.empty()) {
-                    auto const png = encode_png(image, static_cast<std::uint32_t>(side),
-                                                static_cast<std::uint32_t>(side));
+                    auto const png =
+                            encode_png(image, static_cast<std::uint32_t>(side), static_cast<std::uint32_t>(side));
                     std::ofstream(output, std::ios::binary)
                             .write(reinterpret_cast<char const*>(png.data()), static_cast<std::streamsize>(png.size()));
                 }

@@ -78,8 +78,8 @@ struct nqueens {
         std::uint32_t const full = (1u << b.n) - 1;
         for (std::uint32_t free = ~(b.columns | b.diagonals | b.antidiagonals) & full; free != 0; free &= free - 1) {
             std::uint32_t const bit = free & (~free + 1);
-            total += count({b.n, b.row + 1, b.columns | bit, ((b.diagonals | bit) << 1) & full,
-                            (b.antidiagonals | bit) >> 1});
+            total += count(
+                    {b.n, b.row + 1, b.columns | bit, ((b.diagonals | bit) << 1) & full, (b.antidiagonals | bit) >> 1});
         }
         return total;
     }
@@ -90,8 +90,8 @@ struct nqueens {
         std::uint32_t const full = (1u << b.n) - 1;
         for (std::uint32_t free = ~(b.columns | b.diagonals | b.antidiagonals) & full; free != 0; free &= free - 1) {
             std::uint32_t const bit = free & (~free + 1);
-            out.push_back({b.n, b.row + 1, b.columns | bit, ((b.diagonals | bit) << 1) & full,
-                           (b.antidiagonals | bit) >> 1});
+            out.push_back(
+                    {b.n, b.row + 1, b.columns | bit, ((b.diagonals | bit) << 1) & full, (b.antidiagonals | bit) >> 1});
         }
         return out;
     }

@@ -3,8 +3,8 @@
 // binomial, 4,112,897 nodes) with a placement, and prints nodes, time and
 // nodes per second; --check also counts them sequentially and compares.
 //   mpiexec -n 2 uts --tree T1 --placement steal
-#include "cli.hpp"
 #include "uts.hpp"
+#include "cli.hpp"
 
 #include <loopsched/mpi.hpp>
 

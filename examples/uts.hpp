@@ -46,18 +46,19 @@ struct uts_tree {
 
     /// The named trees of UTS's sample set.
     static uts_tree named(std::string const& name) {
-        if (name == "T1") return {geometric, fixed, 10, 4.0, 0.0, 0, 19};                 // 4,130,071 nodes
-        if (name == "T3") return {binomial, linear, 6, 2000.0, 0.124875, 8, 42};          // 4,112,897 nodes
-        if (name == "T1-small") return {geometric, fixed, 6, 4.0, 0.0, 0, 19};            // for tests
-        if (name == "T3-small") return {binomial, linear, 6, 200.0, 0.124, 8, 42};        // for tests
-        if (name == "T1L") return {geometric, fixed, 13, 4.0, 0.0, 0, 29};                // 102,181,082 nodes
+        if (name == "T1") return {geometric, fixed, 10, 4.0, 0.0, 0, 19};          // 4,130,071 nodes
+        if (name == "T3") return {binomial, linear, 6, 2000.0, 0.124875, 8, 42};   // 4,112,897 nodes
+        if (name == "T1-small") return {geometric, fixed, 6, 4.0, 0.0, 0, 19};     // for tests
+        if (name == "T3-small") return {binomial, linear, 6, 200.0, 0.124, 8, 42}; // for tests
+        if (name == "T1L") return {geometric, fixed, 13, 4.0, 0.0, 0, 29};         // 102,181,082 nodes
         throw std::invalid_argument("unknown UTS tree '" + name + "' (T1, T3, T1L, T1-small, T3-small)");
     }
 
     [[nodiscard]] uts_node root() const {
         std::array<std::uint8_t, 20> seed_block{};
         auto const s = static_cast<std::uint32_t>(seed);
-        for (int i = 0; i < 4; ++i) seed_block[16 + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(s >> (24 - 8 * i));
+        for (int i = 0; i < 4; ++i)
+            seed_block[16 + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(s >> (24 - 8 * i));
         uts_node r;
         SHA1(seed_block.data(), seed_block.size(), r.state.data());
         return r;
@@ -66,7 +67,8 @@ struct uts_tree {
         std::array<std::uint8_t, 24> block{};
         std::memcpy(block.data(), parent.state.data(), 20);
         auto const n = static_cast<std::uint32_t>(i);
-        for (int b = 0; b < 4; ++b) block[20 + static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(n >> (24 - 8 * b));
+        for (int b = 0; b < 4; ++b)
+            block[20 + static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(n >> (24 - 8 * b));
         uts_node c;
         SHA1(block.data(), block.size(), c.state.data());
         c.height = parent.height + 1;

@@ -263,7 +263,8 @@ TEST_CASE("placement: kazouris splits lists by balanced speed sums (the document
     CHECK(!three[2].empty());
 }
 
-TEST_CASE("placement: kazouris divides the costliest below one task per worker, inlines the cheapest, gives the second") {
+TEST_CASE(
+        "placement: kazouris divides the costliest below one task per worker, inlines the cheapest, gives the second") {
     kazouris_placement k;
     // The document's W1 after 50 was divided: queue 24, 26 (the size measure).
     std::vector<queued_task> q{{24, 0}, {26, 1}};
@@ -273,7 +274,7 @@ TEST_CASE("placement: kazouris divides the costliest below one task per worker, 
     CHECK(k.next(q, true) == 0);
     q = {{12, 2}, {14, 3}, {11, 4}, {13, 5}};
     CHECK(!k.divides(q.size(), 4));
-    CHECK(k.next(q, false) == 2); // 11 first, then 12, 13, 14
+    CHECK(k.next(q, false) == 2);                          // 11 first, then 12, 13, 14
     CHECK(k.give(q, true) == std::vector<std::size_t>{3}); // 13: the second-costliest
     CHECK(k.give(std::vector<queued_task>{{5, 0}}, true) == std::vector<std::size_t>{0});
     CHECK(k.give(std::vector<queued_task>{{5, 0}}, false).empty());

@@ -59,25 +59,29 @@ concept has_is_leaf = requires(Ops& ops, Problem const& p) {
 };
 /// ops.solve(p): a leaf's result, a dnc_value.
 template <class Ops, class Problem>
-concept has_solve = requires(Ops& ops, Problem const& p) { ops.solve(p); } && dnc_value<dnc_result_t<Ops, Problem>>;
+concept has_solve = requires(Ops& ops, Problem const& p) {
+    ops.solve(p);
+}
+&&dnc_value<dnc_result_t<Ops, Problem>>;
 /// ops.divide(p): the subproblems, a range of any length.
 template <class Ops, class Problem>
 concept has_divide = requires(Ops& ops, Problem const& p) {
     { ops.divide(p) } -> std::ranges::input_range;
-} && std::convertible_to<std::ranges::range_reference_t<decltype(std::declval<Ops&>().divide(std::declval<Problem const&>()))>,
-                         Problem>;
+}
+&&std::convertible_to<
+        std::ranges::range_reference_t<decltype(std::declval<Ops&>().divide(std::declval<Problem const&>()))>, Problem>;
 /// ops.combine(p, results): p's result from its subproblems' results (in divide's order).
 template <class Ops, class Problem>
 concept has_combine = has_solve<Ops, Problem> &&
-                      requires(Ops& ops, Problem const& p, std::span<dnc_result_t<Ops, Problem>> results) {
-                          { ops.combine(p, results) } -> std::convertible_to<dnc_result_t<Ops, Problem>>;
-                      };
+        requires(Ops& ops, Problem const& p, std::span<dnc_result_t<Ops, Problem>> results) {
+    { ops.combine(p, results) } -> std::convertible_to<dnc_result_t<Ops, Problem>>;
+};
 
 /// The operations of a divide-and-conquer computation on problems of type
 /// Problem; ops.cost(p), a number that grows with p's cost, is optional.
 template <class Ops, class Problem>
 concept DivideAndConquer = dnc_value<Problem> && has_is_leaf<Ops, Problem> && has_solve<Ops, Problem> &&
-                           has_divide<Ops, Problem> && has_combine<Ops, Problem>;
+        has_divide<Ops, Problem> && has_combine<Ops, Problem>;
 
 /// A run's outcome: the result (on the root; a default value elsewhere), one
 /// row per worker (on the root), and the loop statistics on every rank.
@@ -142,9 +146,7 @@ auto run_divide_and_conquer(C& source, Problem const& problem, Ops& ops, dnc_opt
     std::vector<std::byte> solution;
     out.statistics = run_loop(
             link, plan.settings, opening,
-            [&](master_port<T>& port) {
-                return dnc_manager<T>(port, *placement, opening, to_bytes(problem));
-            },
+            [&](master_port<T>& port) { return dnc_manager<T>(port, *placement, opening, to_bytes(problem)); },
             [&](worker_port<T>& port) {
                 return dnc_worker<T, Ops, Problem, Result>(port, plan.profile, *placement, ds, ops);
             },

@@ -78,18 +78,22 @@ public:
 namespace detail {
 
 inline std::size_t costliest(std::span<queued_task const> q) {
-    return static_cast<std::size_t>(
-            std::ranges::max_element(q, [](auto const& a, auto const& b) {
-                return a.cost < b.cost || (a.cost == b.cost && a.order > b.order); // ties: the older
-            }) -
-            q.begin());
+    return static_cast<std::size_t>(std::ranges::max_element(q,
+                                                             [](auto const& a, auto const& b) {
+                                                                 return a.cost < b.cost ||
+                                                                        (a.cost == b.cost &&
+                                                                         a.order > b.order); // ties: the older
+                                                             }) -
+                                    q.begin());
 }
 inline std::size_t cheapest(std::span<queued_task const> q) {
-    return static_cast<std::size_t>(
-            std::ranges::min_element(q, [](auto const& a, auto const& b) {
-                return a.cost < b.cost || (a.cost == b.cost && a.order > b.order); // ties: the newer
-            }) -
-            q.begin());
+    return static_cast<std::size_t>(std::ranges::min_element(q,
+                                                             [](auto const& a, auto const& b) {
+                                                                 return a.cost < b.cost ||
+                                                                        (a.cost == b.cost &&
+                                                                         a.order > b.order); // ties: the newer
+                                                             }) -
+                                    q.begin());
 }
 /// Indices of the queue from the oldest.
 inline std::vector<std::size_t> oldest_first(std::span<queued_task const> q) {
@@ -152,7 +156,8 @@ public:
         std::size_t const top = detail::costliest(q);
         std::size_t second = top == 0 ? 1 : 0;
         for (std::size_t i = 0; i < q.size(); ++i)
-            if (i != top && (q[i].cost > q[second].cost || (q[i].cost == q[second].cost && q[i].order < q[second].order)))
+            if (i != top &&
+                (q[i].cost > q[second].cost || (q[i].cost == q[second].cost && q[i].order < q[second].order)))
                 second = i;
         return {second};
     }
@@ -219,8 +224,8 @@ public:
     }
     [[nodiscard]] bool divides(std::size_t queued, std::size_t workers) const override { return queued < workers; }
     [[nodiscard]] std::size_t next(std::span<queued_task const> q, bool) const override {
-        return static_cast<std::size_t>(
-                std::ranges::max_element(q, {}, [](auto const& t) { return t.order; }) - q.begin());
+        return static_cast<std::size_t>(std::ranges::max_element(q, {}, [](auto const& t) { return t.order; }) -
+                                        q.begin());
     }
     [[nodiscard]] std::vector<std::size_t> give(std::span<queued_task const> q, bool running) const override {
         if (q.empty() || (q.size() == 1 && !running)) return {};

@@ -58,7 +58,8 @@ enum class cost_measure : std::uint8_t {
 /// One worker's share of a divide-and-conquer run.
 struct dnc_worker_statistics {
     int rank = 0;
-    std::uint64_t nodes = 0;    ///< problems it handled (each solved, or divided and combined, here), inlined ones included
+    std::uint64_t nodes =
+            0; ///< problems it handled (each solved, or divided and combined, here), inlined ones included
     std::uint64_t tasks = 0;    ///< queued tasks it ran
     std::uint64_t inlined = 0;  ///< of those, run by direct recursion
     std::uint64_t given = 0;    ///< tasks it sent to other workers (start lists, transfers, steals)
@@ -130,7 +131,7 @@ public:
         if (!started_) start();
         auto& w = w_[k];
         auto const reported = static_cast<std::uint64_t>(r.last.size); // the worker's count of tasks received
-        if (reported > w.seen) {                                           // a new report: k is idle
+        if (reported > w.seen) {                                       // a new report: k is idle
             w.seen = reported;
             w.busy = false;
             w.load = 0.0;
@@ -389,8 +390,8 @@ private:
     /// A request for work: a transfer from the manager, or a thief's steal.
     struct ask {
         bool transfer = false;
-        int rank = 0;             ///< who receives
-        std::uint64_t index = 0;  ///< its worker index (transfer)
+        int rank = 0;            ///< who receives
+        std::uint64_t index = 0; ///< its worker index (transfer)
     };
 
     // ---- running tasks
@@ -477,7 +478,8 @@ private:
             for (std::size_t l = 1; l < lists.size() && placed < children.size(); ++l, ++placed) {
                 std::size_t const c = by_cost[placed];
                 send_tasks(port_.settings().worker_ranks[lists[l].front().index], false,
-                           {outgoing{&children[c], costs[c], depth + 1, result_address{port_.rank(), static_cast<std::uint32_t>(c), id},
+                           {outgoing{&children[c], costs[c], depth + 1,
+                                     result_address{port_.rank(), static_cast<std::uint32_t>(c), id},
                                      std::span(lists[l]).subspan(1)}});
             }
         }
