@@ -119,28 +119,23 @@ auto run_divide_and_conquer(C& source, Problem const& problem, Ops& ops, dnc_opt
     auto& ch = channel_of(source);
     using T = std::remove_cvref_t<decltype(ch.transport())>;
     loop_link<T> link(ch);
-    int const ranks = link.size(), self = link.rank();
-    std::optional<failure> local;
-    rank_plan plan;
-    loop_shape shape;
+    int const self = link.rank();
     std::unique_ptr<task_placement> placement;
     dnc_settings ds;
-    try {
-        validate(o, ranks);
+    auto opened = open_loop(link, [&] {
+        validate(o, link.size());
         require(!o.deterministic, "options.deterministic", o.deterministic,
                 "is not supported by divide_and_conquer (tasks finish in no fixed order)");
         require(std::isfinite(o.info_period) && o.info_period >= 0.0, "options.info_period", o.info_period,
                 "must be >= 0 seconds");
         placement = make_placement(o.placement, o.spill);
         ds.info_period = o.info_period;
-        plan = plan_ranks(ranks, self, 0, o);
-        shape = shape_of(algorithm_id::divide_and_conquer, o, 0, dnc_types_fingerprint<Problem, Result>(), 0, 0, 0,
-                         o.placement, 0.0, fingerprint().add(o.spill).add(o.info_period).value());
-    } catch (...) {
-        local = failure::current(self, false);
-    }
-    auto const agreed = agree(link, shape, local, plan.profile.status());
-    std::span<worker_status const> const opening(agreed.data(), agreed.size());
+        return std::pair{plan_ranks(link.size(), self, 0, o),
+                         shape_of(algorithm_id::divide_and_conquer, o, 0, dnc_types_fingerprint<Problem, Result>(), 0,
+                                  0, 0, o.placement, 0.0, fingerprint().add(o.spill).add(o.info_period).value())};
+    });
+    auto& plan = opened.plan;
+    std::span<worker_status const> const opening = opened.statuses();
 
     dnc_outcome<Result> out;
     std::vector<std::byte> solution;

@@ -239,23 +239,18 @@ auto run_task_farm(C& source, Produce& produce, Body& body, task_farm_options co
     auto& ch = channel_of(source);
     using T = std::remove_cvref_t<decltype(ch.transport())>;
     loop_link<T> link(ch);
-    int const ranks = link.size(), self = link.rank();
-    std::optional<failure> local;
-    rank_plan plan;
-    loop_shape shape;
+    int const self = link.rank();
     farm_settings fs;
     std::optional<any_policy> policy;
-    try {
-        validate(o, ranks);
+    auto opened = open_loop(link, [&] {
+        validate(o, link.size());
         fs = check_farm(o, policy);
-        plan = plan_ranks(ranks, self, 0, o);
-        shape = shape_of(algorithm_id::task_farm, o, 0, farm_types_fingerprint<Task, Result>(), 0, 0,
-                         policy ? policy->fingerprint() : 0, "farm", 0.0, farm_fingerprint(o));
-    } catch (...) {
-        local = failure::current(self, false);
-    }
-    auto const agreed = agree(link, shape, local, plan.profile.status());
-    std::span<worker_status const> const opening(agreed.data(), agreed.size());
+        return std::pair{plan_ranks(link.size(), self, 0, o),
+                         shape_of(algorithm_id::task_farm, o, 0, farm_types_fingerprint<Task, Result>(), 0, 0,
+                                  policy ? policy->fingerprint() : 0, "farm", 0.0, farm_fingerprint(o))};
+    });
+    auto& plan = opened.plan;
+    std::span<worker_status const> const opening = opened.statuses();
 
     farm_outcome<Result> out;
     task_farm_handle<Task, Result> handle;

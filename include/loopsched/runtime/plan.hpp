@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <typeinfo>
 
 namespace loopsched::detail {
@@ -136,6 +137,31 @@ std::uint64_t space_fingerprint(S const& space) {
     for (std::size_t d = 0; d < S::rank; ++d) f.add(space.extent(d));
     if constexpr (requires { space.lower(); }) f.add(space.lower());
     return f.value();
+}
+
+/// A loop's opening on this rank once every rank agreed: its plan and every
+/// rank's status (on the root; empty elsewhere).
+struct loop_opening {
+    rank_plan plan;
+    status_by_rank agreed;
+    [[nodiscard]] std::span<worker_status const> statuses() const noexcept { return {agreed.data(), agreed.size()}; }
+};
+
+/// Opens a loop: `check()`, this rank's checks and set-up, returns its plan
+/// and shape; a failure in it is this rank's word in the agreement, so every
+/// rank throws it before any work (agree()).
+template <Transport T, class Check>
+loop_opening open_loop(loop_link<T>& link, Check&& check) {
+    std::optional<failure> local;
+    loop_opening out;
+    loop_shape shape;
+    try {
+        std::tie(out.plan, shape) = check();
+    } catch (...) {
+        local = failure::current(link.rank(), false);
+    }
+    out.agreed = agree(link, shape, local, out.plan.profile.status());
+    return out;
 }
 
 } // namespace loopsched::detail
