@@ -10,6 +10,8 @@
 
 #include <loopsched/algorithm/divide_and_conquer.hpp>
 
+#include <boost/container/small_vector.hpp>
+
 #define OPENSSL_SUPPRESS_DEPRECATED // SHA1() is the one-shot call we want; EVP adds a context per hash
 #include <openssl/sha.h>
 
@@ -119,9 +121,10 @@ struct uts_search {
     uts_tree tree;
     [[nodiscard]] bool is_leaf(uts_node const& n) const { return tree.children(n) <= 0; }
     [[nodiscard]] std::uint64_t solve(uts_node const&) const { return 1; }
-    [[nodiscard]] std::vector<uts_node> divide(uts_node const& n) const {
+    /// The children, inline up to 8 (no allocation per node: the plain traversal has none).
+    [[nodiscard]] boost::container::small_vector<uts_node, 8> divide(uts_node const& n) const {
         int const k = tree.children(n);
-        std::vector<uts_node> out;
+        boost::container::small_vector<uts_node, 8> out;
         out.reserve(static_cast<std::size_t>(k));
         for (int i = 0; i < k; ++i) out.push_back(uts_tree::child(n, i));
         return out;

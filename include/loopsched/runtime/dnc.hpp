@@ -31,6 +31,8 @@
 #include <loopsched/runtime/payload.hpp>
 #include <loopsched/runtime/profile.hpp>
 
+#include <boost/container/small_vector.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -444,12 +446,13 @@ private:
     Result recurse(Problem const& p, std::uint32_t depth) {
         tick();
         if (ops_.is_leaf(p)) return ops_.solve(p);
-        std::vector<Problem> children = divide(p);
-        if (!pending_.empty()) return run_divided(p, depth, std::move(children)); // spill
-        std::vector<Result> results;
-        results.reserve(children.size());
-        for (auto const& c : children) results.push_back(recurse(c, depth + 1));
-        return ops_.combine(p, std::span<Result>(results));
+        auto&& range = ops_.divide(p);
+        if (!pending_.empty()) return run_divided(p, depth, to_vector(std::forward<decltype(range)>(range))); // spill
+        // Inline, as the plain recursion: the subproblems straight from the
+        // user's range, the results on the stack (no allocation for up to 8).
+        boost::container::small_vector<Result, 8> results;
+        for (auto&& c : range) results.push_back(recurse(c, depth + 1));
+        return ops_.combine(p, std::span<Result>(results.data(), results.size()));
     }
 
     /// A divided problem: subproblems to the list's workers and the queue,
@@ -552,9 +555,10 @@ private:
         return e;
     }
 
-    std::vector<Problem> divide(Problem const& p) {
-        auto&& range = ops_.divide(p);
-        if constexpr (std::same_as<std::remove_cvref_t<decltype(range)>, std::vector<Problem>>) {
+    std::vector<Problem> divide(Problem const& p) { return to_vector(ops_.divide(p)); }
+    template <class Range>
+    static std::vector<Problem> to_vector(Range&& range) {
+        if constexpr (std::same_as<Range, std::vector<Problem>>) { // a vector returned by value: taken as it is
             return std::move(range);
         } else {
             std::vector<Problem> out;
