@@ -1,0 +1,87 @@
+// UTS on many simulated workers (SimGrid): where the single manager, or
+// random stealing, stops scaling. The real tree (our SHA-1 generator) and the
+// real engines; a node costs `--node-seconds` of simulated time (0.35 us: a
+// node's cost on this machine's plain traversal), charged in batches of 30
+// nodes (one simulated computation per batch, not per node). Prints each
+// placement's simulated time and its fraction of the ideal (the nodes' time
+// over the workers):
+//   "uts_scale_<tree>_<workers>_<placement>: ours=<s> baseline=<ideal s> ratio=<ideal/ours>"
+#include "../examples/cli.hpp"
+#include "../examples/simulation.hpp"
+#include "../examples/uts.hpp"
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+using namespace loopsched;
+using namespace loopsched::examples;
+
+namespace {
+
+/// UTS whose nodes cost simulated time, charged every `batch` nodes.
+struct timed_uts : uts_search {
+    sim::transport* t = nullptr;
+    double node_seconds = 0.35e-6, speed = 1e9;
+    int batch = 30;
+    mutable int pending = 0;
+    void charge() const {
+        if (++pending < batch) return;
+        t->compute(pending * node_seconds * speed);
+        pending = 0;
+    }
+    [[nodiscard]] std::uint64_t solve(uts_node const&) const {
+        charge();
+        return 1;
+    }
+    [[nodiscard]] boost::container::small_vector<uts_node, 8> divide(uts_node const& n) const {
+        charge();
+        return uts_search::divide(n);
+    }
+};
+
+} // namespace
+
+int main(int argc, char** argv) try {
+    command_line line("uts_scale",
+                      "UTS on 64 and 256 simulated workers: each placement's time against the ideal (SimGrid).",
+                      "uts_scale --tree T1 --workers 64 --workers 256");
+    std::string tree = "T1";
+    std::vector<int> counts{64, 256};
+    double node_seconds = 0.35e-6;
+    line.add_option("--tree", tree, "a UTS tree (T1, T3, T1-small, ...)")->capture_default_str();
+    line.add_option("--workers", counts, "simulated worker counts")->capture_default_str();
+    line.add_option("--node-seconds", node_seconds, "simulated seconds per node")->capture_default_str();
+    if (auto code = line.parse(argc, argv)) return *code;
+    uts_tree const u = uts_tree::named(tree);
+    std::uint64_t const nodes = u.count(u.root());
+    std::vector<sim::simulator> sims; // every simulator made before the first run (SimGrid's rule)
+    for (int w : counts) sims.emplace_back(make_platform("uniform:n=" + std::to_string(w - 1) + ":latency=5e-6"));
+    for (std::size_t c = 0; c < counts.size(); ++c)
+        for (char const* placement : {"kazouris", "steal", "steal-half", "april"}) {
+            std::uint64_t counted = 0;
+            double seconds = 0.0;
+            auto const r = sims[c].run([&](sim::transport& t) {
+                dnc_options o;
+                o.placement = placement;
+                timed_uts ops;
+                ops.tree = u;
+                ops.t = &t;
+                ops.node_seconds = node_seconds;
+                auto out = divide_and_conquer(t, u.root(), ops, o);
+                if (t.rank() == 0) {
+                    counted = out.result;
+                    seconds = out.statistics.parallel_seconds;
+                }
+            });
+            double const ideal = static_cast<double>(nodes) * node_seconds / counts[c];
+            std::printf("uts_scale_%s_%d_%s: ours=%.4f baseline=%.4f ratio=%.3f (nodes %s, simulator %.0f s)\n",
+                        tree.c_str(), counts[c], placement, seconds, ideal, ideal / seconds,
+                        counted == nodes ? "exact" : "WRONG", r.wall_seconds);
+            std::fflush(stdout);
+        }
+} catch (std::exception const& e) {
+    std::cerr << "uts_scale: " << e.what() << '\n';
+    return 1;
+}
