@@ -5,6 +5,7 @@
 #include "../../examples/dnc_problems.hpp"
 
 #include <loopsched/algorithm/divide_and_conquer.hpp>
+#include <loopsched/runtime/trace.hpp>
 #include <loopsched/transport/in_process.hpp>
 
 #include <doctest/doctest.h>
@@ -13,6 +14,7 @@
 #include <mutex>
 #include <numeric>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -232,6 +234,33 @@ TEST_CASE("divide_and_conquer: bad options name the option on every rank") {
     o = {};
     o.info_period = -1.0;
     expect(o, "options.info_period");
+}
+
+TEST_CASE("divide_and_conquer: a trace of the inlined tasks, as Chrome JSON and a Gantt chart") {
+    for (char const* placement : placements) {
+        CAPTURE(placement);
+        in_process::run(3, [&](in_process::endpoint& t) {
+            dnc_options o;
+            o.placement = placement;
+            o.trace = true;
+            auto out = divide_and_conquer(t, uneven_tree::node{}, uneven_tree{9}, o);
+            if (t.rank() != 0) return;
+            REQUIRE(!out.statistics.trace.empty());
+            index_t nodes = 0;
+            for (auto const& e : out.statistics.trace) {
+                CHECK(e.rank >= 0);
+                CHECK(e.rank < 3);
+                CHECK(e.end >= e.start);
+                nodes += e.size;
+            }
+            CHECK(nodes <= out.statistics.iterations()); // inlined problems, among all handled
+            std::ostringstream json, svg;
+            write_chrome_trace(json, out.statistics, "dnc");
+            write_svg_gantt(svg, out.statistics, "dnc");
+            CHECK(json.str().find("\"ph\"") != std::string::npos);
+            CHECK(svg.str().find("<svg") != std::string::npos);
+        });
+    }
 }
 
 TEST_CASE("divide_and_conquer: back-to-back runs on one transport") {
