@@ -16,7 +16,9 @@
 #include <loopsched/dependence/layout.hpp>
 #include <loopsched/dependence/uniform.hpp>
 #include <loopsched/error.hpp>
+#include <loopsched/mapping/dlpt.hpp>
 #include <loopsched/mapping/mapping.hpp>
+#include <loopsched/mapping/placement.hpp>
 #include <loopsched/mpi.hpp>
 #include <loopsched/options.hpp>
 #include <loopsched/policies.hpp>
@@ -27,4 +29,5 @@
 #include <loopsched/space/box.hpp>
 #include <loopsched/space/window.hpp>
 #include <loopsched/spec.hpp>
+#include <loopsched/this_task.hpp>
 #include <loopsched/transport/in_process.hpp>

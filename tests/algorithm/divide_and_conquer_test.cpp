@@ -6,17 +6,20 @@
 
 #include <loopsched/algorithm/divide_and_conquer.hpp>
 #include <loopsched/runtime/trace.hpp>
+#include <loopsched/this_task.hpp>
 #include <loopsched/transport/in_process.hpp>
 
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <cmath>
 #include <mutex>
 #include <numeric>
 #include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 using namespace loopsched;
@@ -114,6 +117,79 @@ TEST_CASE("divide_and_conquer: every placement gives the sequential result on 1-
                 check_run(ranks, uneven_tree::node{}, uneven_tree{8}, o);
                 check_run(ranks, queens_board{8}, nqueens{3}, o);
             }
+}
+
+TEST_CASE("divide_and_conquer: D_LPT and its baselines give the sequential result on 1-4 ranks") {
+    // Every division is a task the manager places: smaller problems than above.
+    for (char const* placement : {"dlpt", "random", "round-robin", "objects", "messages"})
+        for (int ranks = 1; ranks <= 4; ++ranks)
+            for (bool computes : {true, false}) {
+                CAPTURE(placement);
+                CAPTURE(ranks);
+                CAPTURE(computes);
+                dnc_options o;
+                o.placement = placement;
+                o.master_computes = computes;
+                check_run(ranks, 22, fibonacci{12, 20}, o);
+                check_run(ranks, uneven_tree::node{}, uneven_tree{6}, o);
+                check_run(ranks, queens_board{7}, nqueens{3}, o);
+            }
+}
+
+/// QuickSort with the paper's estimate: n log2 n comparisons for n elements.
+struct estimated_quicksort : quicksort {
+    [[nodiscard]] double cost(std::vector<int> const& v) const {
+        double const n = static_cast<double>(v.size());
+        return n < 2 ? 1.0 : n * std::log2(n);
+    }
+};
+
+TEST_CASE("divide_and_conquer: D_LPT moves tasks by their estimates to workers of speeds 4:1:1:1") {
+    std::mt19937 random(5);
+    std::vector<int> data(30000);
+    for (auto& x : data) x = static_cast<int>(random() % 100000);
+    for (double latency : {-1.0, 0.0, 1e9}) { // measured; free; never worth it
+        CAPTURE(latency);
+        dnc_options o;
+        o.placement = "dlpt";
+        o.powers = {4, 1, 1, 1};
+        o.migration_latency = latency;
+        std::atomic<std::uint64_t> given{0};
+        auto const expected = sequential_divide_and_conquer(data, estimated_quicksort{{500}});
+        in_process::run(4, [&](in_process::endpoint& t) {
+            auto out = divide_and_conquer(t, data, estimated_quicksort{{500}}, o);
+            if (t.rank() == 0) {
+                CHECK(out.result == expected);
+                for (auto const& w : out.workers) given += w.given;
+            }
+        });
+        if (latency > 1e8) CHECK(given.load() == 0); // no gain reaches f(theta): nothing moves
+        else CHECK(given.load() > 0);
+    }
+}
+
+TEST_CASE("divide_and_conquer: this_task::estimate reaches the manager under dlpt and is ignored elsewhere") {
+    struct revising : fibonacci {
+        std::atomic<int>* heard;
+        [[nodiscard]] std::uint64_t solve(int n) const {
+            if (this_task::estimate(1.0)) ++*heard;
+            return fibonacci::solve(n);
+        }
+    };
+    for (char const* placement : {"dlpt", "kazouris"}) {
+        CAPTURE(placement);
+        std::atomic<int> heard{0};
+        dnc_options o;
+        o.placement = placement;
+        auto const expected = sequential_divide_and_conquer(20, fibonacci{12, 0});
+        in_process::run(3, [&](in_process::endpoint& t) {
+            auto out = divide_and_conquer(t, 20, revising{{12, 0}, &heard}, o);
+            if (t.rank() == 0) CHECK(out.result == expected);
+        });
+        CHECK((heard.load() > 0) == (std::string_view(placement) == "dlpt"));
+    }
+    CHECK(!this_task::estimate(2.0)); // outside any run
+    CHECK_THROWS_AS(this_task::estimate(-1.0), invalid_parameter);
 }
 
 TEST_CASE("divide_and_conquer: serialized problems and results (QuickSort), any root, the size measure") {
@@ -226,8 +302,11 @@ TEST_CASE("divide_and_conquer: bad options name the option on every rank") {
         CHECK(named.load() == 3);
     };
     dnc_options o;
-    o.placement = "random";
+    o.placement = "lpt";
     expect(o, "options.placement");
+    o = {};
+    o.migration_latency = std::nan("");
+    expect(o, "options.migration_latency");
     o = {};
     o.deterministic = true;
     expect(o, "options.deterministic");

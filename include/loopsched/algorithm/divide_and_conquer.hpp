@@ -1,7 +1,8 @@
 // divide_and_conquer: dynamic scheduling of recursive computations of any
 // degree on workers of different speeds (seed 000, chapter 3), over any
 // transport, with the placement (where tasks go) chosen by name: seed 000's
-// scheme, APRIL's static binomial tree, or random work stealing.
+// scheme, APRIL's static binomial tree, random work stealing, or seed 002's
+// D_LPT by cost estimates with its baselines.
 // Over a Boost.MPI communicator: <loopsched/mpi.hpp>.
 #pragma once
 
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <concepts>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <ranges>
@@ -33,14 +35,26 @@ namespace loopsched {
 struct dnc_options : loop_options {
     /// Where tasks go: "kazouris" (seed 000's scheme, the default), "april"
     /// (static keep-half-send-half over a binomial tree), "steal" (random work
-    /// stealing, one task per steal) or "steal-half" (half the victim's queue).
+    /// stealing, one task per steal), "steal-half" (half the victim's queue),
+    /// "dlpt" (seed 002: the manager places each new task where it finishes
+    /// first by the cost estimates, with migration and idle pull), or one of
+    /// D_LPT's baselines: "random", "round-robin", "objects", "messages".
     std::string placement = "kazouris";
     /// A worker asked for work while it recurses with an empty queue queues
     /// its next division to answer (kazouris, steal); false: it refuses at
     /// once, as the document does.
     bool spill = true;
-    /// Seconds between two reports of a worker's queue cost to the manager (kazouris).
+    /// Seconds between two reports of a worker's queue cost to the manager
+    /// (kazouris), or of its running task's progress (dlpt and its baselines,
+    /// which also report every division at once).
     double info_period = 1e-3;
+    /// dlpt: the migration cost theta = c_d + bytes * c_c, in seconds; negative:
+    /// measured on the run's moves (the manager's handshake with the donor).
+    double migration_latency = -1.0;  ///< c_d
+    double migration_per_byte = -1.0; ///< c_c
+    /// dlpt: f(theta), the gain (seconds) a move must reach; empty: theta
+    /// itself. Must not decrease. The root's is the one used.
+    std::function<double(double)> migration_threshold{};
 };
 
 /// A type a problem or a result can be: it travels between ranks (as bytes if
@@ -128,11 +142,21 @@ auto run_divide_and_conquer(C& source, Problem const& problem, Ops& ops, dnc_opt
                 "is not supported by divide_and_conquer (tasks finish in no fixed order)");
         require(std::isfinite(o.info_period) && o.info_period >= 0.0, "options.info_period", o.info_period,
                 "must be >= 0 seconds");
-        placement = make_placement(o.placement, o.spill);
+        require(std::isfinite(o.migration_latency), "options.migration_latency", o.migration_latency,
+                "must be finite (negative: measured)");
+        require(std::isfinite(o.migration_per_byte), "options.migration_per_byte", o.migration_per_byte,
+                "must be finite (negative: measured)");
+        placement = make_placement(o.placement, o.spill,
+                                   migration_cost{o.migration_latency, o.migration_per_byte, o.migration_threshold});
         ds.info_period = o.info_period;
         return std::pair{plan_ranks(link.size(), self, 0, o),
                          shape_of(algorithm_id::divide_and_conquer, o, 0, dnc_types_fingerprint<Problem, Result>(), 0,
-                                  0, 0, o.placement, 0.0, fingerprint().add(o.spill).add(o.info_period).value())};
+                                  0, 0, o.placement, 0.0, fingerprint()
+                                                                         .add(o.spill)
+                                                                         .add(o.info_period)
+                                                                         .add(o.migration_latency)
+                                                                         .add(o.migration_per_byte)
+                                                                         .value())};
     });
     auto& plan = opened.plan;
     std::span<worker_status const> const opening = opened.statuses();

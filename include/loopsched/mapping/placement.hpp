@@ -4,10 +4,13 @@
 // next, which are given away on a request, and what an idle worker does.
 // Three come with the library: seed 000's scheme (kazouris), APRIL's static
 // keep-half-send-half over a binomial tree (april), and random work stealing
-// (steal, steal-half). make_placement(name) picks one at run time.
+// (steal, steal-half); seed 002's D_LPT and its baselines (dlpt, random,
+// round-robin, objects, messages) place every new task from the manager.
+// make_placement(name) picks one at run time.
 #pragma once
 
 #include <loopsched/error.hpp>
+#include <loopsched/mapping/dlpt.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -15,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -73,6 +77,12 @@ public:
     /// Whether a worker asked for work while it recurses with an empty queue
     /// turns its next division into queued tasks to answer (rather than refuse).
     [[nodiscard]] virtual bool spills() const = 0;
+    /// The rule by which the manager places every new task itself, from the
+    /// workers' reports of their queues and running tasks (seed 002); none:
+    /// the decisions above are all there is.
+    [[nodiscard]] virtual std::optional<placement_rule> estimates_rule() const { return std::nullopt; }
+    /// What moving a task costs and the gain a move must reach (estimates_rule only).
+    [[nodiscard]] virtual migration_cost const* migration() const { return nullptr; }
 };
 
 namespace detail {
@@ -242,14 +252,57 @@ private:
     bool half_, spill_;
 };
 
-/// The placement a name gives: "kazouris", "april", "steal", "steal-half".
-/// `spill`: see task_placement::spills (kazouris and steal only).
-inline std::unique_ptr<task_placement> make_placement(std::string_view name, bool spill = true) {
+/// Seed 002's D_LPT, or a baseline, placing tasks from the manager: every
+/// problem that is not a leaf is divided into queued tasks (each a unit the
+/// manager may place, as in the paper), a worker runs its largest estimate
+/// first, and it reports its queue and running task; the manager moves a new
+/// task where the rule says (D_LPT: where it finishes first, if the gain
+/// reaches f(theta)) and, for D_LPT, has an idle worker pull the lowest-
+/// priority task of the most loaded one. Tasks move only when the manager asks.
+class estimate_placement final : public task_placement {
+public:
+    explicit estimate_placement(placement_rule rule, migration_cost cost = {}) : rule_(rule), cost_(std::move(cost)) {}
+    [[nodiscard]] std::string name() const override { return std::string(name_of(rule_)); }
+    [[nodiscard]] std::vector<placed_worker> start(std::span<placed_worker const> by_speed) const override {
+        return {by_speed.front()};
+    }
+    [[nodiscard]] std::vector<std::vector<placed_worker>> split(std::span<placed_worker const> list,
+                                                                std::size_t) const override {
+        return {{list.begin(), list.end()}};
+    }
+    [[nodiscard]] bool divides(std::size_t, std::size_t) const override { return true; }
+    [[nodiscard]] std::size_t next(std::span<queued_task const> q, bool) const override {
+        return detail::costliest(q);
+    }
+    [[nodiscard]] std::vector<std::size_t> give(std::span<queued_task const>, bool) const override {
+        return {}; // only the task the manager names moves
+    }
+    [[nodiscard]] idle_action when_idle() const override { return idle_action::report; }
+    [[nodiscard]] bool balances() const override { return false; }
+    [[nodiscard]] bool spills() const override { return false; }
+    [[nodiscard]] std::optional<placement_rule> estimates_rule() const override { return rule_; }
+    [[nodiscard]] migration_cost const* migration() const override { return &cost_; }
+
+private:
+    placement_rule rule_;
+    migration_cost cost_;
+};
+
+/// The placement a name gives: "kazouris", "april", "steal", "steal-half",
+/// "dlpt", "random", "round-robin", "objects", "messages". `spill`: see
+/// task_placement::spills (kazouris and steal only); `cost`: the migration
+/// cost for the last five (a negative latency or per-byte cost: measured).
+inline std::unique_ptr<task_placement> make_placement(std::string_view name, bool spill = true,
+                                                      migration_cost cost = {}) {
     if (name == "kazouris") return std::make_unique<kazouris_placement>(spill);
     if (name == "april") return std::make_unique<april_placement>();
     if (name == "steal") return std::make_unique<steal_placement>(false, spill);
     if (name == "steal-half") return std::make_unique<steal_placement>(true, spill);
-    detail::require(false, "options.placement", std::string(name), "must be kazouris, april, steal or steal-half");
+    for (auto const rule : {placement_rule::dlpt, placement_rule::random, placement_rule::round_robin,
+                            placement_rule::objects, placement_rule::messages})
+        if (name == name_of(rule)) return std::make_unique<estimate_placement>(rule, std::move(cost));
+    detail::require(false, "options.placement", std::string(name),
+                    "must be kazouris, april, steal, steal-half, dlpt, random, round-robin, objects or messages");
     return nullptr;
 }
 

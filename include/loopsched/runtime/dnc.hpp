@@ -30,6 +30,7 @@
 #include <loopsched/runtime/core.hpp>
 #include <loopsched/runtime/payload.hpp>
 #include <loopsched/runtime/profile.hpp>
+#include <loopsched/this_task.hpp>
 
 #include <boost/container/small_vector.hpp>
 
@@ -37,6 +38,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <limits>
 #include <optional>
 #include <random>
@@ -94,9 +96,28 @@ struct dnc_task_header {
 struct dnc_transfer {
     std::uint64_t to_index = 0;
     std::int64_t to_rank = 0;
+    std::uint64_t task = 0; ///< the queued task's order + 1 (placing by estimates); 0: the placement chooses
 };
 
-inline constexpr std::uint8_t info_load = 0, info_unused_workers = 1;
+/// A worker's info to the manager: its queue's summed cost (kazouris), the
+/// list workers it did not use, or (placing by estimates) its whole queue.
+inline constexpr std::uint8_t info_load = 0, info_unused_workers = 1, info_queue = 2;
+
+/// What a worker reports of itself when the manager places by estimates.
+struct dnc_queue_report {
+    double running = -1.0;     ///< its running task's estimate in cost units (< 0: none)
+    double running_for = 0.0;  ///< seconds since that estimate was set
+    double own_units = 0.0;    ///< the estimated own work (a node's cost less its subproblems') it ran
+    double own_seconds = 0.0;  ///< the seconds that work took, times its speed
+    std::uint64_t tasks = 0;   ///< queued tasks that follow
+};
+struct dnc_reported_task {
+    std::uint64_t order = 0;
+    double cost = 0.0;  ///< in cost units (the queue's weight)
+    double bytes = 0.0; ///< its size, where known cheaply (else 0)
+    std::uint8_t fresh = 0; ///< created here by a division and not reported before
+    std::uint8_t pad[7]{};
+};
 
 /// The settings every rank agrees on.
 struct dnc_settings {
@@ -127,10 +148,25 @@ public:
             auto const st = statuses[static_cast<std::size_t>(s.worker_ranks[k])];
             w_[k].speed = st.power / st.run_queue;
         }
+        if ((rule_ = placement.estimates_rule())) {
+            std::vector<double> speeds;
+            for (auto const& w : w_) speeds.push_back(w.speed);
+            board_.emplace(speeds);
+            cost_ = *placement.migration();
+            measure_latency_ = cost_.latency < 0.0;
+            measure_per_byte_ = cost_.per_byte < 0.0;
+            cost_.latency = std::max(0.0, cost_.latency);
+            cost_.per_byte = std::max(0.0, cost_.per_byte);
+            est_.resize(w_.size());
+        }
     }
 
     index_t serve(std::size_t k, request const& r) {
         if (!started_) start();
+        if (rule_) {
+            est_serve(k, r);
+            return 0;
+        }
         auto& w = w_[k];
         auto const reported = static_cast<std::uint64_t>(r.last.size); // the worker's count of tasks received
         if (reported > w.seen) {                                       // a new report: k is idle
@@ -146,6 +182,7 @@ public:
     [[nodiscard]] bool holds(std::size_t k) const noexcept {
         if (solved_) return false;
         if (placement_.when_idle() == idle_action::steal) return true; // they find work themselves
+        if (rule_) return est_busy(k);
         return w_[k].busy || w_[k].receiving;
     }
     [[nodiscard]] bool expecting_work() const noexcept { return !solved_; }
@@ -174,9 +211,11 @@ public:
             break;
         }
         case kind::info:
-            if (r.get<std::uint8_t>() == info_load) {
+            if (auto const type = r.get<std::uint8_t>(); type == info_load) {
                 w_[k].load = r.get<double>();
                 w_[k].refused = false;
+            } else if (type == info_queue && rule_) {
+                est_report(k, r);
             } else {
                 for (auto n = r.get<std::uint64_t>(); n > 0; --n) {
                     auto const j = static_cast<std::size_t>(r.get<std::uint64_t>());
@@ -187,6 +226,10 @@ public:
             }
             break;
         case kind::moved: {
+            if (rule_) {
+                est_moved(k, r, m.source);
+                break;
+            }
             auto const to = static_cast<std::size_t>(r.get<std::uint64_t>());
             auto const given = r.get<std::uint64_t>();
             double const load = r.get<double>();
@@ -238,6 +281,7 @@ private:
         for (std::size_t i = 1; i < list.size(); ++i) w.put(list[i]);
         w.put_raw(problem_);
         for (auto const& p : list) w_[p.index].busy = true;
+        if (rule_) est_[list.front().index].expected = 1;
         port_.push_worker(list.front().index, kind::work, w.view());
         std::vector<std::byte>().swap(problem_);
         // The others hear that the run started (every rank agreed): a thief
@@ -270,8 +314,133 @@ private:
         port_.touch(to);
     }
 
+    // ---- placing by estimates (seed 002): the board mirrors every worker's
+    // queue and running task from its reports; tasks are named by worker and order.
+
+    struct estimates_state {
+        std::uint64_t expected = 0; ///< tasks it was given, as far as the manager knows
+        int incoming = 0;           ///< named transfers to it not yet answered by their donors
+        struct asked_move {
+            double at = 0.0, bytes = 0.0;
+            std::uint64_t order = 0;
+        };
+        std::deque<asked_move> asked; ///< named transfers it was asked for, in order
+        double own_units = 0.0, own_seconds = 0.0;
+    };
+    static constexpr int order_bits = 40;
+    static std::uint64_t id_of(std::size_t k, std::uint64_t order) noexcept {
+        return (static_cast<std::uint64_t>(k) << order_bits) | order;
+    }
+    static std::size_t owner_of(std::uint64_t id) noexcept { return static_cast<std::size_t>(id >> order_bits); }
+    static std::uint64_t order_of(std::uint64_t id) noexcept { return id & ((std::uint64_t{1} << order_bits) - 1); }
+
+    /// Busy: it has not reported idle since the last task it was given, or one is on its way.
+    [[nodiscard]] bool est_busy(std::size_t k) const noexcept {
+        return w_[k].seen < est_[k].expected || est_[k].incoming > 0;
+    }
+    void est_serve(std::size_t k, request const& r) {
+        auto const reported = static_cast<std::uint64_t>(r.last.size); // the worker's count of tasks received
+        w_[k].seen = std::max(w_[k].seen, reported);
+        if (!solved_ && !est_busy(k)) est_idle(k);
+    }
+    /// Worker k has nothing: its board entry empties; under D_LPT it pulls (rule 4).
+    void est_idle(std::size_t k) {
+        double const now = port_.now();
+        board_->report(k, std::nullopt, {}, now);
+        if (*rule_ != placement_rule::dlpt) return;
+        // only a task its holder reported can be named to it
+        if (auto const m = board_->pull(k, cost_, now, [](std::size_t from, estimated_task const& t) {
+                return owner_of(t.id) == from;
+            }))
+            ask_move(*m);
+    }
+    /// A worker's queue and running task: the board's entry is replaced, then
+    /// its new tasks are placed (D_LPT: rules 1 and 2 over its whole queue).
+    void est_report(std::size_t k, wire_reader& r) {
+        auto const head = r.get<dnc_queue_report>();
+        auto& e = est_[k];
+        e.own_units = head.own_units;
+        e.own_seconds = head.own_seconds;
+        double units = 0.0, seconds = 0.0;
+        for (auto const& x : est_) {
+            units += x.own_units;
+            seconds += x.own_seconds;
+        }
+        // speed-1 seconds per cost unit, from the work measured so far (none yet: units as they are)
+        double const scale = units > 0.0 && seconds > 0.0 ? seconds / units : 1.0;
+        std::vector<estimated_task> ready, fresh;
+        for (std::uint64_t i = 0; i < head.tasks; ++i) {
+            auto const t = r.get<dnc_reported_task>();
+            if (std::ranges::any_of(e.asked, [&](auto const& a) { return a.order == t.order; })) continue; // leaving
+            estimated_task const et{id_of(k, t.order), t.cost * scale, t.bytes};
+            ready.push_back(et);
+            if (t.fresh != 0) fresh.push_back(et);
+        }
+        double const now = port_.now();
+        std::optional<double> running;
+        if (head.running >= 0.0) running = head.running * scale - head.running_for * w_[k].speed;
+        board_->report(k, running, std::move(ready), now);
+        if (solved_) return;
+        if (*rule_ == placement_rule::dlpt) {
+            for (auto const& m : board_->rebalance(k, cost_, now)) ask_move(m);
+            return;
+        }
+        std::ranges::stable_sort(fresh, [](auto const& a, auto const& b) { return a.rho > b.rho; });
+        for (auto const& t : fresh) {
+            std::size_t const to = board_->choose(*rule_, t.rho, now, random_);
+            if (to == k) continue;
+            board_->remove(k, t.id);
+            board_->add(to, t, now);
+            ask_move({k, to, t.id, t.bytes});
+        }
+    }
+    void ask_move(task_move const& m) {
+        dnc_transfer const ask{m.to, port_.settings().worker_ranks[m.to], order_of(m.id) + 1};
+        est_[m.from].asked.push_back({port_.now(), m.bytes, order_of(m.id)});
+        ++est_[m.to].incoming;
+        port_.send_worker(m.from, kind::transfer, std::as_bytes(std::span(&ask, 1)));
+        port_.touch(m.to);
+    }
+    /// A donor's answer (its queue report came just before): the move's
+    /// handshake time is a sample of theta; a refused move leaves its
+    /// target idle, and it pulls again.
+    void est_moved(std::size_t k, wire_reader& r, int source) {
+        auto const to = static_cast<std::size_t>(r.get<std::uint64_t>());
+        auto const given = r.get<std::uint64_t>();
+        auto& e = est_[k];
+        if (to >= w_.size() || e.asked.empty() || est_[to].incoming == 0)
+            throw error("loopsched: protocol: a transfer nobody asked for (rank " + std::to_string(source) + ")");
+        auto const a = e.asked.front();
+        e.asked.pop_front();
+        fit_migration(a.bytes, port_.now() - a.at);
+        --est_[to].incoming;
+        est_[to].expected += given;
+        port_.touch(to);
+        if (!solved_ && !est_busy(to)) est_idle(to);
+    }
+    /// theta = c_d + bytes * c_c fitted (least squares, both >= 0) on the
+    /// moves' handshakes, where the options did not set them.
+    void fit_migration(double bytes, double seconds) {
+        if (!measure_latency_ && !measure_per_byte_) return;
+        fit_[0] += 1.0;
+        fit_[1] += bytes;
+        fit_[2] += seconds;
+        fit_[3] += bytes * bytes;
+        fit_[4] += bytes * seconds;
+        double const mx = fit_[1] / fit_[0], my = fit_[2] / fit_[0], var = fit_[3] / fit_[0] - mx * mx;
+        if (measure_per_byte_) cost_.per_byte = var > 0.0 ? std::max(0.0, (fit_[4] / fit_[0] - mx * my) / var) : 0.0;
+        if (measure_latency_) cost_.latency = std::max(0.0, my - cost_.per_byte * mx);
+    }
+
     master_port<T>& port_;
     task_placement const& placement_;
+    std::optional<placement_rule> rule_;
+    std::optional<dlpt_board> board_;
+    migration_cost cost_;
+    bool measure_latency_ = false, measure_per_byte_ = false;
+    double fit_[5]{};
+    std::vector<estimates_state> est_;
+    std::mt19937_64 random_{20260}; // the random baseline's: the same run, the same choices
     std::vector<std::byte> problem_, solution_;
     std::vector<worker> w_;
     std::vector<dnc_worker_statistics> stats_;
@@ -284,13 +453,14 @@ private:
 /// subproblems' results) and the recursion. Ops: is_leaf, solve, divide,
 /// combine and optionally cost, as divide_and_conquer documents.
 template <Transport T, class Ops, class Problem, class Result>
-class dnc_worker {
+class dnc_worker : private estimate_listener {
 public:
     dnc_worker(worker_port<T>& port, rank_profile& profile, task_placement const& placement, dnc_settings const& ds,
                Ops& ops)
             : port_(port), profile_(profile), placement_(placement), ds_(ds), ops_(ops),
               self_(static_cast<std::size_t>(port.settings().index_of(port.rank()))),
-              workers_(port.settings().workers()), random_(static_cast<std::uint32_t>(port.rank()) * 7919u + 17u) {
+              workers_(port.settings().workers()), random_(static_cast<std::uint32_t>(port.rank()) * 7919u + 17u),
+              estimates_(placement.estimates_rule().has_value()) {
         mine_.rank = port.rank();
         stats_.rank = port.rank();
         speed_ = [&] {
@@ -332,6 +502,7 @@ public:
             double const before = port_.now();
             double const idle_before = stats_.idle_seconds;
             run_next();
+            maybe_report();
             mine_.compute_seconds += port_.now() - before - (stats_.idle_seconds - idle_before);
         }
         if (queue_.empty()) go_idle();
@@ -349,7 +520,7 @@ public:
         }
         case kind::transfer: {
             auto const t = r.get<dnc_transfer>();
-            answer(ask{true, static_cast<int>(t.to_rank), t.to_index});
+            answer(ask{true, static_cast<int>(t.to_rank), t.to_index, t.task});
             break;
         }
         case kind::steal: answer(ask{false, m.source, 0}); break;
@@ -382,6 +553,7 @@ private:
         std::uint64_t order = 0;
         std::uint32_t depth = 0;
         result_address parent;
+        bool fresh = false; ///< created here and not yet reported (placing by estimates)
     };
     /// A divided problem waiting for its subproblems' results (on the stack of run_divided).
     struct frame {
@@ -394,6 +566,7 @@ private:
         bool transfer = false;
         int rank = 0;            ///< who receives
         std::uint64_t index = 0; ///< its worker index (transfer)
+        std::uint64_t task = 0;  ///< the task the manager names: its order + 1 (0: the placement chooses)
     };
 
     // ---- running tasks
@@ -404,7 +577,9 @@ private:
         std::size_t const at = placement_.next(view(), dividing);
         entry t = take(at);
         ++stats_.tasks;
+        if (estimates_) set_running(queue_weight(t.cost, measure_));
         Result r = dividing ? run_divided_task(t) : run_inlined_task(t);
+        if (estimates_) set_running(-1.0);
         deliver(t.parent, std::move(r));
     }
 
@@ -430,14 +605,19 @@ private:
 
     Result run_divided_task(entry const& t) {
         tick();
+        listening const listen(estimates_ ? this : nullptr); // this_task::estimate() from the body
+        double const weight = queue_weight(t.cost, measure_), start = port_.now();
         if (ops_.is_leaf(t.problem)) {
             if (!coworkers_.empty() && queue_.empty()) return_coworkers();
             Result r;
             profile_.run([&] { r = ops_.solve(t.problem); });
+            account(weight, port_.now() - start);
             return r;
         }
         std::vector<Problem> children;
         profile_.run([&] { children = divide(t.problem); });
+        dividing_weight_ = weight;
+        divide_seconds_ = port_.now() - start;
         return run_divided(t.problem, t.depth, std::move(children));
     }
 
@@ -467,6 +647,12 @@ private:
         frames_.emplace(id, &f);
         std::vector<double> costs(children.size());
         for (std::size_t i = 0; i < children.size(); ++i) costs[i] = cost_of(children[i], depth + 1);
+        if (dividing_weight_ >= 0.0) { // the node's own work: its estimate less its subproblems'
+            double subproblems = 0.0;
+            for (double c : costs) subproblems += queue_weight(c, measure_);
+            account(std::max(0.0, dividing_weight_ - subproblems), divide_seconds_);
+            dividing_weight_ = -1.0;
+        }
         std::vector<std::size_t> by_cost(children.size());
         for (std::size_t i = 0; i < by_cost.size(); ++i) by_cost[i] = i;
         std::ranges::stable_sort(by_cost, [&](std::size_t a, std::size_t b) { return costs[a] > costs[b]; });
@@ -490,9 +676,10 @@ private:
             if (i >= 1 && i < placed) continue; // sent along a list
             std::size_t const c = by_cost[i];
             queue_.push_back(entry{std::move(children[c]), costs[c], next_order_++, depth + 1,
-                                   result_address{port_.rank(), static_cast<std::uint32_t>(c), id}});
+                                   result_address{port_.rank(), static_cast<std::uint32_t>(c), id}, estimates_});
             load_ += queue_weight(costs[c], measure_);
         }
+        if (estimates_) report_queue(); // new tasks: the manager places them now
         answer_pending();
         wait_for(f);
         frames_.erase(id);
@@ -507,6 +694,7 @@ private:
         while (f.missing > 0) {
             if (!queue_.empty()) {
                 run_next();
+                maybe_report();
                 maybe_poll();
                 continue;
             }
@@ -592,6 +780,7 @@ private:
     /// (then spills at its next division) if the placement spills; else refuses.
     void answer(ask const& a) {
         if (stopped_) return;
+        if (a.task != 0) return give_named(a);
         if (try_give(a)) return;
         if (placement_.spills() && inlining_ > 0) {
             pending_.push_back(a);
@@ -612,6 +801,17 @@ private:
         if (a.transfer) tell_moved(a.index, given.size());
         return true;
     }
+    /// The task the manager named, if it is still queued (else: refused).
+    void give_named(ask const& a) {
+        auto const it = std::ranges::find(queue_, a.task - 1, &entry::order);
+        std::size_t given = 0;
+        if (it != queue_.end()) {
+            entry const e = take(static_cast<std::size_t>(it - queue_.begin()));
+            send_tasks(a.rank, false, {outgoing{&e.problem, e.cost, e.depth, e.parent, {}}});
+            given = 1;
+        }
+        tell_moved(a.index, given);
+    }
     void refuse(ask const& a) {
         if (a.transfer)
             tell_moved(a.index, 0);
@@ -630,6 +830,7 @@ private:
         for (auto const& a : asks) refuse(a);
     }
     void tell_moved(std::uint64_t to, std::size_t n) {
+        if (estimates_) report_queue(); // first, so that the manager's board is current when it hears
         wire_writer w;
         last_load_ = load_ + running_;
         w.put(to).put(static_cast<std::uint64_t>(n)).put(last_load_);
@@ -700,6 +901,51 @@ private:
         port_.send_master(kind::info, w.view());
     }
 
+    // ---- reports when the manager places by estimates
+
+    /// The running task's estimate (cost units; < 0: none) as of now.
+    void set_running(double weight) {
+        running_estimate_ = weight;
+        running_since_ = port_.now();
+        dirty_ = true;
+    }
+    /// this_task::estimate(remaining) from a running body: reported at once.
+    void revise(double remaining) override {
+        set_running(remaining);
+        report_queue();
+    }
+    void account(double units, double seconds) {
+        if (units <= 0.0) return;
+        own_units_ += units;
+        own_seconds_ += seconds * speed_;
+    }
+    void maybe_report() {
+        if (estimates_ && dirty_ && port_.now() - informed_ >= ds_.info_period) report_queue();
+    }
+    /// The queue and running task to the manager; new tasks are new no more.
+    void report_queue() {
+        if (stopped_) return;
+        double const now = port_.now();
+        wire_writer w;
+        w.put(info_queue).put(dnc_queue_report{running_estimate_, now - running_since_, own_units_, own_seconds_,
+                                               static_cast<std::uint64_t>(queue_.size())});
+        for (auto& e : queue_) {
+            dnc_reported_task t;
+            t.order = e.order;
+            t.cost = queue_weight(e.cost, measure_);
+            if (measure_ == cost_measure::size)
+                t.bytes = e.cost;
+            else if constexpr (std::is_trivially_copyable_v<Problem>)
+                t.bytes = static_cast<double>(sizeof(Problem));
+            t.fresh = e.fresh ? 1 : 0;
+            e.fresh = false;
+            w.put(t);
+        }
+        port_.send_master(kind::info, w.view());
+        informed_ = now;
+        dirty_ = false;
+    }
+
     // ---- polling while recursing
 
     /// A problem handled. The clock is read every `stride_` problems: the
@@ -722,6 +968,7 @@ private:
         if (now - polled_ < port_.settings().poll_interval) return;
         polled_ = now;
         port_.pump(false);
+        maybe_report();
         if (placement_.balances() && load_ + running_ != last_load_ && now - informed_ >= ds_.info_period) {
             informed_ = now;
             last_load_ = load_ + running_;
@@ -753,6 +1000,10 @@ private:
     // load_: the queue's summed weight; running_: the inlined task's; what the manager hears is their sum
     bool idle_reported_ = true, steal_out_ = false, stopped_ = false; // the hello is the first report
     bool started_ = false; ///< the manager's first word arrived: every rank is in the run
+    bool const estimates_; ///< the manager places every task (placement::estimates_rule)
+    bool dirty_ = false;   ///< the running task changed since the last queue report
+    double running_estimate_ = -1.0, running_since_ = 0.0, own_units_ = 0.0, own_seconds_ = 0.0;
+    double dividing_weight_ = -1.0, divide_seconds_ = 0.0;
     worker_statistics mine_;
     dnc_worker_statistics stats_;
     result_blocks results_;
