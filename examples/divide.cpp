@@ -122,7 +122,8 @@ int main(int argc, char** argv) {
     bool no_check = false, dedicated = false;
     std::vector<double> powers;
     line.add_option("--problem", problem, "mandelbrot, fib, quicksort or nqueens")->capture_default_str();
-    line.add_option("--placement", placement, "kazouris, april, steal or steal-half")->capture_default_str();
+    line.add_option("--placement", placement,
+                    "kazouris, april, steal, steal-half, dlpt, random, round-robin, objects or messages")->capture_default_str();
     line.add_option("--size", n,
                     "mandelbrot: pixels per side (1000); fib: n (32); quicksort: elements (2000000); nqueens: N (12)");
     line.add_option("--leaf", leaf,

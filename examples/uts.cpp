@@ -30,7 +30,8 @@ int main(int argc, char** argv) {
     int repeat = 1;
     line.add_option("--tree", tree, "T1 (4,130,071 nodes), T3 (4,112,897), T1L, T1-small, T3-small")
             ->capture_default_str();
-    line.add_option("--placement", placement, "kazouris, april, steal or steal-half")->capture_default_str();
+    line.add_option("--placement", placement,
+                    "kazouris, april, steal, steal-half, dlpt, random, round-robin, objects or messages")->capture_default_str();
     line.add_option("--repeat", repeat, "runs (the best time is printed)")->capture_default_str();
     line.add_flag("--check", check, "also count sequentially on the root and compare");
     line.add_flag("--sequential", sequential_only, "only the sequential count, on the root");

@@ -114,7 +114,7 @@ public:
     [[nodiscard]] double load(std::size_t j, double t) const {
         auto const& p = p_.at(j);
         double const left = p.busy ? std::max(0.0, p.running - (t - p.started)) : 0.0;
-        return left + p.ready_sum;
+        return left + p.ready_sum + p.unlisted / p.speed;
     }
     /// When a task of estimate rho would finish on j: L(P_j, t) + rho / b_j.
     [[nodiscard]] double finish(std::size_t j, double rho, double t) const { return load(j, t) + rho / p_.at(j).speed; }
@@ -140,8 +140,9 @@ public:
             return std::uniform_int_distribution<std::size_t>(0, p_.size() - 1)(random);
         case placement_rule::round_robin: return next_turn_++ % p_.size();
         case placement_rule::objects:
-            return fewest([](proc const& p) { return p.ready.size() + (p.busy ? 1u : 0u); });
-        case placement_rule::messages: return fewest([](proc const& p) { return p.ready.size(); });
+            return fewest([](proc const& p) { return p.ready.size() + p.unlisted_count + (p.busy ? 1u : 0u); });
+        case placement_rule::messages:
+            return fewest([](proc const& p) { return p.ready.size() + p.unlisted_count; });
         }
         return 0;
     }
@@ -179,10 +180,15 @@ public:
         return start_next(j, t);
     }
     /// Replaces j's whole entry: what a processor reports (its running task's
-    /// remaining estimate, none if idle, and its ready queue), as of t.
-    void report(std::size_t j, std::optional<double> running_rho, std::vector<estimated_task> ready, double t) {
+    /// remaining estimate, none if idle, and its ready queue), as of t. A long
+    /// queue may be reported in part: the tasks listed, and the others' count
+    /// and summed estimate (they add to the load but cannot be moved).
+    void report(std::size_t j, std::optional<double> running_rho, std::vector<estimated_task> ready, double t,
+                double unlisted_rho = 0.0, std::size_t unlisted_count = 0) {
         auto& p = p_.at(j);
         p.ready = std::move(ready);
+        p.unlisted = std::max(0.0, unlisted_rho);
+        p.unlisted_count = unlisted_count;
         recompute(p);
         p.busy = running_rho.has_value();
         p.running = p.busy ? std::max(0.0, *running_rho) / p.speed : 0.0;
@@ -250,6 +256,8 @@ private:
         double started = 0.0; ///< t_s: when E(H) was last set
         std::vector<estimated_task> ready;
         double ready_sum = 0.0; ///< R: the ready tasks' estimates on this processor, seconds
+        double unlisted = 0.0;  ///< ready tasks reported only as a sum (speed-1 seconds)
+        std::size_t unlisted_count = 0;
     };
 
     static void recompute(proc& p) {

@@ -109,8 +109,15 @@ struct dnc_queue_report {
     double running_for = 0.0;  ///< seconds since that estimate was set
     double own_units = 0.0;    ///< the estimated own work (a node's cost less its subproblems') it ran
     double own_seconds = 0.0;  ///< the seconds that work took, times its speed
-    std::uint64_t tasks = 0;   ///< queued tasks that follow
+    double unlisted = 0.0;     ///< the summed cost of the queued tasks not listed
+    std::uint64_t unlisted_count = 0;
+    std::uint64_t tasks = 0;   ///< queued tasks listed after this
+    std::uint8_t revised = 0;  ///< the running task revised its estimate (rule 3: its queue is placed again)
+    std::uint8_t pad[7]{};
 };
+/// The queued tasks a report lists besides the new ones: the cheapest (an
+/// idle worker pulls the lowest-priority task); the others go as a sum.
+inline constexpr std::size_t listed_old_tasks = 8;
 struct dnc_reported_task {
     std::uint64_t order = 0;
     double cost = 0.0;  ///< in cost units (the queue's weight)
@@ -355,7 +362,8 @@ private:
             ask_move(*m);
     }
     /// A worker's queue and running task: the board's entry is replaced, then
-    /// its new tasks are placed (D_LPT: rules 1 and 2 over its whole queue).
+    /// its new tasks are placed (D_LPT: rules 1 and 2, largest first; after
+    /// its running task revised its estimate, every task it listed).
     void est_report(std::size_t k, wire_reader& r) {
         auto const head = r.get<dnc_queue_report>();
         auto& e = est_[k];
@@ -379,14 +387,19 @@ private:
         double const now = port_.now();
         std::optional<double> running;
         if (head.running >= 0.0) running = head.running * scale - head.running_for * w_[k].speed;
-        board_->report(k, running, std::move(ready), now);
-        if (solved_) return;
-        if (*rule_ == placement_rule::dlpt) {
+        board_->report(k, running, std::move(ready), now, head.unlisted * scale,
+                       static_cast<std::size_t>(head.unlisted_count));
+        if (solved_ || w_.size() < 2) return;
+        if (*rule_ == placement_rule::dlpt && head.revised != 0) {
             for (auto const& m : board_->rebalance(k, cost_, now)) ask_move(m);
             return;
         }
         std::ranges::stable_sort(fresh, [](auto const& a, auto const& b) { return a.rho > b.rho; });
         for (auto const& t : fresh) {
+            if (*rule_ == placement_rule::dlpt) { // rules 1 and 2: largest first, where it finishes first
+                if (auto const m = board_->migrate(k, t.id, cost_, now)) ask_move(*m);
+                continue;
+            }
             std::size_t const to = board_->choose(*rule_, t.rho, now, random_);
             if (to == k) continue;
             board_->remove(k, t.id);
@@ -912,7 +925,7 @@ private:
     /// this_task::estimate(remaining) from a running body: reported at once.
     void revise(double remaining) override {
         set_running(remaining);
-        report_queue();
+        report_queue(true);
     }
     void account(double units, double seconds) {
         if (units <= 0.0) return;
@@ -922,14 +935,30 @@ private:
     void maybe_report() {
         if (estimates_ && dirty_ && port_.now() - informed_ >= ds_.info_period) report_queue();
     }
-    /// The queue and running task to the manager; new tasks are new no more.
-    void report_queue() {
-        if (stopped_) return;
+    /// The queue and running task to the manager: the new tasks and the
+    /// cheapest others listed, the rest summed; new tasks are new no more.
+    void report_queue(bool revised = false) {
+        if (stopped_ || workers_ < 2) return;
         double const now = port_.now();
+        listed_.clear();
+        old_.clear();
+        for (std::size_t i = 0; i < queue_.size(); ++i) (queue_[i].fresh ? listed_ : old_).push_back(i);
+        dnc_queue_report h{running_estimate_, now - running_since_, own_units_, own_seconds_};
+        if (old_.size() > listed_old_tasks) {
+            auto const cheap = [&](std::size_t a, std::size_t b) { return queue_[a].cost < queue_[b].cost; };
+            std::ranges::nth_element(old_, old_.begin() + static_cast<std::ptrdiff_t>(listed_old_tasks), cheap);
+            for (std::size_t i = listed_old_tasks; i < old_.size(); ++i)
+                h.unlisted += queue_weight(queue_[old_[i]].cost, measure_);
+            h.unlisted_count = old_.size() - listed_old_tasks;
+            old_.resize(listed_old_tasks);
+        }
+        listed_.insert(listed_.end(), old_.begin(), old_.end());
+        h.tasks = listed_.size();
+        h.revised = revised ? 1 : 0;
         wire_writer w;
-        w.put(info_queue).put(dnc_queue_report{running_estimate_, now - running_since_, own_units_, own_seconds_,
-                                               static_cast<std::uint64_t>(queue_.size())});
-        for (auto& e : queue_) {
+        w.put(info_queue).put(h);
+        for (auto const i : listed_) {
+            auto& e = queue_[i];
             dnc_reported_task t;
             t.order = e.order;
             t.cost = queue_weight(e.cost, measure_);
@@ -1004,6 +1033,7 @@ private:
     bool dirty_ = false;   ///< the running task changed since the last queue report
     double running_estimate_ = -1.0, running_since_ = 0.0, own_units_ = 0.0, own_seconds_ = 0.0;
     double dividing_weight_ = -1.0, divide_seconds_ = 0.0;
+    std::vector<std::size_t> listed_, old_; // report_queue's scratch
     worker_statistics mine_;
     dnc_worker_statistics stats_;
     result_blocks results_;
