@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
     boost::mpi::communicator world;
     testing::tally t(world.rank());
 
-    for (std::string scheme : {"kazouris", "ss", "fss", "af", "w-gss"})
+    for (std::string scheme : {"kazouris", "ss", "fss", "af", "w-gss", "dlpt", "round-robin"})
         for (int root = 0; root < world.size(); ++root)
             for (bool computes : {true, false}) {
                 task_farm_options o;

@@ -69,7 +69,8 @@ farm_run check_farm(int ranks, int n, task_farm_options const& o) {
 } // namespace
 
 TEST_CASE("task_farm: every scheme, 1 to 4 ranks, computing and dedicated master") {
-    for (std::string scheme : {"kazouris", "ss", "fss", "gss", "af", "w-fss", "tss"})
+    for (std::string scheme :
+         {"kazouris", "ss", "fss", "gss", "af", "w-fss", "tss", "dlpt", "random", "round-robin", "objects", "messages"})
         for (int ranks : {1, 2, 3, 4})
             for (bool computes : {true, false}) {
                 CAPTURE(scheme);
@@ -82,6 +83,42 @@ TEST_CASE("task_farm: every scheme, 1 to 4 ranks, computing and dedicated master
                 o.root = ranks - 1;
                 check_farm(ranks, 157, o);
             }
+}
+
+TEST_CASE("task_farm: D_LPT places by estimates on speeds 4:1:1; round robin deals in turn") {
+    auto spin = [](int const& i) { // 0.3 ms busy, so that the emulated speeds show
+        auto const end = std::chrono::steady_clock::now() + std::chrono::microseconds(300);
+        while (std::chrono::steady_clock::now() < end) {
+        }
+        return i;
+    };
+    for (std::string scheme : {"dlpt", "round-robin"}) {
+        CAPTURE(scheme);
+        task_farm_options o;
+        o.scheme = scheme;
+        o.powers = {1.0, 4.0, 1.0, 1.0};
+        o.emulate_powers = true;
+        o.master_computes = false;
+        loop_statistics stats;
+        in_process::run(4, [&](in_process::endpoint& t) {
+            auto out = task_farm<int>(
+                    t,
+                    [](auto& farm) {
+                        for (int i = 0; i < 120; ++i) farm.submit(i, task_hints{1.0});
+                    },
+                    spin, o);
+            if (t.rank() == 0) {
+                for (int i = 0; i < 120; ++i) REQUIRE(out.results[static_cast<std::size_t>(i)] == i);
+                stats = out.statistics;
+            }
+        });
+        REQUIRE(stats.workers.size() == 3);
+        if (scheme == "round-robin") {
+            for (auto const& w : stats.workers) CHECK(w.iterations == 40);
+        } else { // the fast worker: 4/6 of the work ideally; D_LPT's first placement alone gives it 80 tasks
+            CHECK(stats.workers[0].iterations >= 60);
+        }
+    }
 }
 
 TEST_CASE("task_farm: speeds and load from every reply, a slow worker, tracing") {

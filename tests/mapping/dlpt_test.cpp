@@ -124,6 +124,14 @@ TEST_CASE("dlpt: an idle processor pulls the lowest-priority task of the most lo
         CHECK(b.pull(1, migration_cost{4.0, 0.0, {}}, 3.0) == task_move{0, 1, 1});
     }
     {
+        std::vector<double> const slow_idle{8, 1}; // P0: 16/8 = 2 s left, T = 4 takes 0.5 s there but 4 s on P1
+        dlpt_board b(slow_idle);
+        b.revise(0, 12.0, 0.0);
+        b.add(0, {5, 4.0, 0.0}, 0.0);
+        CHECK(b.load(0, 0.0) == doctest::Approx(2.0));
+        CHECK(!b.pull(1, migration_cost{}, 0.0)); // 2 - 0.5 >= 0 as printed, but it would end at 4 > 2
+    }
+    {
         dlpt_board b(speeds); // nothing ready anywhere
         b.revise(0, 8.0, 0.0);
         CHECK(!b.pull(1, migration_cost{}, 0.0));

@@ -31,8 +31,11 @@ namespace loopsched {
 /// task_farm's options; the defaults are seed 000's.
 struct task_farm_options : loop_options {
     /// "kazouris" (seed 000's scheme), "ss" (self-scheduling: one task per idle
-    /// worker), or a chunk policy's spec ("fss", "af", "w-gss", ...) applied to
-    /// the tasks in creation order, which needs expected_tasks.
+    /// worker), "dlpt" (seed 002: each new task placed where it finishes first
+    /// by its estimate, idle workers pulling), its baselines "random",
+    /// "round-robin", "objects", "messages", or a chunk policy's spec ("fss",
+    /// "af", "w-gss", ...) applied to the tasks in creation order, which needs
+    /// expected_tasks.
     std::string scheme = "kazouris";
     std::size_t initial_tasks = 3;        ///< f: tasks a worker may hold at the start
     std::size_t idle_below = 2;           ///< d: a worker holding fewer tasks is idle
@@ -152,6 +155,7 @@ inline farm_settings check_farm(task_farm_options const& o, std::optional<any_po
             "is not supported by task_farm (tasks finish in no fixed order)");
     farm_settings fs;
     fs.scheme = farm_scheme_of(o.scheme);
+    if (fs.scheme == farm_scheme_kind::estimates) fs.rule = placement_rule_of(o.scheme);
     if (fs.scheme == farm_scheme_kind::policy) {
         policy = parse_policy(o.scheme);
         require(o.expected_tasks > 0, "options.expected_tasks", o.expected_tasks,

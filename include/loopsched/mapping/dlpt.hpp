@@ -226,7 +226,8 @@ public:
         return moves;
     }
     /// Rule 4: idle processor `idle` takes the lowest-priority ready task T of
-    /// the most loaded processor if L(P_max, t) - rho(T)/b_max >= f(theta).
+    /// the most loaded processor if L(P_max, t) - rho(T)/b_max >= f(theta)
+    /// and T finishes no later on `idle` (rho(T)/b_idle <= L(P_max, t)).
     /// `movable(from, task)`: which ready tasks may move now (default: all).
     template <class Movable = bool (*)(std::size_t, estimated_task const&)>
     std::optional<task_move> pull(std::size_t idle, migration_cost const& cost, double t,
@@ -243,6 +244,10 @@ public:
         if (!most) return std::nullopt;
         auto const lowest = *lowest_of(*most);
         if (load(*most, t) - lowest.rho / p_[*most].speed < cost.f(lowest.bytes)) return std::nullopt;
+        // Ours, where the rule is silent on the idle processor's speed: the
+        // task must not finish later there than where it is (on P_max it ends
+        // at L(P_max, t): the lowest priority runs last).
+        if (lowest.rho / p_[idle].speed > load(*most, t)) return std::nullopt;
         remove(*most, lowest.id);
         add(idle, lowest, t);
         return task_move{*most, idle, lowest.id, lowest.bytes};

@@ -25,6 +25,7 @@
 #pragma once
 
 #include <loopsched/error.hpp>
+#include <loopsched/mapping/dlpt.hpp>
 #include <loopsched/runtime/core.hpp>
 #include <loopsched/runtime/profile.hpp>
 #include <loopsched/schedule.hpp>
@@ -35,6 +36,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <random>
 #include <set>
 #include <span>
 #include <string>
@@ -48,13 +50,18 @@ namespace loopsched {
 enum class farm_scheme_kind : std::uint8_t {
     kazouris,        ///< seed 000's scheme: start round robin, speed shares of the estimated work, redistribution
     self_scheduling, ///< SS: an idle worker gets one task
-    policy           ///< a chunk policy of the catalogue over the task stream (the count must be known)
+    policy,          ///< a chunk policy of the catalogue over the task stream (the count must be known)
+    estimates        ///< seed 002's D_LPT or a baseline: each new task placed on a worker by its estimate
 };
 
-/// The scheme a spec names: "kazouris", "ss", or a chunk policy's spec.
+/// The scheme a spec names: "kazouris", "ss", "dlpt", "random", "round-robin",
+/// "objects", "messages", or a chunk policy's spec.
 inline farm_scheme_kind farm_scheme_of(std::string_view spec) {
     if (spec == "kazouris") return farm_scheme_kind::kazouris;
     if (spec == "ss") return farm_scheme_kind::self_scheduling;
+    for (auto const rule : {placement_rule::dlpt, placement_rule::random, placement_rule::round_robin,
+                            placement_rule::objects, placement_rule::messages})
+        if (spec == name_of(rule)) return farm_scheme_kind::estimates;
     return farm_scheme_kind::policy;
 }
 
@@ -137,7 +144,13 @@ struct farm_settings {
     std::size_t stop_after_results = 0;
     double time_limit = 0.0;
     std::size_t expected_tasks = 0;
+    placement_rule rule = placement_rule::dlpt; ///< the estimates scheme's rule
 };
+
+/// Tasks a worker holds at once under the estimates scheme: one running, one
+/// waiting (no gap between them); the others wait at the master, placed on
+/// it, where a move costs nothing.
+inline constexpr std::size_t estimates_ahead = 2;
 
 /// One task on the wire: which, its heuristic value, the worker's ordering key, and its bytes' count.
 struct farm_task_header {
@@ -190,6 +203,14 @@ public:
         for (std::size_t k = 0; k < workers_.size(); ++k)
             workers_[k].status = statuses[static_cast<std::size_t>(s.worker_ranks[k])];
         update_speeds();
+        if (fs.scheme == farm_scheme_kind::estimates) {
+            std::vector<double> speeds;
+            for (auto const& w : workers_) speeds.push_back(w.speed);
+            board_.emplace(speeds);
+            placed_.resize(workers_.size());
+            held_.resize(workers_.size());
+            since_.assign(workers_.size(), 0.0);
+        }
         if (fs.scheme == farm_scheme_kind::policy) {
             loop_info info{static_cast<index_t>(fs.expected_tasks), workers_.size(), {}};
             for (auto const& w : workers_) info.status.push_back(w.status);
@@ -229,6 +250,10 @@ public:
         }
         if (by_size_) heur = static_cast<double>(payload.size());
         tasks_.push_back(task{std::move(payload), heur, priority, -1, state::queued});
+        if (fs_.scheme == farm_scheme_kind::estimates) {
+            place(id);
+            return id;
+        }
         if (fs_.scheme == farm_scheme_kind::kazouris && model_.replies() < fs_.r) {
             if (auto k = next_starter()) {
                 send_tasks(*k, std::span(&id, 1));
@@ -307,6 +332,11 @@ public:
         ++resolved_;
         ++results_;
         model_.add(id, t.heur, seconds * w.speed);
+        if (board_) {
+            auto const k = static_cast<std::size_t>(t.owner);
+            std::erase(held_[k], id);
+            since_[k] = port_.now(); // its next task starts now
+        }
         deliver_(id, b.subspan(sizeof(double)));
         if (fs_.stop_after_results > 0 && results_ >= fs_.stop_after_results) stop();
     }
@@ -444,8 +474,13 @@ private:
         auto& wk = workers_[k];
         for (auto const id : ids) {
             auto& t = tasks_[id];
-            double const key = fs_.scheme == farm_scheme_kind::kazouris && model_.ready() ? ordering(t.heur)
-                                                                                          : -static_cast<double>(id);
+            double key = fs_.scheme == farm_scheme_kind::kazouris && model_.ready() ? ordering(t.heur)
+                                                                                    : -static_cast<double>(id);
+            if (board_) { // largest estimate first
+                key = estimate(id);
+                if (wk.count == 0) since_[k] = port_.now();
+                held_[k].push_back(id);
+            }
             write_task(w, farm_task_header{id, t.heur, t.priority, key, t.payload.size()}, t.payload);
             std::vector<std::byte>().swap(t.payload);
             t.owner = static_cast<int>(k);
@@ -466,6 +501,7 @@ private:
     /// Gives idle workers work: from the master's queue, else by redistribution.
     void distribute() {
         if (stopping_ || distributing_) return;
+        if (board_) return feed_all();
         distributing_ = true;
         rekey();
         for (std::size_t k : order_) { // the fastest idle first
@@ -485,6 +521,7 @@ private:
     bool give_from_queue(std::size_t k) {
         std::vector<std::uint64_t> ids;
         switch (fs_.scheme) {
+        case farm_scheme_kind::estimates: return false; // its tasks never enter the queue (place())
         case farm_scheme_kind::self_scheduling: ids.push_back(take_best()); break;
         case farm_scheme_kind::policy: {
             if (!pending_[k]) {
@@ -566,9 +603,86 @@ private:
         port_.touch(to); // it will hear from the donor, not from the master
     }
 
+    // ---- the estimates scheme (seed 002): every new task is placed on a
+    // worker at once by the rule; it waits at the master, on that worker's
+    // list, until the worker holds fewer than estimates_ahead tasks. The
+    // board is rebuilt from what the master knows before each decision.
+
+    /// A task's estimate rho in speed-1 seconds: the fitted model's (on the
+    /// user's cost, else the size or creation order) once ready; before it,
+    /// the user's cost as it is, else 1.
+    [[nodiscard]] double estimate(std::uint64_t id) const {
+        if (model_.ready()) return model_.estimate(tasks_[id].heur);
+        return with_cost_ ? tasks_[id].heur : 1.0;
+    }
+    /// Worker k's entry: its running task taken as the largest it holds
+    /// (workers run largest first), started at its last reply (t_s).
+    void refresh(std::size_t k) {
+        std::vector<estimated_task> ready;
+        std::optional<double> running;
+        std::uint64_t running_id = 0;
+        for (auto const id : held_[k])
+            if (!running || estimate(id) > *running) {
+                running = estimate(id);
+                running_id = id;
+            }
+        for (auto const id : held_[k])
+            if (id != running_id) ready.push_back({id, estimate(id), 0.0});
+        for (auto const id : placed_[k]) ready.push_back({id, estimate(id), 0.0});
+        board_->report(k, running, std::move(ready), since_[k]);
+    }
+    void refresh_all() {
+        for (std::size_t k = 0; k < workers_.size(); ++k) refresh(k);
+    }
+    /// Rule 1 (or a baseline's choice) for a new task.
+    void place(std::uint64_t id) {
+        refresh_all();
+        std::size_t const k = board_->choose(fs_.rule, estimate(id), port_.now(), random_);
+        tasks_[id].owner = static_cast<int>(k);
+        placed_[k].push_back(id);
+        feed(k);
+    }
+    /// Worker k gets its largest placed tasks until it holds estimates_ahead.
+    void feed(std::size_t k) {
+        while (workers_[k].count < estimates_ahead && !placed_[k].empty()) {
+            auto const best = std::ranges::max_element(placed_[k], {}, [&](std::uint64_t id) { return estimate(id); });
+            std::uint64_t const id = *best;
+            placed_[k].erase(best);
+            send_tasks(k, std::span(&id, 1));
+        }
+    }
+    /// Every worker fed; under D_LPT, an idle one pulls (rule 4) the
+    /// lowest-priority task placed on the most loaded worker and not yet sent.
+    void feed_all() {
+        for (std::size_t k = 0; k < workers_.size(); ++k) {
+            feed(k);
+            if (fs_.rule != placement_rule::dlpt || workers_[k].count > 0) continue;
+            refresh_all();
+            auto const movable = [&](std::size_t from, estimated_task const& t) {
+                return std::ranges::find(placed_[from], t.id) != placed_[from].end();
+            };
+            if (auto const m = board_->pull(k, free_move_, port_.now(), movable)) {
+                std::erase(placed_[m->from], m->id);
+                tasks_[m->id].owner = static_cast<int>(k);
+                placed_[k].push_back(m->id);
+                ++moved_;
+                feed(k);
+            }
+        }
+    }
+
     /// The target or the time limit was reached: tasks not started are cancelled.
     void stop() {
         stopping_ = true;
+        for (auto& placed : placed_) { // placed but not sent: cancelled here
+            for (auto const id : placed) {
+                tasks_[id].where = state::cancelled;
+                std::vector<std::byte>().swap(tasks_[id].payload);
+                cancelled_.push_back(id);
+                ++resolved_;
+            }
+            placed.clear();
+        }
         queue_heur_ = 0.0;
         for (auto const& e : queue_) {
             auto const id = ~std::get<2>(e);
@@ -599,6 +713,12 @@ private:
     bool by_heur_ = false;
     std::vector<std::optional<chunk>> pending_ = std::vector<std::optional<chunk>>(workers_.size());
     std::optional<chunk_sequencer<any_policy>> sequencer_;
+    std::optional<dlpt_board> board_;               ///< the estimates scheme's
+    std::vector<std::vector<std::uint64_t>> placed_; ///< placed on a worker, still at the master
+    std::vector<std::vector<std::uint64_t>> held_;   ///< sent to a worker, no result yet
+    std::vector<double> since_;                      ///< t_s: when a worker's running task started
+    migration_cost free_move_{};                     ///< a task still at the master moves for nothing
+    std::mt19937_64 random_{20260};                  ///< the random baseline's
     std::vector<std::uint64_t> cancelled_;
     std::size_t resolved_ = 0, results_ = 0, transfers_ = 0, first_size_ = 0, moved_ = 0;
     bool with_cost_ = false, by_size_ = false, producing_ = true, stopping_ = false, distributing_ = false,
