@@ -103,8 +103,11 @@ void check_run(int ranks, Problem const& problem, Ops const& ops, dnc_options co
 
 } // namespace
 
-TEST_CASE("divide_and_conquer: every placement gives the sequential result on 1-4 ranks") {
-    for (char const* placement : placements)
+namespace {
+/// check(ranks, options) for every placement named, 1-4 ranks, a computing and a dedicated manager.
+template <class Names, class Check>
+void on_every_setup(Names const& names, Check check) {
+    for (char const* placement : names)
         for (int ranks = 1; ranks <= 4; ++ranks)
             for (bool computes : {true, false}) {
                 CAPTURE(placement);
@@ -113,27 +116,27 @@ TEST_CASE("divide_and_conquer: every placement gives the sequential result on 1-
                 dnc_options o;
                 o.placement = placement;
                 o.master_computes = computes;
-                check_run(ranks, 22, fibonacci{2, 20}, o);
-                check_run(ranks, uneven_tree::node{}, uneven_tree{8}, o);
-                check_run(ranks, queens_board{8}, nqueens{3}, o);
+                check(ranks, o);
             }
+}
+} // namespace
+
+TEST_CASE("divide_and_conquer: every placement gives the sequential result on 1-4 ranks") {
+    on_every_setup(placements, [](int ranks, dnc_options const& o) {
+        check_run(ranks, 22, fibonacci{2, 20}, o);
+        check_run(ranks, uneven_tree::node{}, uneven_tree{8}, o);
+        check_run(ranks, queens_board{8}, nqueens{3}, o);
+    });
 }
 
 TEST_CASE("divide_and_conquer: D_LPT and its baselines give the sequential result on 1-4 ranks") {
     // Every division is a task the manager places: smaller problems than above.
-    for (char const* placement : {"dlpt", "random", "round-robin", "objects", "messages"})
-        for (int ranks = 1; ranks <= 4; ++ranks)
-            for (bool computes : {true, false}) {
-                CAPTURE(placement);
-                CAPTURE(ranks);
-                CAPTURE(computes);
-                dnc_options o;
-                o.placement = placement;
-                o.master_computes = computes;
-                check_run(ranks, 22, fibonacci{12, 20}, o);
-                check_run(ranks, uneven_tree::node{}, uneven_tree{6}, o);
-                check_run(ranks, queens_board{7}, nqueens{3}, o);
-            }
+    char const* const by_estimates[] = {"dlpt", "random", "round-robin", "objects", "messages"};
+    on_every_setup(by_estimates, [](int ranks, dnc_options const& o) {
+        check_run(ranks, 22, fibonacci{12, 20}, o);
+        check_run(ranks, uneven_tree::node{}, uneven_tree{6}, o);
+        check_run(ranks, queens_board{7}, nqueens{3}, o);
+    });
 }
 
 /// QuickSort with the paper's estimate: n log2 n comparisons for n elements.

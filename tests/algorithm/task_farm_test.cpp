@@ -66,6 +66,14 @@ farm_run check_farm(int ranks, int n, task_farm_options const& o) {
     return root;
 }
 
+/// A task of 0.3 ms (busy), so that emulated speeds are not lost in timer noise.
+int spin(int const& i) {
+    auto const end = std::chrono::steady_clock::now() + std::chrono::microseconds(300);
+    while (std::chrono::steady_clock::now() < end) {
+    }
+    return i;
+}
+
 } // namespace
 
 TEST_CASE("task_farm: every scheme, 1 to 4 ranks, computing and dedicated master") {
@@ -86,12 +94,6 @@ TEST_CASE("task_farm: every scheme, 1 to 4 ranks, computing and dedicated master
 }
 
 TEST_CASE("task_farm: D_LPT places by estimates on speeds 4:1:1; round robin deals in turn") {
-    auto spin = [](int const& i) { // 0.3 ms busy, so that the emulated speeds show
-        auto const end = std::chrono::steady_clock::now() + std::chrono::microseconds(300);
-        while (std::chrono::steady_clock::now() < end) {
-        }
-        return i;
-    };
     for (std::string scheme : {"dlpt", "round-robin"}) {
         CAPTURE(scheme);
         task_farm_options o;
@@ -122,13 +124,6 @@ TEST_CASE("task_farm: D_LPT places by estimates on speeds 4:1:1; round robin dea
 }
 
 TEST_CASE("task_farm: speeds and load from every reply, a slow worker, tracing") {
-    // Tasks of 0.3 ms (busy), so that the emulated slowness is not lost in timer noise.
-    auto spin = [](int const& i) {
-        auto const end = std::chrono::steady_clock::now() + std::chrono::microseconds(300);
-        while (std::chrono::steady_clock::now() < end) {
-        }
-        return i;
-    };
     task_farm_options o;
     o.powers = {1.0, 4.0, 1.0};
     o.emulate_powers = true;
