@@ -13,7 +13,11 @@
 #include <loopsched/algorithm/task_farm.hpp>
 #include <loopsched/any_policy.hpp>
 #include <loopsched/concepts.hpp>
+#include <loopsched/dependence/bsda.hpp>
+#include <loopsched/dependence/chains.hpp>
+#include <loopsched/dependence/hyperplane.hpp>
 #include <loopsched/dependence/layout.hpp>
+#include <loopsched/dependence/time_steps.hpp>
 #include <loopsched/dependence/uniform.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/dlpt.hpp>
