@@ -87,16 +87,16 @@ TEST_CASE("static: LB3 is not a lower bound in general: 21 for Example 3.2.1, wh
 TEST_CASE("static: the legality check names what is wrong") {
     auto const t = example_321();
     auto s = minimum_processors(t).schedule;
-    static_schedule<2> broken(s.processors(), s.steps());
+    step_schedule<2> broken(s.processors(), s.steps());
     for (auto const& p : s.points()) broken.place(p.at, p.step, p.processor);
     broken.place({1, 1}, 5, 0); // a second run of (1, 1), in a slot already taken
     REQUIRE(schedule_violation(broken, t).has_value());
     CHECK(schedule_violation(broken, t)->find("two points") != std::string::npos);
-    static_schedule<2> reversed(s.processors(), s.steps());
+    step_schedule<2> reversed(s.processors(), s.steps());
     for (auto const& p : s.points()) reversed.place(p.at, s.steps() + 1 - p.step, p.processor);
     REQUIRE(schedule_violation(reversed, t).has_value());
     CHECK(schedule_violation(reversed, t)->find("does not follow its source") != std::string::npos);
-    static_schedule<2> missing(s.processors(), s.steps());
+    step_schedule<2> missing(s.processors(), s.steps());
     for (auto const& p : s.points())
         if (p.at != std::array<index_t, 2>{4, 4}) missing.place(p.at, p.step, p.processor);
     CHECK(schedule_violation(missing, t) == "point (4,4) never runs");

@@ -16,7 +16,7 @@ namespace loopsched {
 
 /// Which point each processor runs at each step: one point per processor per step.
 template <std::size_t N>
-class static_schedule {
+class step_schedule {
 public:
     using point = typename box<N>::point;
     struct placed_point {
@@ -26,7 +26,7 @@ public:
         friend bool operator==(placed_point const&, placed_point const&) = default;
     };
 
-    static_schedule(std::size_t processors, std::uint32_t steps) : processors_(processors), steps_(steps) {}
+    step_schedule(std::size_t processors, std::uint32_t steps) : processors_(processors), steps_(steps) {}
 
     void place(point const& p, std::uint32_t step, std::uint32_t processor) { points_.push_back({p, step, processor}); }
 
@@ -53,7 +53,7 @@ private:
 /// if it is: every point exactly once, within OET, on a processor < P, at most
 /// one point per processor per step, and after every source in the space.
 template <std::size_t N>
-std::optional<std::string> schedule_violation(static_schedule<N> const& s, time_steps<N> const& t) {
+std::optional<std::string> schedule_violation(step_schedule<N> const& s, time_steps<N> const& t) {
     auto const& numbering = t.numbering();
     std::vector<std::uint32_t> step_of(t.size(), 0);
     std::vector<char> busy(s.processors() * s.steps(), 0);
@@ -88,7 +88,7 @@ std::optional<std::string> schedule_violation(static_schedule<N> const& s, time_
 /// NO), then fills the free processors with the available points of least
 /// delay left, by increasing LCT, then ECT, then decreasing out-degree.
 template <std::size_t N>
-std::optional<static_schedule<N>> decide(time_steps<N> const& t, std::size_t processors) {
+std::optional<step_schedule<N>> decide(time_steps<N> const& t, std::size_t processors) {
     detail::require(processors >= 1, "processors", processors, "must be >= 1");
     auto const& numbering = t.numbering();
     auto const& space = t.space();
@@ -100,7 +100,7 @@ std::optional<static_schedule<N>> decide(time_steps<N> const& t, std::size_t pro
         for (auto const& d : t.vectors()) waiting[j] += space.contains(shifted<N>(p, d, -1)) ? 1u : 0u;
         if (waiting[j] == 0) ready.push_back(j);
     }
-    static_schedule<N> schedule(processors, t.oet());
+    step_schedule<N> schedule(processors, t.oet());
     std::vector<std::size_t> run;
     for (std::uint32_t step = 1; step <= t.oet(); ++step) {
         std::ranges::sort(ready, [&](std::size_t a, std::size_t b) {
@@ -135,7 +135,7 @@ std::optional<static_schedule<N>> decide(time_steps<N> const& t, std::size_t pro
 template <std::size_t N>
 struct bsda_result {
     std::size_t processors = 0; ///< OP
-    static_schedule<N> schedule;
+    step_schedule<N> schedule;
     std::vector<std::pair<std::size_t, bool>> tried;
 };
 
@@ -148,7 +148,7 @@ bsda_result<N> binary_search_decide(time_steps<N> const& t, std::size_t lower, s
     detail::require(lower >= 1, "lower bound", lower, "must be >= 1");
     detail::require(upper >= lower, "upper bound", upper, "must be >= the lower bound " + std::to_string(lower));
     std::vector<std::pair<std::size_t, bool>> tried;
-    std::optional<static_schedule<N>> best;
+    std::optional<step_schedule<N>> best;
     std::size_t op = 0, lo = lower, hi = upper;
     while (lo <= hi) {
         std::size_t const p = lo + (hi - lo) / 2;
