@@ -39,8 +39,9 @@ box<N> parse_size(std::string const& text) {
 
 /// The command line's values.
 struct flags {
-    std::string example = "heat", policy = "s-tss", size, interval, output, trace, gantt;
+    std::string example = "heat", policy = "s-tss", size, interval, output, trace, gantt, mapping;
     std::vector<double> powers, run_queues;
+    std::vector<index_t> tile;
     int root = 0;
     bool dedicated_master = false, emulate = false, library = false, no_gather = false, one_chunk_at_a_time = false;
 };
@@ -75,13 +76,18 @@ int run(boost::mpi::communicator const& world, flags args) {
         o.trace = !args.trace.empty() || !args.gantt.empty();
         o.gather = !args.no_gather;
         o.extend_when_waiting = !args.one_chunk_at_a_time;
+        if (!args.mapping.empty() && (args.policy != flags{}.policy || !args.interval.empty()))
+            throw invalid_parameter("--mapping", args.mapping, "replaces the policy: leave out --policy and --interval");
         auto const policy = policy_from(args);
-        auto r = kernels::run<K>(world, space, policy, o);
+        auto const mapping = parse_doacross_mapping(args.mapping.empty() ? "sds" : args.mapping, args.tile);
+        auto r = args.mapping.empty() ? kernels::run<K>(world, space, policy, o) : kernels::run<K>(world, space, mapping, o);
+        std::string const how = args.mapping.empty() ? policy.spec() : std::string(mapping.name()) + " (static)";
         if (world.rank() == root) {
-            std::cout << K::name << " " << args.size << ", " << policy.spec() << ", " << world.size()
-                      << " rank(s): u_c = dimension " << r.layout.chunk_dim << ", u_s = dimension " << r.layout.sync_dim
-                      << ", h = " << r.interval << ", skew " << r.layout.skew << "\n"
-                      << r.statistics;
+            std::cout << K::name << " " << args.size << ", " << how << ", " << world.size() << " rank(s)";
+            if (args.mapping.empty())
+                std::cout << ": u_c = dimension " << r.layout.chunk_dim << ", u_s = dimension " << r.layout.sync_dim
+                          << ", h = " << r.interval << ", skew " << r.layout.skew;
+            std::cout << "\n" << r.statistics;
             if (o.gather) result = kernels::raw_bytes(r.arrays);
             if (!args.trace.empty()) {
                 std::ofstream json(args.trace);
@@ -89,8 +95,7 @@ int run(boost::mpi::communicator const& world, flags args) {
             }
             if (!args.gantt.empty()) {
                 std::ofstream svg(args.gantt);
-                write_svg_gantt(svg, r.statistics,
-                                std::string(K::name) + ", " + policy.spec() + ", h = " + std::to_string(r.interval));
+                write_svg_gantt(svg, r.statistics, std::string(K::name) + ", " + how);
             }
         }
     }
@@ -119,6 +124,10 @@ int main(int argc, char** argv) {
     line.add_option("--policy", args.policy, "scheduling policy, as a spec string")->capture_default_str();
     line.add_option("--size", args.size, "iteration space S1xS2[xS3] (default 1000x500, 3-D: 100x5x1000)");
     line.add_option("--interval", args.interval, "synchronization interval h: an integer, auto, or <k>m");
+    line.add_option("--mapping", args.mapping,
+                    "sds, cyclic, cps or acs: tiles placed statically (seed 003), no master dealing; replaces --policy");
+    line.add_option("--tile", args.tile, "tile extents for --mapping, comma-separated (default: chosen)")
+            ->delimiter(',');
     line.add_option("--powers", args.powers, "each rank's virtual power V_k, comma-separated")->delimiter(',');
     line.add_option("--run-queues", args.run_queues, "each rank's run-queue length Q_k, comma-separated")
             ->delimiter(',');

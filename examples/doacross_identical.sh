@@ -21,6 +21,15 @@ for example in heat:120x90 floyd-steinberg:90x120 hydro:40x5x60 artificial:80x80
     done
   done
 done
+# Static mappings (seed 003): SDS and the chain mappings, no master dealing.
+for example in heat:120x90 floyd-steinberg:90x120 hydro:40x5x60 artificial:80x80; do
+  name=${example%%:*} size=${example#*:}
+  for mapping in sds cyclic cps acs; do
+    out="$work/$name-3-$mapping.raw"
+    "$mpiexec" -n 3 --oversubscribe "$program" --example "$name" --size "$size" --mapping "$mapping" --output "$out" >/dev/null
+    cmp "$work/$name-sequential.raw" "$out" || { echo "differs: $name, 3 ranks, --mapping $mapping"; exit 1; }
+  done
+done
 # The library on one rank, a dedicated master, emulated heterogeneity and a trace change nothing either.
 "$program" --example heat --size 120x90 --library --policy s-tss --output "$work/heat-library.raw" >/dev/null
 cmp "$work/heat-sequential.raw" "$work/heat-library.raw"

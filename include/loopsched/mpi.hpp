@@ -56,6 +56,13 @@ requires(sizeof...(Args) >= 2) auto parallel_for_doacross(boost::mpi::communicat
     return parallel_for_doacross(mpi_channel(comm), space, deps, policy, std::forward<Args>(args)...);
 }
 
+template <std::size_t N, DependenceSet D, class... Args>
+requires(sizeof...(Args) >= 2) auto parallel_for_doacross(boost::mpi::communicator const& comm, box<N> const& space,
+                                                          D const& deps, doacross_mapping const& mapping,
+                                                          Args&&... args) {
+    return parallel_for_doacross(mpi_channel(comm), space, deps, mapping, std::forward<Args>(args)...);
+}
+
 template <farm_value Task, class Produce, class Body>
 requires std::invocable<Body&, Task const&> && std::invocable < Produce&,
         task_farm_handle<Task, farm_result_t<Body, Task>>

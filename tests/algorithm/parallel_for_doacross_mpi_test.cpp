@@ -30,6 +30,16 @@ bool same_as_sequential(boost::mpi::communicator const& comm, box<K::rank> const
     return kernels::raw_bytes(r.arrays) == kernels::raw_bytes(kernels::sequential<K>(space));
 }
 
+/// The same under a static mapping (seed 003's SDS or a chain mapping): no master deals.
+template <class K>
+bool mapped_as_sequential(boost::mpi::communicator const& comm, box<K::rank> const& space,
+                          doacross_mapping const& mapping, doacross_options options = {}) {
+    auto r = kernels::run<K>(comm, space, mapping, options);
+    if (comm.rank() != options.root) return true;
+    return kernels::raw_bytes(r.arrays) == kernels::raw_bytes(kernels::sequential<K>(space)) &&
+           (comm.size() == 1 || r.statistics.iterations() == space.size());
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -46,6 +56,24 @@ int main(int argc, char** argv) {
         results.check(same_as_sequential<kernels::artificial>(world, box<2>::from_extents({64, 64}), spec),
                       "artificial " + spec);
     }
+    for (char const* name : {"sds", "cyclic", "cps", "acs"}) {
+        auto const m = parse_doacross_mapping(name);
+        std::string const what = std::string(" under ") + name;
+        results.check(mapped_as_sequential<kernels::heat>(world, box<2>::from_extents({60, 90}), m), "heat" + what);
+        results.check(mapped_as_sequential<kernels::floyd_steinberg>(world, box<2>::from_extents({70, 50}), m),
+                      "floyd-steinberg" + what);
+        results.check(mapped_as_sequential<kernels::hydro>(world, box<3>::from_extents({30, 5, 40}), m), "hydro" + what);
+        results.check(mapped_as_sequential<kernels::artificial>(world, box<2>::from_extents({64, 64}), m),
+                      "artificial" + what);
+    }
+    // Tiles over the transport's eager size, a dedicated master, the last rank as root.
+    doacross_options dedicated_last;
+    dedicated_last.master_computes = false;
+    dedicated_last.root = world.size() - 1;
+    results.check(mapped_as_sequential<kernels::heat>(world, box<2>::from_extents({1200, 900}),
+                                                      parse_doacross_mapping("sds", {300, 300}), dedicated_last),
+                  "heat under sds, large tiles, dedicated last root");
+
     // Large communication sets (over the transport's eager size) and many chunks.
     results.check(same_as_sequential<kernels::heat>(world, box<2>::from_extents({2000, 200}), "s-css:chunk=7,h=500"),
                   "heat, large sets");

@@ -8,7 +8,9 @@
 #include <loopsched/any_policy.hpp>
 #include <loopsched/concepts.hpp>
 #include <loopsched/options.hpp>
+#include <loopsched/mapping/doacross_mapping.hpp>
 #include <loopsched/runtime/doacross.hpp>
+#include <loopsched/runtime/tiled_doacross.hpp>
 #include <loopsched/space/window.hpp>
 #include <loopsched/transport/channel.hpp>
 
@@ -38,14 +40,16 @@ auto take(std::tuple<A...>&& all, std::index_sequence<I...>) {
 namespace detail {
 
 /// parallel_for_doacross's arguments taken apart: fields, body, options.
-template <channel_source C, std::size_t N, DependenceSet D, ChunkPolicy P, class... Args>
+/// P is a chunk policy with S, or a doacross_mapping (no self-scheduling).
+template <channel_source C, std::size_t N, DependenceSet D, class P, class... Args>
 auto doacross_with(C& transport, box<N> const& space, D const& deps, P const& policy, std::exception_ptr earlier,
                    Args&&... args) {
+    constexpr bool mapped = std::same_as<P, doacross_mapping>;
     static_assert(N >= 2, "parallel_for_doacross: the iteration space needs at least two dimensions (u_c and u_s)");
     static_assert(
             D::rank == N,
             "parallel_for_doacross: the dependence vectors must have as many components as the space has dimensions");
-    static_assert(is_synchronized_v<P> || std::same_as<P, any_policy>,
+    static_assert(mapped || is_synchronized_v<P> || std::same_as<P, any_policy>,
                   "parallel_for_doacross: the policy needs the synchronization adaptor S; pass synchronized(policy) "
                   "or synchronized(policy, sync_interval::fixed(h)), or dmps(css/tss/dtss, h)");
     auto all = std::forward_as_tuple(std::forward<Args>(args)...);
@@ -71,7 +75,10 @@ auto doacross_with(C& transport, box<N> const& space, D const& deps, P const& po
             "one window per field, in order");
     doacross_options options;
     if constexpr (has_options) options = std::get<n - 1>(all);
-    return run_doacross(transport, space, deps, policy, body, options, fields, earlier);
+    if constexpr (mapped)
+        return run_tiled_doacross(transport, space, deps, policy, body, options, fields, earlier);
+    else
+        return run_doacross(transport, space, deps, policy, body, options, fields, earlier);
 }
 
 } // namespace detail
@@ -97,6 +104,18 @@ template <channel_source C, std::size_t N, DependenceSet D, ChunkPolicy P, class
 requires(sizeof...(Args) >= 2) auto parallel_for_doacross(C& transport, box<N> const& space, D const& deps,
                                                           P const& policy, Args&&... args) {
     return detail::doacross_with(transport, space, deps, policy, nullptr, std::forward<Args>(args)...);
+}
+
+/// The same loop without self-scheduling: tiles placed by a static mapping
+/// (SDS along the optimal hyperplane, or chains mapped cyclic, CPS or ACS;
+/// seed 003), each rank running its tiles and exchanging them with the owners
+/// of their neighbours directly.
+///
+///   parallel_for_doacross(t, space, deps, doacross_mapping{doacross_mapping::rule::sds}, fields..., body [, options])
+template <channel_source C, std::size_t N, DependenceSet D, class... Args>
+requires(sizeof...(Args) >= 2) auto parallel_for_doacross(C& transport, box<N> const& space, D const& deps,
+                                                          doacross_mapping const& mapping, Args&&... args) {
+    return detail::doacross_with(transport, space, deps, mapping, nullptr, std::forward<Args>(args)...);
 }
 
 } // namespace loopsched

@@ -1,0 +1,56 @@
+// Static mappings of a DOACROSS loop's tiles to ranks (seed 003, 3.4 and
+// 4.2): SDS along the optimal hyperplane, and the chain mappings cyclic, CPS
+// and ACS. Every rank derives the same owner for every tile; no master deals.
+#pragma once
+
+#include <loopsched/detail/arithmetic.hpp>
+#include <loopsched/error.hpp>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace loopsched {
+
+/// How parallel_for_doacross places tiles on ranks when it runs without
+/// self-scheduling: pass one where the chunk policy goes.
+///
+/// - sds: tiles hyperplane by hyperplane (the optimal hyperplane of the
+///   tiles' dependences in 2-D, the diagonal sum otherwise), each hyperplane
+///   in lexicographic order, the r-th tile of that sequence on worker r mod P
+///   (CRONUS's successive dynamic scheduling at tile grain).
+/// - cyclic, cps, acs: chains of tiles along the communication vector of the
+///   first two dimensions, mapped as chain_set's map_cyclic, map_cps and
+///   map_acs do (acs by each rank's available power V/Q).
+///
+/// `tile`: the tile's extent along each dimension; empty or 0 along a
+/// dimension: chosen (4 tiles per worker along the first two dimensions, the
+/// whole extent along the others), so that each hyperplane has work for every worker.
+struct doacross_mapping {
+    enum class rule { sds, cyclic, cps, acs };
+    rule how = rule::sds;
+    std::vector<index_t> tile{};
+
+    [[nodiscard]] std::string_view name() const noexcept {
+        switch (how) {
+        case rule::sds: return "sds";
+        case rule::cyclic: return "chains-cyclic";
+        case rule::cps: return "cps";
+        case rule::acs: return "acs";
+        }
+        return "sds";
+    }
+    friend bool operator==(doacross_mapping const&, doacross_mapping const&) = default;
+};
+
+/// "sds", "cyclic", "cps" or "acs".
+inline doacross_mapping parse_doacross_mapping(std::string_view name, std::vector<index_t> tile = {}) {
+    using rule = doacross_mapping::rule;
+    if (name == "sds") return {rule::sds, std::move(tile)};
+    if (name == "cyclic" || name == "chains-cyclic") return {rule::cyclic, std::move(tile)};
+    if (name == "cps") return {rule::cps, std::move(tile)};
+    if (name == "acs") return {rule::acs, std::move(tile)};
+    throw invalid_parameter("mapping", std::string(name), "one of: sds, cyclic, cps, acs");
+}
+
+} // namespace loopsched
