@@ -136,10 +136,10 @@ int analyse(std::vector<std::vector<index_t>> const& vectors, std::vector<index_
 } // namespace
 
 int main(int argc, char** argv) {
-    command_line line("static",
+    command_line line("static_schedule",
                       "Seed 003's static schedules of a uniform-dependence loop nest: OET, LB, UB, LB3, BSDA's minimum "
                       "processors and schedule, the optimal hyperplane; or the chain mappings and what they send.",
-                      "static --deps \"(3,1),(4,2),(2,2)\" --size 10x10");
+                      "static_schedule --deps \"(3,1),(4,2),(2,2)\" --size 10x10   (./run static -- FLAGS)");
     std::string deps_text = "(3,1),(4,2),(2,2)", size_text = "10x10", mapping;
     bool no_table = false;
     std::size_t processors = 5;
