@@ -59,10 +59,6 @@ int main(int argc, char** argv) {
         bool const by_estimates = make_placement(name)->estimates_rule().has_value(); // a task per division
         for (int root = 0; root < world.size(); ++root)
             for (bool computes : {true, false}) {
-#ifdef LOOPSCHED_TESTS_SANITIZED
-                // Under the sanitizers (10-30 times slower), the first and last roots only: CI's time.
-                if (root != 0 && root != world.size() - 1) continue;
-#endif
                 dnc_options o;
                 o.placement = placement;
                 o.root = root;
@@ -76,9 +72,6 @@ int main(int argc, char** argv) {
         o.placement = placement;
         for (auto const& [tree, nodes] : {std::pair{"T1-small", 16000ull}, std::pair{"T3-small", 193585ull}}) {
             if (by_estimates && std::string_view(tree) == "T3-small") continue;
-#ifdef LOOPSCHED_TESTS_SANITIZED
-            if (std::string_view(tree) == "T3-small") continue; // 193,585 SHA-1 nodes per placement
-#endif
             uts_tree const u = uts_tree::named(tree);
             auto out = divide_and_conquer(world, u.root(), uts_search{u}, o);
             if (world.rank() == 0)
