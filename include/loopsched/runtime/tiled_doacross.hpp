@@ -68,11 +68,6 @@ struct tiled_plan {
         }
         return {lo, hi};
     }
-    [[nodiscard]] index_t points_of(std::size_t worker) const {
-        index_t n = 0;
-        for (std::size_t t : placed.order[worker]) n += tiles.points(t);
-        return n;
-    }
 };
 
 /// The intersection of two boxes (empty where they do not meet).
