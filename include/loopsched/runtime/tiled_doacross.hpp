@@ -81,6 +81,20 @@ box<N> intersect(box<N> const& a, box<N> const& b) {
     return {lo, hi};
 }
 
+/// The smallest box holding every box of `boxes` (none: the empty box).
+template <std::size_t N>
+box<N> enclosing(std::span<box<N> const> boxes) {
+    if (boxes.empty()) return {};
+    auto lo = boxes[0].lower(), hi = boxes[0].upper();
+    for (auto const& b : boxes)
+        for (std::size_t k = 0; k < N; ++k) lo[k] = std::min(lo[k], b.lower()[k]), hi[k] = std::max(hi[k], b.upper()[k]);
+    return {lo, hi};
+}
+template <std::size_t N>
+box<N> enclosing(std::vector<box<N>> const& boxes) {
+    return enclosing(std::span<box<N> const>(boxes));
+}
+
 /// The root's side: nothing to deal (each worker's tiles are known). A
 /// worker's first request (its hello) makes it busy with its tiles, counted
 /// one unit each; its next says it is through, and is answered with a stop.
@@ -181,19 +195,26 @@ public:
         if (what != kind::data)
             throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) +
                         " at a statically mapped DOACROSS worker");
+        // The tile's pieces this rank reads (see share): their bounds, then their values.
         wire_reader r(m.payload);
         auto const tile = r.get<std::uint64_t>();
         if (tile >= plan_.tiles.size() || held_.contains(tile))
             throw error("loopsched: protocol: tile " + std::to_string(tile) + " arrived twice or does not exist");
+        auto const count = r.get<std::uint64_t>();
+        std::vector<box<N>> pieces;
+        for (std::uint64_t k = 0; k < count; ++k) {
+            auto const lo = r.get<typename box<N>::point>();
+            auto const hi = r.get<typename box<N>::point>();
+            pieces.emplace_back(lo, hi);
+        }
         auto& w = held_[tile];
-        box<N> const bounds = plan_.tiles.bounds(tile);
+        box<N> const bounds = enclosing(pieces);
         std::apply([&](auto&... win) { (win.reset(bounds), ...); }, w);
-        plan_.tiles.for_each_part(tile, [&](box<N> const& part) {
-            std::apply([&](auto&... win) { ((win.unpack(part, r.get_raw(static_cast<std::size_t>(part.size()) *
+        for (auto const& piece : pieces)
+            std::apply([&](auto&... win) { ((win.unpack(piece, r.get_raw(static_cast<std::size_t>(piece.size()) *
                                                                        sizeof(typename std::remove_cvref_t<decltype(win)>::value_type)))),
                                             ...); },
                        w);
-        });
     }
     void waited(double seconds) { stats_.wait_seconds += seconds; }
 
@@ -239,28 +260,40 @@ private:
     }
 
     /// Sends the tile to the owners of its dependents, keeps it while own
-    /// tiles still read it, and gathers it.
+    /// tiles still read it, and gathers it. A rank receives only the points
+    /// its dependent tiles read (their regions): a halo, not the whole tile,
+    /// as S-A's synchronization points send.
     void share(std::size_t tile, windows_t const& work) {
-        bytes payload;
         auto pack = [&](auto& out) {
             plan_.tiles.for_each_part(tile, [&](box<N> const& part) {
                 std::apply([&](auto const&... win) { (win.pack(part, out), ...); }, work);
             });
         };
-        std::vector<int> sent;
+        std::vector<int> ranks;
         for (std::size_t d : plan_.tiles.dependents(tile)) {
             int const rank = port_.settings().worker_ranks[plan_.placed.owner[d]];
-            if (rank == port_.rank() || std::ranges::find(sent, rank) != sent.end()) continue;
-            if (payload.empty()) {
-                wire_writer w;
-                w.put(static_cast<std::uint64_t>(tile));
-                payload.assign(w.view().begin(), w.view().end());
-                pack(payload);
-            }
+            if (rank != port_.rank() && std::ranges::find(ranks, rank) == ranks.end()) ranks.push_back(rank);
+        }
+        for (int rank : ranks) {
+            // Per part of the tile, the box enclosing what this rank's dependents read of it.
+            std::vector<box<N>> pieces;
+            plan_.tiles.for_each_part(tile, [&](box<N> const& part) {
+                std::vector<box<N>> read;
+                for (std::size_t d : plan_.tiles.dependents(tile))
+                    if (port_.settings().worker_ranks[plan_.placed.owner[d]] == rank)
+                        if (auto const both = intersect(part, plan_.region(d)); !both.empty()) read.push_back(both);
+                if (!read.empty()) pieces.push_back(enclosing(read));
+            });
+            wire_writer w;
+            w.put(static_cast<std::uint64_t>(tile));
+            w.put(static_cast<std::uint64_t>(pieces.size()));
+            for (auto const& piece : pieces) w.put(piece.lower()).put(piece.upper());
+            bytes payload(w.view().begin(), w.view().end());
+            for (auto const& piece : pieces)
+                std::apply([&](auto const&... win) { (win.pack(piece, payload), ...); }, work);
             double const before = port_.now();
             port_.send_rank(rank, kind::data, payload);
             stats_.comm_seconds += port_.now() - before;
-            sent.push_back(rank);
         }
         if (uses_.contains(tile)) {
             auto& kept = held_[tile];
