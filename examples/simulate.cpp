@@ -5,6 +5,27 @@
 
 #include <fstream>
 #include <iostream>
+#include <optional>
+#include <string_view>
+
+namespace {
+
+/// "sds", "cyclic", "cps" or "acs", with an optional ":tile=AxB[xC]"; nothing for any other spec (a chunk policy).
+std::optional<loopsched::doacross_mapping> static_mapping_of(std::string_view spec) {
+    auto const colon = spec.find(':');
+    auto const name = spec.substr(0, colon);
+    if (name != "sds" && name != "cyclic" && name != "cps" && name != "acs") return std::nullopt;
+    std::vector<loopsched::index_t> tile;
+    if (colon != std::string_view::npos) {
+        auto const rest = spec.substr(colon + 1);
+        if (!rest.starts_with("tile="))
+            throw loopsched::invalid_parameter("policy", std::string(spec), "a mapping takes only :tile=AxB[xC]");
+        tile = loopsched::examples::parse_size(std::string(rest.substr(5)));
+    }
+    return loopsched::parse_doacross_mapping(name, std::move(tile));
+}
+
+} // namespace
 
 int main(int argc, char** argv) try {
     using namespace loopsched;
@@ -22,13 +43,15 @@ int main(int argc, char** argv) try {
             "  matmul[:rows=900][:inner=600][:cols=600][:tasks=300], "
             "convolution[:n=120][:tasks=400][:order=decreasing|increasing]\n"
             "With --farm the iterations run as the tasks of a task farm and --policy names its scheme: kazouris, ss,\n"
-            "  or a chunk policy.",
+            "  or a chunk policy.\n"
+            "A DOACROSS workload also takes a static mapping as its policy (no self-scheduling): sds, cyclic, cps or\n"
+            "  acs, tiles chosen; sds:tile=AxB gives the tile.",
             "simulate --platform seed001:loaded --workload mandelbrot:size=4000x2000 --policy tss --policy dtss");
     // --policy may repeat: every policy runs on the same simulated platform.
     std::vector<std::string> policies{"tss"};
     std::string platform_text = "seed001", workload_text = "mandelbrot:size=4000x2000:sf=4", trace, gantt;
     sim::simulation_options so;
-    bool master_computes = false, csv = false, quiet = false, farm = false;
+    bool master_computes = false, csv = false, quiet = false, farm = false, hide_load = false;
     line.add_option("--policy", policies, "scheduling policy (repeat the flag to compare several)")
             ->capture_default_str();
     line.add_option("--platform", platform_text, "simulated cluster, a preset or FILE.xml")->capture_default_str();
@@ -38,6 +61,8 @@ int main(int argc, char** argv) try {
     line.add_option("--message-overhead", so.message_overhead, "seconds added to every message")->capture_default_str();
     line.add_flag("--master-computes", master_computes, "the master's host also runs chunks");
     line.add_flag("--charge-engine", so.charge_engine_time, "charge the engines' own CPU time to the simulated clock");
+    line.add_flag("--hide-load", hide_load,
+                  "the library is told every run queue is 1 (the load starts after the loop opens)");
     line.add_flag("--farm", farm, "run the iterations as the tasks of a task farm (--policy: its scheme)");
     line.add_flag("--csv", csv, "one CSV line per policy");
     line.add_flag("--quiet", quiet, "leave out the per-worker table");
@@ -54,8 +79,10 @@ int main(int argc, char** argv) try {
     double const ideal = w.total_flops() / speed_sum;
     for (auto const& spec : policies) {
         bool const tracing = !trace.empty() || !gantt.empty();
-        auto const r = farm ? simulate_farm(simulator, w, spec, master_computes, tracing)
-                            : simulate(simulator, w, parse_policy(spec), master_computes, tracing);
+        auto const mapping = static_mapping_of(spec);
+        auto const r = farm      ? simulate_farm(simulator, w, spec, master_computes, tracing)
+                       : mapping ? simulate(simulator, w, *mapping, master_computes, tracing, hide_load)
+                                 : simulate(simulator, w, parse_policy(spec), master_computes, tracing, hide_load);
         if (csv) {
             std::cout << '"' << platform_text << "\",\"" << workload_text << "\",\"" << spec << "\"," << r.seconds
                       << ',' << r.interval << ',' << r.wall << ',' << ideal << '\n';

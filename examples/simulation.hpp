@@ -382,21 +382,30 @@ struct simulated_run {
 /// the simulator's platform: a dedicated master on rank 0 (as in the
 /// documents) unless master_computes, powers and run-queue lengths from the
 /// platform. DOACROSS loops fill and send their kernel's real fields; they need the S adaptor,
-/// and run one chunk at a time per rank, as in the documents.
-template <ChunkPolicy P>
+/// and run one chunk at a time per rank, as in the documents. `policy` may
+/// also be a doacross_mapping (SDS or a chain mapping: no self-scheduling).
+/// hide_load: the library is told every run queue is 1, as when the
+/// background load starts after the loop has opened.
+template <class P>
+requires ChunkPolicy<P> || std::same_as<P, doacross_mapping>
 simulated_run simulate(sim::simulator& simulator, workload const& w, P const& policy, bool master_computes = false,
-                       bool trace = false) {
+                       bool trace = false, bool hide_load = false) {
+    constexpr bool mapped = std::same_as<P, doacross_mapping>;
     auto const& p = simulator.layout();
     simulated_run out;
     // What DOALL and DOACROSS options share: the master, the platform's V and Q, tracing.
     auto configure = [&](auto& o) {
         o.master_computes = master_computes;
         o.powers = p.powers();
-        o.run_queues = p.run_queues();
+        o.run_queues = hide_load ? std::vector<double>(p.run_queues().size(), 1.0) : p.run_queues();
         o.trace = trace;
     };
     auto program = [&](sim::transport& t) {
-        if (!w.doacross()) {
+        if constexpr (mapped) {
+            if (!w.doacross())
+                throw invalid_parameter("policy", std::string(policy.name()),
+                                        "a static mapping runs DOACROSS workloads only");
+        } else if (!w.doacross()) {
             parallel_for_options o;
             configure(o);
             auto const& prefix = w.prefix;
@@ -417,7 +426,7 @@ simulated_run simulate(sim::simulator& simulator, workload const& w, P const& po
             if (t.rank() == 0) out.statistics = std::move(stats);
             return;
         }
-        if constexpr (!std::same_as<P, any_policy> && !is_synchronized_v<P>) {
+        if constexpr (!mapped && !std::same_as<P, any_policy> && !is_synchronized_v<P>) {
             throw invalid_parameter("policy", policy.spec(), "a DOACROSS workload needs the S adaptor");
         } else {
             doacross_options o;
