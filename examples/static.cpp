@@ -88,8 +88,9 @@ int analyse(std::vector<std::vector<index_t>> const& vectors, std::vector<index_
             std::cerr << "static: BSDA's schedule is illegal: " << *why << '\n';
             return 1;
         }
-        if constexpr (N == 2) {
-            std::array<index_t, 2> const terminal{size[0] - 1, size[1] - 1};
+        {
+            std::array<index_t, N> terminal{};
+            for (std::size_t k = 0; k < N; ++k) terminal[k] = size[k] - 1;
             std::cout << "optimal hyperplane: " << to_string(optimal_hyperplane(deps, terminal)) << '\n';
         }
         if (print_table) {

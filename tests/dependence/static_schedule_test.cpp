@@ -1,6 +1,6 @@
 // Seed 003's static analysis pinned to the document's examples: ECT/LCT and
 // the bounds (Examples 3.2.1, 3.3.1), DA and BSDA with every schedule checked
-// legal, the optimal hyperplanes (Example 4.2.3), walking a hyperplane
+// legal, the optimal hyperplanes (Example 4.2.3, and in n-D), walking a hyperplane
 // (appendix A) and the chains of Figure 3.6.
 #include <loopsched/dependence/bsda.hpp>
 #include <loopsched/dependence/chains.hpp>
@@ -141,6 +141,85 @@ TEST_CASE("hyperplane: Example 4.2.3: the cone holding U picks 2x1 + x2 = 9 or 2
     CHECK(to_string(h2) == "2x1 + 5x2");
     // Every vector lies on or beyond the hyperplane through the cone's two.
     for (auto const& v : d.vectors()) CHECK(h1(v) >= 9);
+}
+
+TEST_CASE("hyperplane: the linear program's vertex is Example 4.2.3's hull edge in 2-D") {
+    dependence_set<2> const d{{1, 8}, {2, 5}, {3, 3}, {6, 2}, {8, 1}};
+    CHECK(detail::lowest_vertex_hyperplane<2>(d.vectors(), {75, 90}) == hyperplane<2>{{2, 1}});
+    CHECK(detail::lowest_vertex_hyperplane<2>(d.vectors(), {105, 90}) == hyperplane<2>{{2, 5}});
+}
+
+TEST_CASE("hyperplane: over random 2-D sets, the vertex and Boost.Geometry's hull cross U in as many hyperplanes") {
+    std::mt19937 rng(11);
+    std::uniform_int_distribution<index_t> component(0, 9), weight(0, 20);
+    for (int trial = 0; trial < 300; ++trial) {
+        std::vector<distance_vector<2>> v;
+        while (v.size() < 4) {
+            distance_vector<2> const x{component(rng), component(rng) + 1};
+            if (std::ranges::find(v, x) == v.end()) v.push_back(x);
+        }
+        dependence_set<2> const d(v);
+        // U inside the vectors' cone, so that both rules answer the same question.
+        std::array<index_t, 2> u{0, 0};
+        for (auto const& x : v) {
+            index_t const w = weight(rng);
+            u[0] += w * x[0], u[1] += w * x[1];
+        }
+        if (u[0] == 0 && u[1] == 0) continue;
+        auto const hull = optimal_hyperplane(d, u);
+        auto const vertex = detail::lowest_vertex_hyperplane<2>(d.vectors(), u);
+        REQUIRE(vertex);
+        INFO("trial " << trial << ": hull " << to_string(hull) << ", vertex " << to_string(*vertex));
+        auto const by_vertex = detail::hyperplanes_crossed<2>(*vertex, d.vectors(), u);
+        auto const by_hull = detail::hyperplanes_crossed<2>(hull, d.vectors(), u);
+        // The same count when the hull's plane is non-negative (then it is a . U / min a . d, the
+        // program's optimum); otherwise the vertex may cross the box in fewer.
+        if (hull.a[0] >= 0 && hull.a[1] >= 0)
+            CHECK(by_vertex == doctest::Approx(by_hull));
+        else
+            CHECK(by_vertex <= by_hull + 1e-9);
+    }
+}
+
+TEST_CASE("hyperplane: in 3-D the facet through (2,0,0), (0,3,0), (0,0,1) is 3x1 + 2x2 + 6x3, 18 planes to (10,9,10)") {
+    dependence_set<3> const d{{2, 0, 0}, {0, 3, 0}, {0, 0, 1}, {1, 1, 1}};
+    auto const h = optimal_hyperplane(d, {10, 9, 10});
+    CHECK(h == hyperplane<3>{{3, 2, 6}});
+    CHECK(h(std::array<index_t, 3>{10, 9, 10}) == 18 * 6); // the chain 5 x (2,0,0) + 3 x (0,3,0) + 10 x (0,0,1)
+    for (auto const& v : d.vectors()) CHECK(h(v) >= 6);
+}
+
+TEST_CASE("hyperplane: n-D sets without N independent vectors fall back to a legal plane") {
+    CHECK(optimal_hyperplane(dependence_set<3>{{1, 0, 0}, {0, 1, 0}}, {4, 4, 4}) == hyperplane<3>{{1, 1, 1}});
+    // The diagonal is illegal for (1,-3,0): weights falling by powers of 3 * 3 + 1 are not.
+    auto const h = optimal_hyperplane(dependence_set<3>{{1, -3, 0}, {0, 0, 1}}, {4, 4, 4});
+    CHECK(h == hyperplane<3>{{100, 10, 1}});
+    CHECK(h(std::array<index_t, 3>{1, -3, 0}) > 0);
+}
+
+TEST_CASE("hyperplane: every optimal hyperplane of random 3-D to 5-D sets is legal and no worse than the diagonal") {
+    std::mt19937 rng(5);
+    auto check = [&]<std::size_t N>(std::integral_constant<std::size_t, N>) {
+        for (int trial = 0; trial < 100; ++trial) {
+            auto const d = random_deps<N>(rng, 3 + static_cast<std::size_t>(trial % 8));
+            std::array<index_t, N> u{};
+            for (auto& c : u) c = 20;
+            auto const h = optimal_hyperplane(d, u);
+            for (auto const& v : d.vectors()) CHECK(h(v) > 0);
+            hyperplane<N> diagonal;
+            diagonal.a.fill(1);
+            if (std::ranges::all_of(d.vectors(), [&](auto const& v) { return diagonal(v) > 0; }))
+                CHECK(detail::hyperplanes_crossed<N>(h, d.vectors(), u) <=
+                      detail::hyperplanes_crossed<N>(diagonal, d.vectors(), u) + 1e-9);
+            // No vertex of the program crosses in fewer.
+            if (auto const vertex = detail::lowest_vertex_hyperplane<N>(d.vectors(), u))
+                CHECK(detail::hyperplanes_crossed<N>(h, d.vectors(), u) <=
+                      detail::hyperplanes_crossed<N>(*vertex, d.vectors(), u) + 1e-9);
+        }
+    };
+    check(std::integral_constant<std::size_t, 3>{});
+    check(std::integral_constant<std::size_t, 4>{});
+    check(std::integral_constant<std::size_t, 5>{});
 }
 
 TEST_CASE("hyperplane: appendix A: Pi_9(2,1) holds (0,9), (1,7), (2,5), (3,3), (4,1) in that order") {

@@ -5,6 +5,7 @@
 
 #include <loopsched/concepts.hpp>
 #include <loopsched/dependence/uniform.hpp>
+#include <loopsched/detail/arithmetic.hpp>
 #include <loopsched/error.hpp>
 
 #include <boost/geometry/algorithms/convex_hull.hpp>
@@ -20,6 +21,7 @@
 #include <cstdint>
 #include <numeric>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -124,6 +126,138 @@ requires(D::rank == 2) hyperplane<2> optimal_hyperplane(D const& deps, std::arra
             }
         }
     return require_legal(normal_of(best->first, best->second));
+}
+
+namespace detail {
+/// The determinant of an integer matrix by fraction-free (Bareiss)
+/// elimination: every intermediate value is a minor, so the arithmetic stays
+/// exact; a product past 64 bits is an error, not a wrong answer.
+template <std::size_t N>
+index_t exact_determinant(std::array<std::array<index_t, N>, N> m) {
+    index_t sign = 1, previous = 1;
+    for (std::size_t k = 0; k < N; ++k) {
+        if (m[k][k] == 0) { // a non-zero pivot below, swapped up
+            std::size_t r = k + 1;
+            while (r < N && m[r][k] == 0) ++r;
+            if (r == N) return 0;
+            std::swap(m[k], m[r]);
+            sign = -sign;
+        }
+        for (std::size_t i = k + 1; i < N; ++i)
+            for (std::size_t j = k + 1; j < N; ++j) {
+                index_t x = 0, y = 0;
+                if (__builtin_mul_overflow(m[i][j], m[k][k], &x) || __builtin_mul_overflow(m[i][k], m[k][j], &y) ||
+                    __builtin_sub_overflow(x, y, &x))
+                    fail_requirement("dependence vectors", "a determinant", "exceed 64-bit arithmetic");
+                m[i][j] = x / previous; // exact: Sylvester's identity
+            }
+        previous = m[k][k];
+    }
+    return sign * m[N - 1][N - 1];
+}
+
+/// The optimal hyperplane as a linear program: minimise a . U subject to
+/// a . d >= 1 for every dependence d. Its optimum lies on a vertex, where N
+/// linearly independent vectors are tight: a facet of the convex hull of the
+/// vectors' endpoints facing the origin, and by duality the facet whose cone
+/// holds U (the 2-D rule, in any dimension). The vertices are enumerated over
+/// the N-subsets of the vectors (a few hundred for 10 vectors in 5-D), each
+/// solved exactly by Cramer's rule, and the one crossing the box [0, U] in the
+/// fewest hyperplanes wins: sum |a_k| U_k over a . d, which is a . U when a is
+/// non-negative (every example of the document) and still counts the planes
+/// walked when U lies outside every cone and the program has no minimum.
+/// None when no N of the vectors are independent.
+/// How many hyperplanes of h, spaced by its smallest step over `vectors`,
+/// the box [0, U] spans.
+template <std::size_t N>
+double hyperplanes_crossed(hyperplane<N> const& h, std::span<distance_vector<N> const> vectors,
+                           std::array<index_t, N> const& terminal) {
+    double span = 0;
+    for (std::size_t k = 0; k < N; ++k)
+        span += static_cast<double>(h.a[k] < 0 ? -h.a[k] : h.a[k]) * static_cast<double>(terminal[k]);
+    index_t step = h(vectors[0]);
+    for (auto const& d : vectors) step = std::min(step, h(d));
+    return span / static_cast<double>(step);
+}
+
+template <std::size_t N>
+std::optional<hyperplane<N>> lowest_vertex_hyperplane(std::span<distance_vector<N> const> vectors,
+                                                      std::array<index_t, N> const& terminal) {
+    std::size_t const m = vectors.size();
+    if (m < N) return std::nullopt;
+    std::optional<hyperplane<N>> best;
+    double best_steps = 0; // hyperplanes crossed in the box
+    std::array<std::size_t, N> pick{};
+    for (std::size_t i = 0; i < N; ++i) pick[i] = i;
+    for (;;) {
+        std::array<std::array<index_t, N>, N> rows{};
+        for (std::size_t i = 0; i < N; ++i)
+            for (std::size_t j = 0; j < N; ++j) rows[i][j] = vectors[pick[i]][j];
+        if (index_t const det = exact_determinant<N>(rows); det != 0) {
+            hyperplane<N> h; // a = det * rows^-1 * 1, the sign making a . d > 0 on the tight vectors
+            index_t g = 0;
+            for (std::size_t k = 0; k < N; ++k) {
+                auto replaced = rows;
+                for (std::size_t i = 0; i < N; ++i) replaced[i][k] = 1;
+                h.a[k] = (det < 0 ? -1 : 1) * exact_determinant<N>(replaced);
+                g = std::gcd(g, h.a[k]);
+            }
+            for (auto& c : h.a) c /= g;
+            index_t const tight = h(vectors[pick[0]]);
+            if (tight > 0 && std::ranges::all_of(vectors, [&](auto const& d) { return h(d) >= tight; })) {
+                double const steps = hyperplanes_crossed<N>(h, vectors, terminal);
+                if (!best || steps < best_steps) best = h, best_steps = steps;
+            }
+        }
+        // The next N-subset in lexicographic order.
+        std::size_t i = N;
+        while (i-- > 0 && pick[i] == m - N + i) {
+        }
+        if (i == static_cast<std::size_t>(-1)) break;
+        ++pick[i];
+        for (std::size_t j = i + 1; j < N; ++j) pick[j] = pick[j - 1] + 1;
+    }
+    return best;
+}
+} // namespace detail
+
+/// The optimal hyperplane of an N-D dependence set (N != 2) for the terminal
+/// point `terminal`: the facet of the vectors' hull whose cone holds it,
+/// found as the linear program's optimum (detail::lowest_vertex_hyperplane),
+/// scaled to coprime integers; the diagonal if it crosses the box in fewer
+/// hyperplanes (U outside every cone). When fewer than N vectors are
+/// independent the hyperplane is free across the rest: the diagonal if it is
+/// legal, else weights falling by powers (legal for any lexicographically positive set).
+template <DependenceSet D>
+requires(D::rank != 2) hyperplane<D::rank> optimal_hyperplane(D const& deps,
+                                                              std::array<index_t, D::rank> const& terminal) {
+    constexpr std::size_t N = D::rank;
+    std::vector<distance_vector<N>> const vectors(deps.vectors().begin(), deps.vectors().end());
+    detail::require(!vectors.empty(), "dependence set", 0, "needs at least one vector for a hyperplane");
+    auto legal = [&](hyperplane<N> const& h) {
+        return std::ranges::all_of(vectors, [&](auto const& d) { return h(d) > 0; });
+    };
+    hyperplane<N> h;
+    h.a.fill(1);
+    auto const vertex = detail::lowest_vertex_hyperplane<N>(vectors, terminal);
+    if (vertex && (!legal(h) || detail::hyperplanes_crossed<N>(*vertex, vectors, terminal) <=
+                                        detail::hyperplanes_crossed<N>(h, vectors, terminal)))
+        return *vertex;
+    if (legal(h)) return h;
+    index_t largest = 0;
+    for (auto const& d : vectors)
+        for (index_t c : d) largest = std::max(largest, c < 0 ? -c : c);
+    index_t const base = largest * static_cast<index_t>(N) + 1, weight_bound = detail::index_max / base;
+    index_t weight = 1;
+    for (std::size_t k = N; k-- > 0;) {
+        h.a[k] = weight;
+        if (k > 0) {
+            detail::require(weight <= weight_bound, "dependence vectors", largest,
+                            "too large for a lexicographic hyperplane");
+            weight *= base;
+        }
+    }
+    return h;
 }
 
 /// The points of a 2-D hyperplane a1 x1 + a2 x2 = k in [0, U1] x [0, U2] by the

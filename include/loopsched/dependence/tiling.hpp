@@ -219,12 +219,11 @@ tile_placement place_tiles(tiling<N> const& t, doacross_mapping const& m, std::s
         typename box<N>::point upper{};
         for (std::size_t k = 0; k < N; ++k) upper[k] = counts[k] - 1;
         hyperplane<N> h;
-        h.a.fill(1); // every tile dependence is non-negative and non-zero: the diagonal is legal
-        if constexpr (N == 2)
-            if (!t.dependences().empty())
-                h = optimal_hyperplane(dependence_set<2>(std::vector<distance_vector<2>>(t.dependences().begin(),
-                                                                                         t.dependences().end())),
-                                       upper);
+        h.a.fill(1); // no tile dependence: any order, the diagonal
+        if (!t.dependences().empty())
+            h = optimal_hyperplane(
+                    dependence_set<N>(std::vector<distance_vector<N>>(t.dependences().begin(), t.dependences().end())),
+                    upper);
         hyperplane_walk<N> const walk(h, upper);
         std::size_t position = 0;
         for (index_t k = walk.k_min(); k <= walk.k_max(); ++k)

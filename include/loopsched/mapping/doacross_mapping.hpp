@@ -16,7 +16,7 @@ namespace loopsched {
 /// self-scheduling: pass one where the chunk policy goes.
 ///
 /// - sds: tiles hyperplane by hyperplane (the optimal hyperplane of the
-///   tiles' dependences in 2-D, the diagonal sum otherwise), each hyperplane
+///   tiles' dependences for the last tile), each hyperplane
 ///   in lexicographic order, the r-th tile of that sequence on worker r mod P
 ///   (CRONUS's successive dynamic scheduling at tile grain).
 /// - cyclic, cps, acs: chains of tiles along the communication vector of the
