@@ -156,17 +156,6 @@ index_t exact_determinant(std::array<std::array<index_t, N>, N> m) {
     return sign * m[N - 1][N - 1];
 }
 
-/// The optimal hyperplane as a linear program: minimise a . U subject to
-/// a . d >= 1 for every dependence d. Its optimum lies on a vertex, where N
-/// linearly independent vectors are tight: a facet of the convex hull of the
-/// vectors' endpoints facing the origin, and by duality the facet whose cone
-/// holds U (the 2-D rule, in any dimension). The vertices are enumerated over
-/// the N-subsets of the vectors (a few hundred for 10 vectors in 5-D), each
-/// solved exactly by Cramer's rule, and the one crossing the box [0, U] in the
-/// fewest hyperplanes wins: sum |a_k| U_k over a . d, which is a . U when a is
-/// non-negative (every example of the document) and still counts the planes
-/// walked when U lies outside every cone and the program has no minimum.
-/// None when no N of the vectors are independent.
 /// How many hyperplanes of h, spaced by its smallest step over `vectors`,
 /// the box [0, U] spans.
 template <std::size_t N>
@@ -180,6 +169,17 @@ double hyperplanes_crossed(hyperplane<N> const& h, std::span<distance_vector<N> 
     return span / static_cast<double>(step);
 }
 
+/// The optimal hyperplane as a linear program: minimise a . U subject to
+/// a . d >= 1 for every dependence d. Its optimum lies on a vertex, where N
+/// linearly independent vectors are tight: a facet of the convex hull of the
+/// vectors' endpoints facing the origin, and by duality the facet whose cone
+/// holds U (the 2-D rule, in any dimension). The vertices are enumerated over
+/// the N-subsets of the vectors (a few hundred for 10 vectors in 5-D), each
+/// solved exactly by Cramer's rule, and the one crossing the box [0, U] in the
+/// fewest hyperplanes wins: sum |a_k| U_k over a . d, which is a . U when a is
+/// non-negative (every example of the document) and still counts the planes
+/// walked when U lies outside every cone and the program has no minimum.
+/// None when no N of the vectors are independent.
 template <std::size_t N>
 std::optional<hyperplane<N>> lowest_vertex_hyperplane(std::span<distance_vector<N> const> vectors,
                                                       std::array<index_t, N> const& terminal) {
