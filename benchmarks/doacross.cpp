@@ -26,7 +26,6 @@
 #include <functional>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 using namespace loopsched;

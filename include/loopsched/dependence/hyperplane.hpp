@@ -148,7 +148,8 @@ index_t exact_determinant(std::array<std::array<index_t, N>, N> m) {
                 index_t x = 0, y = 0;
                 if (__builtin_mul_overflow(m[i][j], m[k][k], &x) || __builtin_mul_overflow(m[i][k], m[k][j], &y) ||
                     __builtin_sub_overflow(x, y, &x))
-                    fail_requirement("dependence vectors", "a determinant", "exceed 64-bit arithmetic");
+                    fail_requirement("determinant of dependence vectors", "beyond 64 bits",
+                                     "must fit 64-bit arithmetic: the vectors are too long");
                 m[i][j] = x / previous; // exact: Sylvester's identity
             }
         previous = m[k][k];
