@@ -20,6 +20,7 @@
 #include <loopsched/dependence/time_steps.hpp>
 #include <loopsched/dependence/uniform.hpp>
 #include <loopsched/error.hpp>
+#include <loopsched/hierarchical.hpp>
 #include <loopsched/mapping/dlpt.hpp>
 #include <loopsched/mapping/mapping.hpp>
 #include <loopsched/mapping/placement.hpp>

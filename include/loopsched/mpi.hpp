@@ -50,6 +50,21 @@ parallel_for(boost::mpi::communicator const& comm, S const& space, P const& poli
     return parallel_for(mpi_channel(comm), space, policy, std::forward<Body>(body), how, options);
 }
 
+template <IterationSpace S, ChunkPolicy B, ChunkPolicy W, class Body>
+requires std::invocable<Body&, S const&> loop_statistics parallel_for(boost::mpi::communicator const& comm,
+                                                                      S const& space, hierarchical<B, W> const& h,
+                                                                      Body&& body,
+                                                                      parallel_for_options const& options = {}) {
+    return parallel_for(mpi_channel(comm), space, h, std::forward<Body>(body), options);
+}
+
+template <IterationSpace S, ChunkPolicy B, ChunkPolicy W, class Body, class R>
+requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
+parallel_for(boost::mpi::communicator const& comm, S const& space, hierarchical<B, W> const& h, Body&& body,
+             gather<R> how, parallel_for_options const& options = {}) {
+    return parallel_for(mpi_channel(comm), space, h, std::forward<Body>(body), how, options);
+}
+
 template <std::size_t N, DependenceSet D, ChunkPolicy P, class... Args>
 requires(sizeof...(Args) >= 2) auto parallel_for_doacross(boost::mpi::communicator const& comm, box<N> const& space,
                                                           D const& deps, P const& policy, Args&&... args) {

@@ -2,7 +2,8 @@
 // ranks): every iteration exactly once, results equal to sequential, every
 // policy, the static mappings, gathered results of trivially copyable and
 // serialized types, size-1 communicators, a sub-communicator, request-ahead
-// and deterministic mode.
+// and deterministic mode; hierarchical loops (on 4 ranks: a root and a
+// computing sub-master with two workers).
 #include "../support/mpi_check.hpp"
 
 #include <loopsched/loopsched.hpp>
@@ -101,6 +102,42 @@ bool run_gathered_strings(boost::mpi::communicator const& comm, index_t n, any_p
     if (comm.rank() != 0) return out.values.empty() && out.statistics.iterations() == n;
     bool ok = out.values.size() == static_cast<std::size_t>(n);
     for (index_t i = 0; ok && i < n; ++i) ok = out.values[static_cast<std::size_t>(i)] == text(i);
+    return ok;
+}
+
+/// A hierarchical loop on `comm`: every iteration exactly once (each rank's
+/// iterations gathered on rank 0), the root's gathered values bit-identical, the
+/// groups in the table.
+bool run_hierarchical(boost::mpi::communicator const& comm, index_t n, hierarchical<any_policy, any_policy> const& h,
+                      parallel_for_options const& options, std::size_t groups) {
+    std::vector<index_t> mine;
+    auto out = parallel_for(
+            comm, make_range(n), h,
+            [&](index_range const& part, std::span<std::string> values) {
+                std::size_t j = 0;
+                for (index_t i : part.indices()) {
+                    mine.push_back(i);
+                    values[j++] = std::to_string(work(i)); // serialized: passes through the sub-master as bytes
+                }
+            },
+            gather<std::string>{1}, options);
+    std::vector<std::vector<index_t>> all;
+    boost::mpi::gather(comm, mine, all, 0);
+    bool ok = out.statistics.iterations() == n && out.statistics.groups.size() == groups;
+    if (comm.rank() == 0) {
+        std::vector<int> seen(static_cast<std::size_t>(n), 0);
+        for (auto const& rank_part : all)
+            for (index_t i : rank_part) {
+                ok = ok && i >= 0 && i < n;
+                if (i >= 0 && i < n) seen[static_cast<std::size_t>(i)]++;
+            }
+        for (int s : seen) ok = ok && s == 1;
+        ok = ok && all[static_cast<std::size_t>(options.root)].empty(); // the root does not compute
+    }
+    if (comm.rank() == options.root) {
+        ok = ok && out.values.size() == static_cast<std::size_t>(n);
+        for (index_t i = 0; ok && i < n; ++i) ok = out.values[static_cast<std::size_t>(i)] == std::to_string(work(i));
+    }
     return ok;
 }
 
@@ -204,6 +241,26 @@ int main(int argc, char** argv) {
 
     // The communicator is still usable after the failure.
     results.check(run_and_verify(world, 100, parse_policy("ss"), {}), "loop after a failure");
+
+    // Hierarchical: groups of 3 (on 4 ranks, a root and a computing sub-master
+    // with two workers), then groups of 2 whose sub-masters only schedule.
+    if (world.size() >= 2) {
+        for (char const* spec : {"fss/af", "dtss/ss", "w-fss/gss"}) {
+            auto h = parse_hierarchy(spec);
+            h.group_size = 3;
+            std::size_t const groups = static_cast<std::size_t>((world.size() - 1 + 2) / 3);
+            results.check(run_hierarchical(world, 2501, h, {}, groups), std::string("hierarchical ") + spec);
+        }
+    }
+    if (world.size() >= 3) {
+        auto h = parse_hierarchy("fss/fss");
+        h.group_size = 2;
+        h.sub_masters_compute = false;
+        parallel_for_options at_last;
+        at_last.root = world.size() - 1;
+        results.check(run_hierarchical(world, 1001, h, at_last, static_cast<std::size_t>((world.size() - 1) / 2)),
+                      "hierarchical, sub-masters that only schedule, root = last rank");
+    }
 
     return results.finish();
 }

@@ -8,6 +8,7 @@
 #include <loopsched/mapping/mapping.hpp>
 #include <loopsched/options.hpp>
 #include <loopsched/runtime/doall.hpp>
+#include <loopsched/runtime/hierarchy.hpp>
 #include <loopsched/runtime/statistics.hpp>
 #include <loopsched/transport/channel.hpp>
 
@@ -85,6 +86,30 @@ requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
 parallel_for(C& transport, S const& space, P const& policy, Body&& body, gather<R> how,
              parallel_for_options const& options = {}) {
     return parallel_for(transport, space, policy, dynamic_mapping{}, std::forward<Body>(body), how, options);
+}
+
+/// A hierarchical loop: the root grants `h.between`'s chunks to groups of
+/// ranks, and each group's first rank, its sub-master, schedules them among the
+/// group by `h.within`. The root does not compute (options.master_computes is
+/// for flat loops); statistics() list every worker, and `groups` one row per
+/// group. Not deterministic: options.deterministic must be false.
+template <channel_source C, IterationSpace S, ChunkPolicy B, ChunkPolicy W, class Body>
+requires std::invocable<Body&, S const&> loop_statistics parallel_for(C& transport, S const& space,
+                                                                      hierarchical<B, W> const& h, Body&& body,
+                                                                      parallel_for_options const& options = {}) {
+    return detail::run_hierarchical_doall<C, S, B, W, std::remove_reference_t<Body>, void>(transport, space, h, body,
+                                                                                         0, nullptr, options);
+}
+
+/// A hierarchical loop that gathers results on the root (they travel through the sub-masters).
+template <channel_source C, IterationSpace S, ChunkPolicy B, ChunkPolicy W, class Body, class R>
+requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
+parallel_for(C& transport, S const& space, hierarchical<B, W> const& h, Body&& body, gather<R> how,
+             parallel_for_options const& options = {}) {
+    gathered<R> out;
+    out.statistics = detail::run_hierarchical_doall<C, S, B, W, std::remove_reference_t<Body>, R>(
+            transport, space, h, body, how.per_iteration, &out.values, options);
+    return out;
 }
 
 } // namespace loopsched

@@ -32,6 +32,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -211,13 +212,22 @@ public:
     [[nodiscard]] runtime_settings const& settings() const noexcept { return settings_; }
     [[nodiscard]] Client& client() noexcept { return client_; }
 
-    /// The loop is over: every rank gets the table; the root keeps the trace.
+    /// The loop is over: every rank gets the table (completed by the client's
+    /// complete(table), if it has one); the root keeps the trace.
     loop_statistics close() {
         loop_statistics table{port_.now() - start_, std::move(port_.statistics()), {}};
+        if constexpr (requires { client_.complete(table); }) client_.complete(table);
         send_table_to_everyone(port_.link(), table);
         table.trace = std::move(trace_);
         std::ranges::sort(table.trace, {}, &chunk_event::start);
         return table;
+    }
+    /// The loop is over at a master that answers to another (a hierarchical
+    /// loop's sub-master): its workers' statistics and trace (on its loop's
+    /// time), for it to pass on; no table is sent.
+    loop_statistics collect() {
+        loop_statistics out{port_.now() - start_, std::move(port_.statistics()), std::move(trace_)};
+        return out;
     }
 
     /// Ends the loop on every rank with `f`.
@@ -554,7 +564,7 @@ loop_statistics run_worker(loop_link<T>& link, worker_core<T, Client>& w) {
 /// Which side of the root a message from the transport is for.
 inline bool is_for_master(kind k) noexcept {
     return k == kind::request || k == kind::report || k == kind::failed || k == kind::extend || k == kind::moved ||
-           k == kind::info || k == kind::solution;
+           k == kind::info || k == kind::solution || k == kind::group_table;
 }
 
 /// The root's loop: the master, and its own worker when it computes (stepped
@@ -564,12 +574,16 @@ inline bool is_for_master(kind k) noexcept {
 /// bookkeeping, and a request then waits at most that gap longer.
 /// An algorithm whose work is created on the root while the loop runs (the task
 /// farm) drives it in turns: poll() between creations, run_until() to wait.
-template <Transport T, class MasterClient, class WorkerClient>
+/// A master that answers to another (a hierarchical loop's sub-master) has a
+/// `Parent`: handle(m) takes its master's messages (from parent rank()),
+/// settle() acts once anything happened, finished() says its part is over.
+template <Transport T, class MasterClient, class WorkerClient, class Parent = void>
 class root_loop {
 public:
     root_loop(loop_link<T>& link, loopback& local, master_core<T, MasterClient>& master,
-              worker_core<T, WorkerClient>* own)
-            : link_(link), local_(local), master_(master), own_(own), probe_gap_(master.settings().poll_interval / 16) {
+              worker_core<T, WorkerClient>* own, Parent* parent = nullptr)
+            : link_(link), local_(local), master_(master), own_(own), parent_(parent),
+              probe_gap_(master.settings().poll_interval / 16) {
         local.master = &master;
         local.deliver = [](void* m, message_view v) { static_cast<master_core<T, MasterClient>*>(m)->handle(v); };
         if (own_) own_->port().set_pump(pump_);
@@ -580,7 +594,12 @@ public:
     void open(std::span<worker_status const> opening) { master_.open(opening); }
     [[nodiscard]] master_core<T, MasterClient>& master() noexcept { return master_; }
 
-    [[nodiscard]] bool finished() const { return master_.finished() && (!own_ || own_->finished()); }
+    [[nodiscard]] bool finished() const {
+        if constexpr (has_parent) return parent_->finished();
+        return master_.finished() && (!own_ || own_->finished());
+    }
+    /// The loop's master and this rank's own worker are done (a sub-master may report).
+    [[nodiscard]] bool master_finished() const { return master_.finished() && (!own_ || own_->finished()); }
 
     /// Handles what has arrived, without blocking and without stepping the own worker.
     void poll() {
@@ -598,6 +617,7 @@ public:
     template <class Until>
     void run_until(Until&& until) {
         while (!until()) {
+            if constexpr (has_parent) parent_->settle(*this);
             if (auto n = local_.take_for_worker()) {
                 own_->handle(*n);
             } else if (finished()) {
@@ -618,7 +638,16 @@ public:
     }
 
 private:
+    static constexpr bool has_parent = !std::is_void_v<Parent>;
+
     void dispatch(message_view m) {
+        if constexpr (has_parent) {
+            if (m.source == parent_->rank() && !is_for_master(kind_of(m.tag))) {
+                parent_->handle(m);
+                master_.settle(); // new work, or the end: parked workers are looked at again
+                return;
+            }
+        }
         if (is_for_master(kind_of(m.tag)))
             master_.handle(m);
         else if (own_)
@@ -643,6 +672,7 @@ private:
     loopback& local_;
     master_core<T, MasterClient>& master_;
     worker_core<T, WorkerClient>* own_;
+    Parent* parent_;
     double probe_gap_, looked_ = 0.0;
     pumping pump_{this};
 };

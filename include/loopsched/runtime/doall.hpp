@@ -336,6 +336,7 @@ private:
         slice_ = fit < static_cast<double>(most) ? std::max<index_t>(1, static_cast<index_t>(fit)) : most;
         if (next_ < c.end()) return end;
         current_.reset();
+        body_.end(c, pending_); // nothing on the root; a sub-master's results travel on
         if (settings_.trace) trace_.push_back({port_.rank(), c.first, c.size, received_, end});
         last_ = settings_.deterministic ? modelled_timing(c.size, profile_.power)
                                         : chunk_timing{c.size, chunk_compute_, end - received_};

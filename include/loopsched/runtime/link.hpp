@@ -42,6 +42,8 @@ enum class kind : int {
     steal,     ///< divide and conquer thief -> victim: give me work (answered with work, possibly none)
     info,      ///< divide and conquer worker -> manager: its queue's summed cost, or workers it could not use
     solution,  ///< divide and conquer worker -> manager: the original problem's result
+    group,     ///< hierarchical root -> sub-master: you lead these workers (ranks and statuses)
+    group_table, ///< hierarchical sub-master -> root, before its report: its workers' statistics
     count_
 };
 inline constexpr int kind_bits = 5;

@@ -192,6 +192,8 @@ worker_statistics read_report(wire_reader& r, double received, double start, Sin
 inline std::span<std::byte const> encode_table(wire_writer& w, loop_statistics const& s) {
     w.put(s.parallel_seconds).put(s.workers.size());
     for (auto const& x : s.workers) w.put(x);
+    w.put(s.groups.size());
+    for (auto const& x : s.groups) w.put(x);
     return w.view();
 }
 /// Decodes the loop's statistics into `s`, whose `workers` may already have
@@ -203,6 +205,9 @@ inline void decode_table(message_view m, loop_statistics& s) {
     s.workers.clear();
     s.workers.reserve(std::min<std::size_t>(n, r.remaining() / sizeof(worker_statistics)));
     for (std::size_t k = 0; k < n; ++k) s.workers.push_back(r.get<worker_statistics>());
+    auto const groups = r.get<std::size_t>();
+    s.groups.clear();
+    for (std::size_t g = 0; g < groups; ++g) s.groups.push_back(r.get<worker_statistics>());
 }
 
 } // namespace loopsched::detail

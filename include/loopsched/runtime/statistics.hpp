@@ -31,12 +31,17 @@ struct chunk_event {
     index_t size = 0;
     double start = 0.0;
     double end = 0.0;
+    int level = 0; ///< 0: a worker's chunk; 1: a group's chunk from the root (hierarchical loops)
 };
 
 struct loop_statistics {
     double parallel_seconds = 0.0; ///< T_p, measured on the master
     std::vector<worker_statistics> workers;
     std::vector<chunk_event> trace{}; ///< every chunk, when tracing was asked for (root rank only)
+    /// Hierarchical loops: one row per group, under its sub-master's rank (its
+    /// workers' summed times; iterations and chunks as the root granted them).
+    /// Empty for a flat loop. `workers` then holds every worker of every group.
+    std::vector<worker_statistics> groups{};
 
     [[nodiscard]] index_t iterations() const {
         index_t n = 0;
@@ -60,6 +65,13 @@ inline std::ostream& operator<<(std::ostream& out, loop_statistics const& s) {
     for (auto const& w : s.workers)
         out << std::setw(6) << w.rank << std::setw(12) << w.compute_seconds << std::setw(12) << w.wait_seconds
             << std::setw(12) << w.comm_seconds << std::setw(12) << w.iterations << std::setw(8) << w.chunks << '\n';
+    if (!s.groups.empty()) {
+        out << "groups (by sub-master rank):\n";
+        for (auto const& g : s.groups)
+            out << std::setw(6) << g.rank << std::setw(12) << g.compute_seconds << std::setw(12) << g.wait_seconds
+                << std::setw(12) << g.comm_seconds << std::setw(12) << g.iterations << std::setw(8) << g.chunks
+                << '\n';
+    }
     out << "T_p = " << s.parallel_seconds << " s, " << s.iterations() << " iterations in " << s.chunks() << " chunks\n";
     out.flags(flags);
     out.precision(precision);

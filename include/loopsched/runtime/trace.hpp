@@ -12,6 +12,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace loopsched {
 
@@ -62,14 +63,15 @@ inline std::string xml_escaped(std::string_view text) {
 } // namespace detail
 
 /// Writes `s.trace` as Chrome trace events: one complete event ("ph":"X") per
-/// chunk, in microseconds, one thread lane per rank.
+/// chunk, in microseconds, one thread lane per rank; a hierarchical loop's
+/// group chunks (level 1) form a second process, one lane per sub-master.
 inline void write_chrome_trace(std::ostream& out, loop_statistics const& s, std::string const& name = "loop") {
     out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
     bool first = true;
     for (auto const& e : s.trace) {
         out << (first ? "" : ",\n") << "{\"name\":\"[" << e.first << "," << e.first + e.size << ")\",\"cat\":";
         detail::write_json_string(out, name);
-        out << ",\"ph\":\"X\",\"pid\":0,\"tid\":" << e.rank << ",\"ts\":";
+        out << ",\"ph\":\"X\",\"pid\":" << e.level << ",\"tid\":" << e.rank << ",\"ts\":";
         detail::write_json_number(out, e.start * 1e6);
         out << ",\"dur\":";
         detail::write_json_number(out, (e.end - e.start) * 1e6);
@@ -80,11 +82,13 @@ inline void write_chrome_trace(std::ostream& out, loop_statistics const& s, std:
 }
 
 /// Writes `s.trace` as an SVG Gantt chart: time across, one lane per rank, a box
-/// per chunk (hover for its range), idle gaps left blank.
+/// per chunk (hover for its range), idle gaps left blank. A hierarchical loop's
+/// group chunks get a lane of their own per sub-master ("group r"), above the workers'.
 inline void write_svg_gantt(std::ostream& out, loop_statistics const& s, std::string const& title = "loop") {
-    std::map<int, int> lane; // rank -> lane, in rank order
-    for (auto const& w : s.workers) lane.emplace(w.rank, 0);
-    for (auto const& e : s.trace) lane.emplace(e.rank, 0);
+    auto key = [](chunk_event const& e) { return std::pair{-e.level, e.rank}; };
+    std::map<std::pair<int, int>, int> lane; // (-level, rank) -> lane: groups first, then ranks in order
+    for (auto const& w : s.workers) lane.emplace(std::pair{0, w.rank}, 0);
+    for (auto const& e : s.trace) lane.emplace(key(e), 0);
     int next = 0;
     for (auto& [rank, l] : lane) l = next++;
     double end = s.parallel_seconds;
@@ -100,18 +104,22 @@ inline void write_svg_gantt(std::ostream& out, loop_statistics const& s, std::st
     // One colour per chunk: a DOACROSS trace has one bar per subchunk, and the
     // bars of one chunk should read as one.
     std::map<index_t, std::size_t> colour_of;
-    for (auto const& e : s.trace) colour_of.emplace(e.first, colour_of.size());
+    for (auto const& e : s.trace)
+        if (e.level == 0) colour_of.emplace(e.first, colour_of.size());
     out << colour_of.size() << " chunks";
-    if (colour_of.size() != s.trace.size()) out << " in " << s.trace.size() << " bars";
+    auto const bars = static_cast<std::size_t>(std::ranges::count(s.trace, 0, &chunk_event::level));
+    if (colour_of.size() != bars) out << " in " << bars << " bars";
     out << "</text>\n";
-    for (auto const& [rank, l] : lane)
-        out << "<text x=\"4\" y=\"" << top + l * lane_height + 18 << "\">rank " << rank << "</text>\n";
+    for (auto const& [at, l] : lane)
+        out << "<text x=\"4\" y=\"" << top + l * lane_height + 18 << "\">" << (at.first < 0 ? "group " : "rank ")
+            << at.second << "</text>\n";
     static constexpr char const* colours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948"};
     for (auto const& e : s.trace) {
-        int const l = lane[e.rank];
+        int const l = lane[key(e)];
         out << "<rect x=\"" << x(e.start) << "\" y=\"" << top + l * lane_height + 3 << "\" width=\""
             << std::max(0.5, x(e.end) - x(e.start)) << "\" height=\"" << lane_height - 6 << "\" fill=\""
-            << colours[colour_of[e.first] % 6] << "\"><title>rank " << e.rank << ": [" << e.first << ", "
+            << (e.level > 0 ? "#bab0ac" : colours[colour_of[e.first] % 6]) << "\"><title>"
+            << (e.level > 0 ? "group " : "rank ") << e.rank << ": [" << e.first << ", "
             << e.first + e.size << "), " << (e.end - e.start) * 1e3 << " ms</title></rect>\n";
     }
     int const axis = top + lane_height * std::max(1, next) + 15;

@@ -1,0 +1,252 @@
+// Hierarchical parallel_for on the in-process transport: every iteration
+// exactly once and results equal to a sequential run, for tree shapes and
+// policy pairs; both levels in the statistics and the trace; the groups'
+// layout and sizes; the error paths.
+#include <loopsched/loopsched.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <numeric>
+#include <set>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace loopsched;
+
+namespace {
+
+double work(index_t i) { return std::cos(0.003 * static_cast<double>(i)) * static_cast<double>(i % 89); }
+
+struct hierarchy_run {
+    loop_statistics root;
+    std::vector<loop_statistics> all;
+};
+
+/// n iterations on `ranks` threads under `h`; checks exactly-once, the
+/// gathered results bit for bit against a sequential run, and that every rank
+/// got the same table.
+template <class B, class W>
+hierarchy_run check_hierarchy(int ranks, index_t n, hierarchical<B, W> const& h, parallel_for_options options = {}) {
+    std::vector<std::atomic<int>> runs(static_cast<std::size_t>(n));
+    hierarchy_run out;
+    out.all.resize(static_cast<std::size_t>(ranks));
+    std::vector<double> gathered_values;
+    in_process::run(ranks, [&](in_process::endpoint& t) {
+        auto g = parallel_for(
+                t, make_range(n), h,
+                [&](index_range const& part, std::span<double> values) {
+                    REQUIRE(part.size() > 0);
+                    std::size_t j = 0;
+                    for (index_t i : part.indices()) {
+                        runs[static_cast<std::size_t>(i)]++;
+                        values[j++] = work(i);
+                    }
+                },
+                gather<double>{}, options);
+        if (t.rank() == options.root) gathered_values = std::move(g.values);
+        out.all[static_cast<std::size_t>(t.rank())] = std::move(g.statistics);
+    });
+    REQUIRE(gathered_values.size() == static_cast<std::size_t>(n));
+    for (index_t i = 0; i < n; ++i) {
+        REQUIRE(runs[static_cast<std::size_t>(i)] == 1);
+        REQUIRE(gathered_values[static_cast<std::size_t>(i)] == work(i)); // bit-identical
+    }
+    for (auto const& s : out.all) {
+        CHECK(s.iterations() == n);
+        CHECK(s.workers.size() == out.all[0].workers.size());
+        CHECK(s.groups.size() == out.all[0].groups.size());
+    }
+    out.root = out.all[static_cast<std::size_t>(options.root)];
+    return out;
+}
+
+index_t sum_iterations(std::vector<worker_statistics> const& rows) {
+    return std::accumulate(rows.begin(), rows.end(), index_t{0},
+                           [](index_t s, worker_statistics const& w) { return s + w.iterations; });
+}
+
+} // namespace
+
+TEST_CASE("hierarchy: groups are consecutive ranks without the root, sizes within one") {
+    auto const l = detail::make_groups(11, 0, 4); // 10 ranks in ceil(10/4) = 3 groups: 4, 3, 3
+    REQUIRE(l.members.size() == 3);
+    CHECK(l.members[0] == std::vector<int>{1, 2, 3, 4});
+    CHECK(l.members[1] == std::vector<int>{5, 6, 7});
+    CHECK(l.members[2] == std::vector<int>{8, 9, 10});
+    auto const m = detail::make_groups(5, 2, 2);
+    REQUIRE(m.members.size() == 2);
+    CHECK(m.members[0] == std::vector<int>{0, 1});
+    CHECK(m.members[1] == std::vector<int>{3, 4});
+    CHECK(detail::make_groups(1, 0, 3).members.empty());
+    // Sub-masters that do not compute need a worker each: no group of one.
+    auto const n = detail::make_groups(4, 0, 2, 2);
+    REQUIRE(n.members.size() == 1);
+    CHECK(n.members[0] == std::vector<int>{1, 2, 3});
+}
+
+TEST_CASE("hierarchy: the automatic group size follows chunk time over request cost") {
+    // 10 ms chunks, 4 us a request: a sub-master at a tenth of its load serves 250.
+    CHECK(detail::automatic_group_size(4096, 4e-6, 1e-2) == 250);
+    CHECK(detail::automatic_group_size(100, 4e-6, 1e-2) == 100); // at most every worker
+    CHECK(detail::automatic_group_size(4096, 1e-3, 1e-3) == 2);  // at least two
+    CHECK(detail::automatic_group_size(4096, 4e-6, 0.0) == 64);  // unknown: sqrt
+    CHECK(detail::measure_request_seconds(fss{}, 64) > 0.0);
+}
+
+TEST_CASE("hierarchy: a group's power is the sum of its workers' V/Q") {
+    std::vector<worker_status> const s{{2.0, 1.0}, {1.0, 2.0}, {1.0, 1.0}};
+    CHECK(detail::group_status(s).power == doctest::Approx(3.5));
+    CHECK(detail::group_status(s).run_queue == 1.0);
+}
+
+TEST_CASE("hierarchy: every iteration once, results bit-identical, for tree shapes and policy pairs") {
+    struct shape {
+        int ranks;
+        std::size_t group;
+        bool compute;
+    };
+    for (shape const s : {shape{2, 0, true}, shape{3, 2, true}, shape{4, 3, true}, shape{4, 3, false},
+                          shape{7, 3, true}, shape{7, 2, false}, shape{9, 4, true}, shape{6, 1, true}}) {
+        for (char const* spec : {"fss/af", "ss/ss", "gss/fss", "dtss/tss", "w-fss/css:chunk=7", "fss"}) {
+            CAPTURE(s.ranks);
+            CAPTURE(s.group);
+            CAPTURE(s.compute);
+            CAPTURE(spec);
+            auto h = parse_hierarchy(spec);
+            h.group_size = s.group;
+            h.sub_masters_compute = s.compute;
+            auto const r = check_hierarchy(s.ranks, 3001, h);
+            // The root does not compute: every other rank is a worker, unless a
+            // sub-master that does not compute.
+            std::size_t const groups = r.root.groups.size();
+            CHECK(groups >= 1);
+            CHECK(r.root.workers.size() == static_cast<std::size_t>(s.ranks - 1) - (s.compute ? 0 : groups));
+            CHECK(sum_iterations(r.root.groups) == 3001);
+            CHECK(sum_iterations(r.root.workers) == 3001);
+            for (auto const& w : r.root.workers) CHECK(w.rank != 0);
+        }
+    }
+}
+
+TEST_CASE("hierarchy: a root other than rank 0, and a loop right after on the same transport") {
+    in_process::run(5, [&](in_process::endpoint& t) {
+        parallel_for_options o;
+        o.root = 3;
+        std::atomic<index_t> seen{0};
+        hierarchical<fss, gss> const h{fss{}, gss{}, 2};
+        for (int round = 0; round < 2; ++round) {
+            auto const s = parallel_for(
+                    t, make_range(500), h, [&](index_range const& part) { seen += part.size(); }, o);
+            CHECK(s.iterations() == 500);
+            CHECK(s.groups.size() == 2);
+            for (auto const& w : s.workers) CHECK(w.rank != 3);
+        }
+        auto const flat = parallel_for(t, make_range(100), tss{}, [](index_range const&) {});
+        CHECK(flat.iterations() == 100);
+        CHECK(flat.groups.empty());
+    });
+}
+
+TEST_CASE("hierarchy: the trace shows the groups' chunks and the workers' pieces of them") {
+    parallel_for_options o;
+    o.trace = true;
+    hierarchical<fss, fss> const h{fss{}, fss{}, 3};
+    auto const r = check_hierarchy(7, 2000, h, o);
+    std::vector<chunk_event> outer, inner;
+    for (auto const& e : r.root.trace) (e.level == 1 ? outer : inner).push_back(e);
+    REQUIRE(!outer.empty());
+    REQUIRE(!inner.empty());
+    auto covered = [](std::vector<chunk_event> v) {
+        std::ranges::sort(v, {}, &chunk_event::first);
+        index_t next = 0;
+        for (auto const& e : v) {
+            if (e.first != next) return false;
+            next += e.size;
+        }
+        return next == 2000;
+    };
+    CHECK(covered(outer)); // the root's chunks cover the loop once
+    CHECK(covered(inner)); // and so do the workers' pieces
+    std::set<int> sub_masters;
+    for (auto const& e : outer) sub_masters.insert(e.rank);
+    CHECK(sub_masters == std::set<int>{1, 4});
+    // Every piece lies inside one of its group's chunks.
+    for (auto const& e : inner) {
+        bool inside = false;
+        for (auto const& g : outer)
+            inside = inside || (e.first >= g.first && e.first + e.size <= g.first + g.size);
+        CHECK(inside);
+    }
+    index_t outer_chunks = 0;
+    for (auto const& g : r.root.groups) outer_chunks += g.chunks;
+    CHECK(static_cast<std::size_t>(outer_chunks) == outer.size());
+}
+
+TEST_CASE("hierarchy: a load-aware policy between groups follows the groups' summed powers") {
+    // Group {1,2} has V = 3 + 3, group {3,4} has V = 1 + 1: DTSS between groups
+    // sees two workers of powers 6 and 2.
+    parallel_for_options o;
+    o.powers = {1.0, 3.0, 3.0, 1.0, 1.0};
+    o.run_queues = {1.0, 1.0, 1.0, 1.0, 1.0};
+    o.trace = true;
+    hierarchical<dtss, fss> const h{dtss{}, fss{}, 2};
+    auto const r = check_hierarchy(5, 4000, h, o);
+    REQUIRE(r.root.groups.size() == 2);
+    std::vector<chunk_event> first_of(5);
+    std::vector<bool> seen(5, false);
+    auto trace = r.root.trace;
+    std::ranges::sort(trace, {}, &chunk_event::first);
+    for (auto const& e : trace)
+        if (e.level == 1 && !seen[static_cast<std::size_t>(e.rank)]) {
+            seen[static_cast<std::size_t>(e.rank)] = true;
+            first_of[static_cast<std::size_t>(e.rank)] = e;
+        }
+    REQUIRE(seen[1]);
+    REQUIRE(seen[3]);
+    // Exactly what DTSS grants two workers of powers 6 and 2 at the opening.
+    std::vector<worker_status> const groups{{6.0, 1.0}, {2.0, 1.0}};
+    chunk_sequencer<dtss> flat(dtss{}, loop_info{4000, 2, groups});
+    auto const a = flat.next(request{0, groups[0], {}});
+    auto const b = flat.next(request{1, groups[1], {}});
+    REQUIRE((a && b));
+    CHECK(first_of[1].size == a->size);
+    CHECK(first_of[3].size == b->size);
+    CHECK(static_cast<double>(a->size) / static_cast<double>(b->size) > 2.5);
+}
+
+TEST_CASE("hierarchy: a body that throws on a group's worker fails the loop on every rank") {
+    std::vector<std::string> seen(6);
+    in_process::run(6, [&](in_process::endpoint& t) {
+        try {
+            hierarchical<fss, ss> const h{fss{}, ss{}, 2};
+            parallel_for(t, make_range(400), h, [&](index_range const& part) {
+                for (index_t i : part.indices())
+                    if (i == 377) throw std::runtime_error("bad iteration 377");
+            });
+        } catch (remote_error const& e) {
+            seen[static_cast<std::size_t>(t.rank())] = e.original_message();
+        }
+    });
+    for (auto const& s : seen) CHECK(s == "bad iteration 377");
+}
+
+TEST_CASE("hierarchy: bad arguments name the parameter on every rank") {
+    std::vector<std::string> seen(4);
+    in_process::run(4, [&](in_process::endpoint& t) {
+        try {
+            parallel_for_options o;
+            o.deterministic = true;
+            parallel_for(t, make_range(10), hierarchical<fss, fss>{}, [](index_range const&) {}, o);
+        } catch (invalid_parameter const& e) {
+            seen[static_cast<std::size_t>(t.rank())] = e.parameter();
+        }
+    });
+    for (auto const& s : seen) CHECK(s == "options.deterministic");
+    CHECK_THROWS_AS(parse_hierarchy("fss/af/ss"), spec_error);
+    CHECK_THROWS_AS(parse_hierarchy("fss/nope"), spec_error);
+}
