@@ -1,51 +1,129 @@
-// How far one master scales: a DOALL loop with 10 ms average iterations
-// (exponentially distributed) on N simulated workers, 100 iterations per
-// worker. The master's own work is charged: the real time its engine code
-// runs between messages on this machine, plus an MPI overhead per message.
-// Prints, per policy, the fraction of ideal throughput (ideal time / parallel
-// time) and the simulator's own run time.
+// How far one master scales, and how far a hierarchy of them does: a DOALL
+// loop of exponentially distributed iterations (10 ms and 1 ms on average) on
+// N simulated workers, 100 iterations per worker. The masters' own work is
+// charged: the real time their engine code runs between messages on this
+// machine, plus an MPI overhead per message. Prints, per policy, the fraction
+// of ideal throughput (ideal time / parallel time) of the flat loop and of the
+// hierarchical one side by side, and the simulator's own run time.
 #include "../examples/cli.hpp"
 #include "../examples/progress.hpp"
 #include "../examples/simulation.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <queue>
 #include <string>
 #include <vector>
 
 using namespace loopsched;
 
+namespace {
+
+/// The hierarchical counterpart of a flat policy: load-aware and weighted
+/// schemes at both levels (a group's power is its workers' summed V/Q), the
+/// others within groups under FSS between them (SS or AF between groups would
+/// send the root a request per group per iteration or two).
+std::string hierarchy_of(std::string const& flat) {
+    bool const load_aware = flat.starts_with("w-") || flat.starts_with("d");
+    return load_aware ? flat + "/" + flat : "fss/" + flat;
+}
+
+/// What a perfect self-scheduler reaches: every iteration, in order, to the
+/// first worker free, with no cost to ask. With exponential iterations its
+/// last ones end about ln(P) means after the average worker (the tail no
+/// scheduler that does not know iteration costs avoids): the ceiling for every row.
+double greedy_bound(examples::workload const& w, int workers) {
+    std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
+    for (int k = 0; k < workers; ++k) free_at.push(0.0);
+    double makespan = 0.0;
+    for (std::size_t i = 0; i + 1 < w.prefix.size(); ++i) {
+        double const end = free_at.top() + (w.prefix[i + 1] - w.prefix[i]) / examples::reference_speed;
+        free_at.pop();
+        free_at.push(end);
+        makespan = std::max(makespan, end);
+    }
+    double const ideal = w.total_flops() / (examples::reference_speed * workers);
+    return ideal / makespan;
+}
+
+} // namespace
+
 int main(int argc, char** argv) try {
     examples::command_line line("scale",
-                                "How far one master scales: a DOALL loop with 10 ms average iterations on N simulated "
-                                "workers, the master's engine time charged; prints each policy's fraction of ideal "
-                                "throughput.",
-                                "scale 64 1024");
+                                "One master against a hierarchy of them: a DOALL loop of exponential iterations on N "
+                                "simulated workers, the masters' engine time charged; prints each policy's fraction "
+                                "of ideal throughput, flat and hierarchical side by side.",
+                                "scale 1024 4096 --task-ms 10 --policies ss,fss");
     std::vector<int> sizes{1024, 4096};
+    std::vector<double> task_ms{10.0, 1.0};
+    std::vector<std::string> policies{"ss", "fss", "af", "w-fss", "dtss", "tss", "gss"};
+    std::size_t group = 0;
+    bool flat = true, compute = false;
+    std::string dist = "exp";
     line.add_option("workers", sizes, "simulated worker counts")->check(CLI::PositiveNumber)->capture_default_str();
+    line.add_option("--task-ms", task_ms, "mean iteration times, in milliseconds")
+            ->check(CLI::PositiveNumber)
+            ->delimiter(',')
+            ->capture_default_str();
+    line.add_option("--policies", policies, "flat policies; each one's hierarchical form is printed beside it")
+            ->delimiter(',')
+            ->capture_default_str();
+    line.add_option("--dist", dist, "iteration times: exp (exponential), uniform (in [0, 2 x mean]) or const")
+            ->check(CLI::IsMember({"exp", "uniform", "const"}))
+            ->capture_default_str();
+    line.add_option("--group", group, "workers per group (0: automatic)")->capture_default_str();
+    line.add_flag("--sub-masters-compute", compute, "sub-masters also run iterations");
+    line.add_flag("!--no-flat", flat, "skip the flat loops (they take the longest at 16,384 workers)");
     if (auto code = line.parse(argc, argv)) return *code;
     // 1 us of CPU per message sent or received (MPI's o on a fast network):
-    // the master pays it twice per chunk, on top of its engine's measured time.
+    // a master pays it twice per chunk, on top of its engine's measured time.
     sim::simulation_options costs;
     costs.message_overhead = 1e-6;
     costs.charge_engine_time = true;
     std::vector<sim::simulator> simulators; // all made before the first run
     for (int n : sizes) simulators.emplace_back(examples::make_platform("uniform:n=" + std::to_string(n)), costs);
-    std::printf("%8s %-10s %12s %12s %10s %10s %12s\n", "workers", "policy", "T_p (s)", "ideal (s)", "fraction",
-                "chunks", "simulator s");
-    std::vector<char const*> const specs{"ss", "css:chunk=10", "gss", "tss", "fss", "dtss", "af", "w-fss"};
-    examples::progress shown("scale", sizes.size() * specs.size());
-    for (std::size_t s = 0; s < sizes.size(); ++s) {
-        int const n = sizes[s];
-        auto const w = examples::make_workload("random:n=" + std::to_string(100 * n) + ":mean=1e7:dist=exp:seed=7");
-        double const ideal = w.total_flops() / (examples::reference_speed * n);
-        for (char const* spec : specs) {
-            shown.next(std::to_string(n) + " workers, " + spec);
-            auto const r = examples::simulate(simulators[s], w, parse_policy(spec));
-            shown.clear();
-            std::printf("%8d %-10s %12.4f %12.4f %10.3f %10lld %12.1f\n", n, spec, r.seconds, ideal, ideal / r.seconds,
-                        static_cast<long long>(r.statistics.chunks()), r.wall);
-            std::fflush(stdout);
+    std::printf("| workers | task | bound | policy | flat | chunks | hierarchical | groups | fraction | chunks | "
+                "simulator s (flat, hierarchical) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+    examples::progress shown("scale", sizes.size() * task_ms.size() * policies.size());
+    for (double ms : task_ms) {
+        for (std::size_t s = 0; s < sizes.size(); ++s) {
+            int const n = sizes[s];
+            double const mean = ms * 1e-3 * examples::reference_speed; // flops
+            std::string const iterations = std::to_string(100 * n);
+            auto const w = examples::make_workload(
+                    dist == "const" ? "uniform:n=" + iterations + ":cost=" + std::to_string(mean)
+                                    : "random:n=" + iterations + ":mean=" + std::to_string(mean) + ":dist=" + dist +
+                                              ":seed=7");
+            double const ideal = w.total_flops() / (examples::reference_speed * n);
+            double const bound = greedy_bound(w, n);
+            for (auto const& spec : policies) {
+                shown.next(std::to_string(n) + " workers, " + spec);
+                examples::simulated_run f;
+                if (flat) f = examples::simulate(simulators[s], w, parse_policy(spec));
+                auto h = parse_hierarchy(hierarchy_of(spec));
+                h.group_size = group;
+                h.sub_masters_compute = compute;
+                h.expected_chunk_seconds = ms * 1e-3;
+                h.message_seconds = costs.message_overhead;
+                auto const r = examples::simulate_hierarchy(simulators[s], w, h);
+                shown.clear();
+                auto fraction = [&](examples::simulated_run const& x) {
+                    return x.seconds > 0.0 ? ideal / x.seconds : 0.0;
+                };
+                char flat_text[64] = "-", flat_chunks[32] = "-";
+                if (flat) {
+                    std::snprintf(flat_text, sizeof flat_text, "%.3f", fraction(f));
+                    std::snprintf(flat_chunks, sizeof flat_chunks, "%lld",
+                                  static_cast<long long>(f.statistics.chunks()));
+                }
+                std::printf("| %d | %g ms %s | %.3f | %s | %s | %s | %s | %zu | %.3f | %lld | %.1f, %.1f |\n", n,
+                            ms, dist.c_str(), bound, spec.c_str(), flat_text, flat_chunks, hierarchy_of(spec).c_str(),
+                            r.statistics.groups.size(), fraction(r), static_cast<long long>(r.statistics.chunks()),
+                            f.wall, r.wall);
+                std::fflush(stdout);
+            }
         }
     }
 } catch (std::exception const& e) {

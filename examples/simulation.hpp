@@ -464,6 +464,33 @@ simulated_run simulate(sim::simulator& simulator, workload const& w, P const& po
     return out;
 }
 
+/// Runs a DOALL workload's loop hierarchically (`h`: a policy among groups,
+/// one within each) on the simulator's platform, powers and run-queue lengths
+/// from the platform, as simulate() runs a flat one.
+inline simulated_run simulate_hierarchy(sim::simulator& simulator, workload const& w,
+                                        hierarchical<any_policy, any_policy> const& h, bool trace = false) {
+    if (w.doacross()) throw invalid_parameter("workload", w.kind, "a hierarchical loop runs DOALL workloads only");
+    auto const& p = simulator.layout();
+    simulated_run out;
+    auto program = [&](sim::transport& t) {
+        parallel_for_options o;
+        o.powers = p.powers();
+        o.run_queues = p.run_queues();
+        o.trace = trace;
+        auto const& prefix = w.prefix;
+        auto cost = [&](index_range const& part) {
+            t.compute(prefix[static_cast<std::size_t>(part.upper()[0])] -
+                      prefix[static_cast<std::size_t>(part.lower()[0])]);
+        };
+        auto stats = parallel_for(t, make_range(w.iterations()), h, cost, o);
+        if (t.rank() == 0) out.statistics = std::move(stats);
+    };
+    auto const r = simulator.run(program);
+    out.seconds = out.statistics.parallel_seconds;
+    out.wall = r.wall_seconds;
+    return out;
+}
+
 /// Runs the workload's iterations as the tasks of a task farm with `scheme`
 /// ("kazouris", "ss" or a chunk policy): each task carries `task_bytes` to its
 /// worker, costs its iteration's flops, and returns `result_bytes`. Options as simulate().

@@ -24,7 +24,10 @@ struct hierarchical {
     /// Workers per group, the sub-master included when it computes; 0: chosen
     /// from the expected chunk time and the measured cost of a request.
     std::size_t group_size = 0;
-    bool sub_masters_compute = true; ///< a sub-master also runs chunks, between serving its workers
+    /// A sub-master also runs chunks, between serving its workers. Off by
+    /// default: while it runs an iteration its workers' requests wait, so with
+    /// iterations of milliseconds its group idles (a group of one always computes).
+    bool sub_masters_compute = false;
     /// For the automatic group size: a worker's expected time per chunk, in
     /// seconds (0: unknown, then groups of about sqrt(workers)).
     double expected_chunk_seconds = 0.0;

@@ -110,7 +110,7 @@ TEST_CASE("hierarchy: every iteration once, results bit-identical, for tree shap
         std::size_t group;
         bool compute;
     };
-    for (shape const s : {shape{2, 0, true}, shape{3, 2, true}, shape{4, 3, true}, shape{4, 3, false},
+    for (shape const s : {shape{2, 0, true}, shape{2, 0, false}, shape{3, 2, true}, shape{4, 3, true}, shape{4, 3, false},
                           shape{7, 3, true}, shape{7, 2, false}, shape{9, 4, true}, shape{6, 1, true}}) {
         for (char const* spec : {"fss/af", "ss/ss", "gss/fss", "dtss/tss", "w-fss/css:chunk=7", "fss"}) {
             CAPTURE(s.ranks);
@@ -121,11 +121,12 @@ TEST_CASE("hierarchy: every iteration once, results bit-identical, for tree shap
             h.group_size = s.group;
             h.sub_masters_compute = s.compute;
             auto const r = check_hierarchy(s.ranks, 3001, h);
-            // The root does not compute: every other rank is a worker, unless a
-            // sub-master that does not compute.
+            // The root does not compute: every other rank is a worker, sub-masters
+            // only when they compute.
             std::size_t const groups = r.root.groups.size();
             CHECK(groups >= 1);
-            CHECK(r.root.workers.size() == static_cast<std::size_t>(s.ranks - 1) - (s.compute ? 0 : groups));
+            bool const alone = s.ranks == 2; // a group of one computes
+            CHECK(r.root.workers.size() == static_cast<std::size_t>(s.ranks - 1) - (s.compute || alone ? 0 : groups));
             CHECK(sum_iterations(r.root.groups) == 3001);
             CHECK(sum_iterations(r.root.workers) == 3001);
             for (auto const& w : r.root.workers) CHECK(w.rank != 0);
@@ -194,7 +195,7 @@ TEST_CASE("hierarchy: a load-aware policy between groups follows the groups' sum
     o.powers = {1.0, 3.0, 3.0, 1.0, 1.0};
     o.run_queues = {1.0, 1.0, 1.0, 1.0, 1.0};
     o.trace = true;
-    hierarchical<dtss, fss> const h{dtss{}, fss{}, 2};
+    hierarchical<dtss, fss> const h{dtss{}, fss{}, 2, true};
     auto const r = check_hierarchy(5, 4000, h, o);
     REQUIRE(r.root.groups.size() == 2);
     std::vector<chunk_event> first_of(5);

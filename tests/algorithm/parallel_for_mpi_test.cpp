@@ -248,6 +248,7 @@ int main(int argc, char** argv) {
         for (char const* spec : {"fss/af", "dtss/ss", "w-fss/gss"}) {
             auto h = parse_hierarchy(spec);
             h.group_size = 3;
+            h.sub_masters_compute = true;
             std::size_t const groups = static_cast<std::size_t>((world.size() - 1 + 2) / 3);
             results.check(run_hierarchical(world, 2501, h, {}, groups), std::string("hierarchical ") + spec);
         }

@@ -343,7 +343,7 @@ loop_statistics run_hierarchy_root(loop_link<T>& link, hierarchical<B, W> const&
         for (auto const& members : layout.members) {
             // The group's workers: its sub-master too when it computes.
             std::span<int const> workers(members);
-            if (!h.sub_masters_compute) workers = workers.subspan(1);
+            if (!h.sub_masters_compute && workers.size() > 1) workers = workers.subspan(1); // a group of one computes
             std::vector<worker_status> statuses;
             for (int r : workers) statuses.push_back(agreed[static_cast<std::size_t>(r)]);
             wire_writer w;
@@ -454,10 +454,6 @@ loop_statistics run_hierarchical_doall(C& source, S const& space, hierarchical<B
                 "must be in [0, 1)");
         require(!o.deterministic, "options.deterministic", o.deterministic,
                 "must be false in a hierarchical loop (a group's pool fills as the root answers)");
-        require(h.sub_masters_compute || h.group_size != 1, "hierarchical.group_size", h.group_size,
-                "must be 0 or >= 2 when sub-masters do not compute");
-        require(h.sub_masters_compute || ranks >= 3, "hierarchical.sub_masters_compute", h.sub_masters_compute,
-                "must be true on fewer than 3 ranks (a group needs a worker)");
         require(std::isfinite(h.expected_chunk_seconds) && h.expected_chunk_seconds >= 0.0,
                 "hierarchical.expected_chunk_seconds", h.expected_chunk_seconds, "must be >= 0");
         require(std::isfinite(h.message_seconds) && h.message_seconds >= 0.0, "hierarchical.message_seconds",
