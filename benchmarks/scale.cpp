@@ -21,13 +21,18 @@ using namespace loopsched;
 
 namespace {
 
-/// The hierarchical counterpart of a flat policy: load-aware and weighted
-/// schemes at both levels (a group's power is its workers' summed V/Q), the
-/// others within groups under FSS between them (SS or AF between groups would
-/// send the root a request per group per iteration or two).
+/// The hierarchical counterpart of a flat policy:
+/// - weighted schemes at both levels (a group's power is its workers' summed V/Q);
+/// - distributed ones (DTSS, DFSS, ...) between groups, FSS within: inside a
+///   group each root chunk is a loop of about 50 iterations per worker, where
+///   seed 001's integer decrement D = floor((F - L) / (N - 1)) is 0 and TSS
+///   and its kin degenerate to CSS(F);
+/// - the others within groups under FSS between them (SS or AF between groups
+///   would send the root a request per group per iteration or two).
 std::string hierarchy_of(std::string const& flat) {
-    bool const load_aware = flat.starts_with("w-") || flat.starts_with("d");
-    return load_aware ? flat + "/" + flat : "fss/" + flat;
+    if (flat.starts_with("w-")) return flat + "/" + flat;
+    if (flat.starts_with("d")) return flat + "/fss";
+    return "fss/" + flat;
 }
 
 /// What a perfect self-scheduler reaches: every iteration, in order, to the
@@ -62,6 +67,7 @@ int main(int argc, char** argv) try {
     std::size_t group = 0;
     bool flat = true, compute = false;
     std::string dist = "exp";
+    double ahead = 0.0;
     line.add_option("workers", sizes, "simulated worker counts")->check(CLI::PositiveNumber)->capture_default_str();
     line.add_option("--task-ms", task_ms, "mean iteration times, in milliseconds")
             ->check(CLI::PositiveNumber)
@@ -72,6 +78,11 @@ int main(int argc, char** argv) try {
             ->capture_default_str();
     line.add_option("--dist", dist, "iteration times: exp (exponential), uniform (in [0, 2 x mean]) or const")
             ->check(CLI::IsMember({"exp", "uniform", "const"}))
+            ->capture_default_str();
+    line.add_option("--request-ahead", ahead,
+                    "hierarchical loops' workers ask for their next chunk when this fraction of the current one "
+                    "remains (0: after it)")
+            ->check(CLI::Range(0.0, 0.99))
             ->capture_default_str();
     line.add_option("--group", group, "workers per group (0: automatic)")->capture_default_str();
     line.add_flag("--sub-masters-compute", compute, "sub-masters also run iterations");
@@ -107,7 +118,7 @@ int main(int argc, char** argv) try {
                 h.sub_masters_compute = compute;
                 h.expected_chunk_seconds = ms * 1e-3;
                 h.message_seconds = costs.message_overhead;
-                auto const r = examples::simulate_hierarchy(simulators[s], w, h);
+                auto const r = examples::simulate_hierarchy(simulators[s], w, h, false, ahead);
                 shown.clear();
                 auto fraction = [&](examples::simulated_run const& x) {
                     return x.seconds > 0.0 ? ideal / x.seconds : 0.0;

@@ -468,7 +468,8 @@ simulated_run simulate(sim::simulator& simulator, workload const& w, P const& po
 /// one within each) on the simulator's platform, powers and run-queue lengths
 /// from the platform, as simulate() runs a flat one.
 inline simulated_run simulate_hierarchy(sim::simulator& simulator, workload const& w,
-                                        hierarchical<any_policy, any_policy> const& h, bool trace = false) {
+                                        hierarchical<any_policy, any_policy> const& h, bool trace = false,
+                                        double request_ahead = 0.0) {
     if (w.doacross()) throw invalid_parameter("workload", w.kind, "a hierarchical loop runs DOALL workloads only");
     auto const& p = simulator.layout();
     simulated_run out;
@@ -477,6 +478,7 @@ inline simulated_run simulate_hierarchy(sim::simulator& simulator, workload cons
         o.powers = p.powers();
         o.run_queues = p.run_queues();
         o.trace = trace;
+        o.request_ahead = request_ahead;
         auto const& prefix = w.prefix;
         auto cost = [&](index_range const& part) {
             t.compute(prefix[static_cast<std::size_t>(part.upper()[0])] -

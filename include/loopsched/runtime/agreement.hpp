@@ -158,9 +158,30 @@ template <Transport T>
     }
 }
 
-/// Sends the loop's table to every rank but this one.
+/// Past this many ranks, a rank other than the root gets T_p, its own row and
+/// the groups' rows, not every worker's: the whole table to every rank is P^2
+/// rows to send (13 GB at 16,384 ranks) and to keep.
+inline constexpr int full_table_ranks = 1024;
+
+/// Sends the loop's table to every rank but this one (see full_table_ranks).
 template <Transport T>
 void send_table_to_everyone(loop_link<T>& link, loop_statistics const& table) {
+    if (link.size() > full_table_ranks) {
+        loop_statistics own{table.parallel_seconds, {}, {}, table.groups};
+        own.workers.resize(1);
+        std::vector<std::size_t> row_of(static_cast<std::size_t>(link.size()), table.workers.size());
+        for (std::size_t k = 0; k < table.workers.size(); ++k)
+            row_of[static_cast<std::size_t>(table.workers[k].rank)] = k;
+        for (int r = 0; r < link.size(); ++r) {
+            if (r == link.rank()) continue;
+            std::size_t const k = row_of[static_cast<std::size_t>(r)];
+            own.workers.resize(k < table.workers.size() ? 1 : 0);
+            if (k < table.workers.size()) own.workers[0] = table.workers[k];
+            wire_writer w;
+            link.send(r, kind::table, encode_table(w, own));
+        }
+        return;
+    }
     wire_writer w;
     auto const encoded = encode_table(w, table);
     for (int r = 0; r < link.size(); ++r)

@@ -482,7 +482,8 @@ private:
         if (port_.is_local())
             finished_ = true;
         else
-            table_.workers.reserve(port_.settings().workers()); // its room is made while the table travels
+            // Its room is made while the table travels (one row past full_table_ranks).
+            table_.workers.reserve(port_.link().size() > full_table_ranks ? 1 : port_.settings().workers());
     }
 
     worker_port<T>& port_;

@@ -6,6 +6,7 @@
 // results, statistics and trace on to the root.
 #pragma once
 
+#include <loopsched/adaptor/widened.hpp>
 #include <loopsched/concepts.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/hierarchical.hpp>
@@ -113,8 +114,14 @@ public:
     group_pool(P const& policy, std::vector<worker_status> statuses)
             : policy_(policy), statuses_(std::move(statuses)) {}
 
-    void add(chunk c) { queued_.push_back(c); }
+    void add(chunk c) {
+        queued_.push_back(c);
+        unassigned_ += c.size;
+    }
     [[nodiscard]] bool empty() const noexcept { return !current_ && queued_.empty(); }
+    /// Iterations not handed out yet, in the current chunk and the reserve.
+    [[nodiscard]] index_t unassigned() const noexcept { return unassigned_; }
+    [[nodiscard]] std::size_t workers() const noexcept { return statuses_.size(); }
     [[nodiscard]] bool has_reserve() const noexcept { return !queued_.empty(); }
     /// The latest status of group worker k (its requests carry it).
     void note(std::size_t k, worker_status s) { statuses_[k] = s; }
@@ -135,6 +142,7 @@ public:
             }
             if (auto c = seq_->next(r)) {
                 chunk const piece{current_->first + c->first, c->size};
+                unassigned_ -= c->size;
                 if (seq_->done()) {
                     finished(*current_);
                     current_.reset();
@@ -153,6 +161,7 @@ private:
     std::optional<chunk> current_;
     std::deque<chunk> queued_;
     std::optional<chunk_sequencer<P>> seq_;
+    index_t unassigned_ = 0;
 };
 
 /// A sub-master's side towards the root: the pool it fills by asking ahead,
@@ -193,10 +202,14 @@ public:
         }
     }
 
-    /// Asks the root for the group's next chunk once the pool holds none in
-    /// reserve, so that the group's workers never wait for the root.
+    /// Asks the root for the group's next chunk once what is left to hand out
+    /// is about one iteration per worker (the group's next round of requests),
+    /// so that its workers do not wait for the root; asking earlier would hold
+    /// a chunk here that an idle group could have run at the loop's end.
     void ask_ahead() {
-        if (root_done_ || asked_ || pool_.has_reserve()) return;
+        if (root_done_ || asked_ || pool_.has_reserve() ||
+            pool_.unassigned() > static_cast<index_t>(pool_.workers()))
+            return;
         wire_writer w;
         link_.send(root_, kind::request, encode_request(w, group_status(pool_.statuses()), last_, results_));
         results_.clear();
@@ -340,10 +353,12 @@ loop_statistics run_hierarchy_root(loop_link<T>& link, hierarchical<B, W> const&
         settings.own_index = -1;
         status_by_rank opening(static_cast<std::size_t>(ranks));
         std::vector<worker_status> powers;
+        std::size_t smallest = static_cast<std::size_t>(ranks);
         for (auto const& members : layout.members) {
             // The group's workers: its sub-master too when it computes.
             std::span<int const> workers(members);
             if (!h.sub_masters_compute && workers.size() > 1) workers = workers.subspan(1); // a group of one computes
+            smallest = std::min(smallest, workers.size());
             std::vector<worker_status> statuses;
             for (int r : workers) statuses.push_back(agreed[static_cast<std::size_t>(r)]);
             wire_writer w;
@@ -356,12 +371,17 @@ loop_statistics run_hierarchy_root(loop_link<T>& link, hierarchical<B, W> const&
             powers.push_back(group_status(statuses));
             opening[static_cast<std::size_t>(members.front())] = powers.back();
         }
+        // A group's chunk keeps each of its workers busy: at least one iteration
+        // each (FSS's last chunks among groups would be single iterations,
+        // leaving all but one worker of the group waiting for the root).
+        widened<B> const between{h.between, static_cast<index_t>(smallest)};
         loopback local;
         master_port<T> port(link, settings, local);
-        root_granting<T, B, Body> granting(port, h.between, loop_info{iterations, powers.size(), powers}, body);
-        master_core<T, root_granting<T, B, Body>> master(port, granting, aborted);
+        using granting_type = root_granting<T, widened<B>, Body>;
+        granting_type granting(port, between, loop_info{iterations, powers.size(), powers}, body);
+        master_core<T, granting_type> master(port, granting, aborted);
         using no_worker = doall_worker<T, Body>;
-        return run_root<T, root_granting<T, B, Body>, no_worker>(link, local, master, nullptr,
+        return run_root<T, granting_type, no_worker>(link, local, master, nullptr,
                                                                  std::span<worker_status const>(opening.data(), opening.size()),
                                                                  undriven{});
     });
