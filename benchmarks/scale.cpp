@@ -104,9 +104,9 @@ int main(int argc, char** argv) try {
             double const mean = ms * 1e-3 * examples::reference_speed; // flops
             std::string const iterations = std::to_string(100 * n);
             auto const w = examples::make_workload(
-                    dist == "const" ? "uniform:n=" + iterations + ":cost=" + std::to_string(mean)
-                                    : "random:n=" + iterations + ":mean=" + std::to_string(mean) + ":dist=" + dist +
-                                              ":seed=7");
+                    dist == "const"
+                            ? "uniform:n=" + iterations + ":cost=" + std::to_string(mean)
+                            : "random:n=" + iterations + ":mean=" + std::to_string(mean) + ":dist=" + dist + ":seed=7");
             double const ideal = w.total_flops() / (examples::reference_speed * n);
             double const bound = greedy_bound(w, n);
             for (auto const& spec : policies) {
@@ -129,8 +129,8 @@ int main(int argc, char** argv) try {
                     std::snprintf(flat_chunks, sizeof flat_chunks, "%lld",
                                   static_cast<long long>(f.statistics.chunks()));
                 }
-                std::printf("| %d | %g ms %s | %.3f | %s | %s | %s | %s | %zu | %.3f | %lld | %.1f, %.1f |\n", n,
-                            ms, dist.c_str(), bound, spec.c_str(), flat_text, flat_chunks, hierarchy_of(spec).c_str(),
+                std::printf("| %d | %g ms %s | %.3f | %s | %s | %s | %s | %zu | %.3f | %lld | %.1f, %.1f |\n", n, ms,
+                            dist.c_str(), bound, spec.c_str(), flat_text, flat_chunks, hierarchy_of(spec).c_str(),
                             r.statistics.groups.size(), fraction(r), static_cast<long long>(r.statistics.chunks()),
                             f.wall, r.wall);
                 std::fflush(stdout);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <concepts>
 #include <numeric>
 #include <set>
 #include <span>
@@ -110,8 +111,9 @@ TEST_CASE("hierarchy: every iteration once, results bit-identical, for tree shap
         std::size_t group;
         bool compute;
     };
-    for (shape const s : {shape{2, 0, true}, shape{2, 0, false}, shape{3, 2, true}, shape{4, 3, true}, shape{4, 3, false},
-                          shape{7, 3, true}, shape{7, 2, false}, shape{9, 4, true}, shape{6, 1, true}}) {
+    for (shape const s :
+         {shape{2, 0, true}, shape{2, 0, false}, shape{3, 2, true}, shape{4, 3, true}, shape{4, 3, false},
+          shape{7, 3, true}, shape{7, 2, false}, shape{9, 4, true}, shape{6, 1, true}}) {
         for (char const* spec : {"fss/af", "ss/ss", "gss/fss", "dtss/tss", "w-fss/css:chunk=7", "fss"}) {
             CAPTURE(s.ranks);
             CAPTURE(s.group);
@@ -179,8 +181,7 @@ TEST_CASE("hierarchy: the trace shows the groups' chunks and the workers' pieces
     // Every piece lies inside one of its group's chunks.
     for (auto const& e : inner) {
         bool inside = false;
-        for (auto const& g : outer)
-            inside = inside || (e.first >= g.first && e.first + e.size <= g.first + g.size);
+        for (auto const& g : outer) inside = inside || (e.first >= g.first && e.first + e.size <= g.first + g.size);
         CHECK(inside);
     }
     index_t outer_chunks = 0;
@@ -242,12 +243,17 @@ TEST_CASE("hierarchy: bad arguments name the parameter on every rank") {
         try {
             parallel_for_options o;
             o.deterministic = true;
-            parallel_for(t, make_range(10), hierarchical<fss, fss>{}, [](index_range const&) {}, o);
+            parallel_for(
+                    t, make_range(10), hierarchical<fss, fss>{}, [](index_range const&) {}, o);
         } catch (invalid_parameter const& e) {
             seen[static_cast<std::size_t>(t.rank())] = e.parameter();
         }
     });
     for (auto const& s : seen) CHECK(s == "options.deterministic");
+    hierarchical h{fss{}, af{}}; // the user guide's form: the levels' types deduced
+    static_assert(std::same_as<decltype(h), hierarchical<fss, af>>);
+    CHECK(h.group_size == 0);
+    CHECK(!h.sub_masters_compute);
     CHECK_THROWS_AS(parse_hierarchy("fss/af/ss"), spec_error);
     CHECK_THROWS_AS(parse_hierarchy("fss/nope"), spec_error);
 }

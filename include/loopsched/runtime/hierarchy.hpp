@@ -45,8 +45,8 @@ inline group_layout make_groups(int ranks, int root, std::size_t group_size, std
         if (r != root) others.push_back(r);
     group_layout out;
     if (others.empty()) return out;
-    std::size_t const groups = std::max<std::size_t>(
-            1, std::min((others.size() + group_size - 1) / group_size, others.size() / least));
+    std::size_t const groups =
+            std::max<std::size_t>(1, std::min((others.size() + group_size - 1) / group_size, others.size() / least));
     std::size_t const base = others.size() / groups, longer = others.size() % groups;
     auto at = others.begin();
     for (std::size_t g = 0; g < groups; ++g) {
@@ -66,9 +66,8 @@ inline constexpr double sub_master_load = 0.1;
 
 inline std::size_t automatic_group_size(std::size_t workers, double request_seconds, double chunk_seconds) {
     if (workers <= 1) return 1;
-    double size = chunk_seconds > 0.0 && request_seconds > 0.0
-                          ? sub_master_load * chunk_seconds / request_seconds
-                          : std::ceil(std::sqrt(static_cast<double>(workers)));
+    double size = chunk_seconds > 0.0 && request_seconds > 0.0 ? sub_master_load * chunk_seconds / request_seconds
+                                                               : std::ceil(std::sqrt(static_cast<double>(workers)));
     size = std::clamp(size, 2.0, static_cast<double>(workers));
     return static_cast<std::size_t>(size);
 }
@@ -207,8 +206,7 @@ public:
     /// so that its workers do not wait for the root; asking earlier would hold
     /// a chunk here that an idle group could have run at the loop's end.
     void ask_ahead() {
-        if (root_done_ || asked_ || pool_.has_reserve() ||
-            pool_.unassigned() > static_cast<index_t>(pool_.workers()))
+        if (root_done_ || asked_ || pool_.has_reserve() || pool_.unassigned() > static_cast<index_t>(pool_.workers()))
             return;
         wire_writer w;
         link_.send(root_, kind::request, encode_request(w, group_status(pool_.statuses()), last_, results_));
@@ -245,8 +243,7 @@ public:
         }
         group.trace.insert(group.trace.end(), outer_trace_.begin(), outer_trace_.end());
         wire_writer w;
-        link_.send(root_, kind::report,
-                   encode_report(w, sums, trace_on_ ? link_.now() : 0.0, results_, group.trace));
+        link_.send(root_, kind::report, encode_report(w, sums, trace_on_ ? link_.now() : 0.0, results_, group.trace));
         results_.clear();
         reported_ = true;
     }
@@ -382,8 +379,8 @@ loop_statistics run_hierarchy_root(loop_link<T>& link, hierarchical<B, W> const&
         master_core<T, granting_type> master(port, granting, aborted);
         using no_worker = doall_worker<T, Body>;
         return run_root<T, granting_type, no_worker>(link, local, master, nullptr,
-                                                                 std::span<worker_status const>(opening.data(), opening.size()),
-                                                                 undriven{});
+                                                     std::span<worker_status const>(opening.data(), opening.size()),
+                                                     undriven{});
     });
 }
 
@@ -441,7 +438,8 @@ loop_statistics run_sub_master(loop_link<T>& link, message_view group, rank_plan
         own.emplace(*wport, *working, verdict);
     }
     sub_master_parent<T, W> up{relay, master};
-    root_loop<T, group_granting<T, W>, worker_client, sub_master_parent<T, W>> loop(link, local, master, own ? &*own : nullptr, &up);
+    root_loop<T, group_granting<T, W>, worker_client, sub_master_parent<T, W>> loop(link, local, master,
+                                                                                    own ? &*own : nullptr, &up);
     loop.open(std::span<worker_status const>(opening.data(), opening.size()));
     loop.run();
     return relay.take_table();
