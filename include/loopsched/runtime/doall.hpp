@@ -23,7 +23,9 @@
 #include <limits>
 #include <optional>
 #include <span>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace loopsched::detail {
@@ -366,6 +368,44 @@ private:
     double chunk_compute_ = 0.0, received_ = 0.0;
 };
 
+/// The checks every DOALL loop (flat or hierarchical) makes on every rank
+/// before any message, and its plan; returns the plan and the bytes of
+/// results per iteration (0: none gathered).
+template <IterationSpace S, class R>
+std::pair<rank_plan, std::size_t> plan_doall(S const& space, std::size_t per_iteration,
+                                             parallel_for_options const& o, int ranks, int self) {
+    validate(o, ranks);
+    require(o.dimension < S::rank, "options.dimension", o.dimension, "must be < the space's rank");
+    require(o.request_ahead >= 0.0 && o.request_ahead < 1.0, "options.request_ahead", o.request_ahead,
+            "must be in [0, 1)");
+    index_t const n = space.extent(o.dimension);
+    std::size_t result_bytes = 0;
+    if constexpr (!std::is_void_v<R>) {
+        require(per_iteration >= 1, "gather per_iteration", per_iteration, "must be >= 1");
+        require(per_iteration <= std::numeric_limits<std::size_t>::max() / sizeof(R) &&
+                        static_cast<std::size_t>(n) <=
+                                std::numeric_limits<std::ptrdiff_t>::max() / (per_iteration * sizeof(R)),
+                "gather per_iteration", per_iteration, "makes the result buffer larger than memory can address");
+        result_bytes = per_iteration * sizeof(R);
+    }
+    rank_plan plan = plan_ranks(ranks, self, n, o);
+    plan.settings.request_ahead = o.request_ahead;
+    plan.settings.result_bytes = result_bytes;
+    return {std::move(plan), result_bytes};
+}
+
+/// The root's buffer for a loop's gathered results (none for R = void).
+template <class R>
+auto root_buffer(std::vector<R>* values, index_t n, std::size_t per_iteration) {
+    using value_type = std::conditional_t<std::is_void_v<R>, std::byte, R>;
+    if constexpr (std::is_void_v<R>) {
+        return std::span<value_type>();
+    } else {
+        values->resize(static_cast<std::size_t>(n) * per_iteration);
+        return std::span<value_type>(*values);
+    }
+}
+
 /// Runs a DOALL loop on this rank: the checks (on every rank, before any
 /// message), the agreement, then the master, a worker, or both. `values`: the
 /// root's results (`per_iteration` per iteration; null for none). `earlier`:
@@ -386,33 +426,13 @@ loop_statistics run_doall(C& source, S const& space, P const& policy, M const& m
     std::span<value_type> root_values;
     try {
         if (earlier) std::rethrow_exception(earlier);
-        validate(o, ranks);
-        require(o.dimension < S::rank, "options.dimension", o.dimension, "must be < the space's rank");
-        require(o.request_ahead >= 0.0 && o.request_ahead < 1.0, "options.request_ahead", o.request_ahead,
-                "must be in [0, 1)");
-        index_t const n = space.extent(o.dimension);
         std::size_t result_bytes = 0;
-        if constexpr (!std::is_void_v<R>) {
-            require(per_iteration >= 1, "gather per_iteration", per_iteration, "must be >= 1");
-            require(per_iteration <= std::numeric_limits<std::size_t>::max() / sizeof(R) &&
-                            static_cast<std::size_t>(n) <=
-                                    std::numeric_limits<std::ptrdiff_t>::max() / (per_iteration * sizeof(R)),
-                    "gather per_iteration", per_iteration, "makes the result buffer larger than memory can address");
-            result_bytes = per_iteration * sizeof(R);
-        }
-        plan = plan_ranks(ranks, self, n, o);
-        plan.settings.request_ahead = o.request_ahead;
-        plan.settings.result_bytes = result_bytes;
+        std::tie(plan, result_bytes) = plan_doall<S, R>(space, per_iteration, o, ranks, self);
         detail::validate(plan.info);
         (void)policy.start(plan.info); // the policy's own checks, on every rank before any message
-        shape = shape_of(algorithm_id::parallel_for, o, n, space_fingerprint(space), o.dimension, result_bytes,
-                         policy_fingerprint(policy), mapping_name(mapping), o.request_ahead, 0);
-        if constexpr (!std::is_void_v<R>) {
-            if (self == o.root) {
-                values->resize(static_cast<std::size_t>(n) * per_iteration);
-                root_values = std::span<R>(*values);
-            }
-        }
+        shape = shape_of(algorithm_id::parallel_for, o, plan.info.iterations, space_fingerprint(space), o.dimension,
+                         result_bytes, policy_fingerprint(policy), mapping_name(mapping), o.request_ahead, 0);
+        if (self == o.root) root_values = detail::root_buffer(values, plan.info.iterations, per_iteration);
     } catch (...) {
         local = failure::current(self, false);
     }

@@ -26,6 +26,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace loopsched::detail {
@@ -466,25 +467,15 @@ loop_statistics run_hierarchical_doall(C& source, S const& space, hierarchical<B
     std::span<value_type> root_values;
     index_t n = 0;
     try {
-        validate(o, ranks);
-        require(o.dimension < S::rank, "options.dimension", o.dimension, "must be < the space's rank");
-        require(o.request_ahead >= 0.0 && o.request_ahead < 1.0, "options.request_ahead", o.request_ahead,
-                "must be in [0, 1)");
         require(!o.deterministic, "options.deterministic", o.deterministic,
                 "must be false in a hierarchical loop (a group's pool fills as the root answers)");
         require(std::isfinite(h.expected_chunk_seconds) && h.expected_chunk_seconds >= 0.0,
                 "hierarchical.expected_chunk_seconds", h.expected_chunk_seconds, "must be >= 0");
         require(std::isfinite(h.message_seconds) && h.message_seconds >= 0.0, "hierarchical.message_seconds",
                 h.message_seconds, "must be >= 0");
-        n = space.extent(o.dimension);
         std::size_t result_bytes = 0;
-        if constexpr (!std::is_void_v<R>) {
-            require(per_iteration >= 1, "gather per_iteration", per_iteration, "must be >= 1");
-            result_bytes = per_iteration * sizeof(R);
-        }
-        plan = plan_ranks(ranks, self, n, o);
-        plan.settings.request_ahead = o.request_ahead;
-        plan.settings.result_bytes = result_bytes;
+        std::tie(plan, result_bytes) = plan_doall<S, R>(space, per_iteration, o, ranks, self);
+        n = plan.info.iterations;
         (void)h.between.start(loop_info{n, 1, {}}); // each policy's own checks, on every rank before any message
         (void)h.within.start(loop_info{n, 1, {}});
         fingerprint levels;
@@ -494,12 +485,7 @@ loop_statistics run_hierarchical_doall(C& source, S const& space, hierarchical<B
                 .add(static_cast<index_t>(h.sub_masters_compute));
         shape = shape_of(algorithm_id::parallel_for, o, n, space_fingerprint(space), o.dimension, result_bytes,
                          levels.value(), mapping_name(dynamic_mapping{}), o.request_ahead, 1);
-        if constexpr (!std::is_void_v<R>) {
-            if (self == o.root) {
-                values->resize(static_cast<std::size_t>(n) * per_iteration);
-                root_values = std::span<R>(*values);
-            }
-        }
+        if (self == o.root) root_values = detail::root_buffer(values, n, per_iteration);
     } catch (...) {
         local = failure::current(self, false);
     }
