@@ -168,7 +168,6 @@ template <Transport T>
 void send_table_to_everyone(loop_link<T>& link, loop_statistics const& table) {
     if (link.size() > full_table_ranks) {
         loop_statistics own{table.parallel_seconds, {}, {}, table.groups};
-        own.workers.resize(1);
         std::vector<std::size_t> row_of(static_cast<std::size_t>(link.size()), table.workers.size());
         for (std::size_t k = 0; k < table.workers.size(); ++k)
             row_of[static_cast<std::size_t>(table.workers[k].rank)] = k;

@@ -597,7 +597,7 @@ public:
 
     [[nodiscard]] bool finished() const {
         if constexpr (has_parent) return parent_->finished();
-        return master_.finished() && (!own_ || own_->finished());
+        return master_finished();
     }
     /// The loop's master and this rank's own worker are done (a sub-master may report).
     [[nodiscard]] bool master_finished() const { return master_.finished() && (!own_ || own_->finished()); }
