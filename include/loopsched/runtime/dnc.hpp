@@ -599,7 +599,7 @@ private:
     Result run_inlined_task(entry const& t) {
         ++stats_.inlined;
         double const start = port_.now();
-        std::uint64_t const nodes = stats_.nodes;
+        std::uint64_t const nodes = stats_.nodes, traced_before = traced_nested_;
         ++inlining_;
         double const weight = queue_weight(t.cost, measure_);
         running_ += weight; // work in hand too: the manager looks for large inlined subtrees to spill
@@ -610,9 +610,13 @@ private:
             running_ = 0.0;
             refuse_pending();
         }
+        // A spill inside this recursion may run other inlined tasks here; their
+        // events count their own nodes, so this event counts only the rest.
+        std::uint64_t const under = stats_.nodes - nodes, nested = traced_nested_ - traced_before;
+        traced_nested_ = traced_before + under;
         if (port_.settings().trace)
-            trace_.push_back({port_.rank(), static_cast<index_t>(t.order), static_cast<index_t>(stats_.nodes - nodes),
-                              start, port_.now()});
+            trace_.push_back({port_.rank(), static_cast<index_t>(t.order), static_cast<index_t>(under - nested), start,
+                              port_.now()});
         return std::move(*r);
     }
 
@@ -1025,6 +1029,7 @@ private:
     std::uint64_t next_order_ = 0, next_frame_ = 0, received_ = 0;
     std::uint32_t ticks_ = 0, stride_ = 1;
     int inlining_ = 0;
+    std::uint64_t traced_nested_ = 0; ///< nodes of inlined tasks finished so far, for nested trace events
     double load_ = 0.0, running_ = 0.0, last_load_ = 0.0, polled_ = 0.0, informed_ = -1e300;
     // load_: the queue's summed weight; running_: the inlined task's; what the manager hears is their sum
     bool idle_reported_ = true, steal_out_ = false, stopped_ = false; // the hello is the first report
