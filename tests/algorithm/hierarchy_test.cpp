@@ -237,6 +237,33 @@ TEST_CASE("hierarchy: a body that throws on a group's worker fails the loop on e
     for (auto const& s : seen) CHECK(s == "bad iteration 377");
 }
 
+/// A user's policy gone wrong: it never grants anything to anyone.
+struct refuses_everyone {
+    struct state {
+        index_t propose(request const&) { return 0; }
+        void commit(request const&, index_t) {}
+    };
+    state start(loop_info const&) const { return {}; }
+};
+
+TEST_CASE("hierarchy: a policy inside groups that leaves every worker out fails the loop, no rank hangs") {
+    static_assert(ChunkPolicy<refuses_everyone>);
+    for (bool compute : {false, true}) {
+        CAPTURE(compute);
+        std::vector<int> failed(5, 0);
+        in_process::run(5, [&](in_process::endpoint& t) {
+            try {
+                hierarchical<fss, refuses_everyone> const h{fss{}, refuses_everyone{}, 2, compute};
+                parallel_for(t, make_range(100), h, [](index_range const&) {});
+            } catch (error const& e) {
+                failed[static_cast<std::size_t>(t.rank())] =
+                        std::string(e.what()).find("leaves every worker out") != std::string::npos ? 1 : 2;
+            }
+        });
+        for (int f : failed) CHECK(f == 1);
+    }
+}
+
 TEST_CASE("hierarchy: bad arguments name the parameter on every rank") {
     std::vector<std::string> seen(4);
     in_process::run(4, [&](in_process::endpoint& t) {

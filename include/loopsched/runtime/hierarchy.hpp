@@ -283,7 +283,9 @@ public:
         return c->size;
     }
     [[nodiscard]] bool done() const noexcept { return relay_.root_done() && relay_.pool().empty(); }
-    [[nodiscard]] bool expecting_work() const noexcept { return !relay_.root_done(); }
+    /// Work is on its way only while the pool waits for the root's next chunk:
+    /// a pool that holds work no worker qualifies for is a dead end, as in a flat loop.
+    [[nodiscard]] bool expecting_work() const noexcept { return !relay_.root_done() && relay_.pool().empty(); }
     /// Results pass through to the root (with the group's next request, or its report).
     void take_result(index_t first, index_t size, std::span<std::byte const> bytes) {
         auto room = relay_.results().add(first, size, bytes.size());
