@@ -164,61 +164,44 @@ private:
     index_t unassigned_ = 0;
 };
 
-/// A sub-master's side towards the root: the pool it fills by asking ahead,
-/// the results it passes on, and its report once its group is done.
-template <Transport T, ChunkPolicy P>
-class group_relay {
+/// A sub-master's side towards the root, whatever its group runs: the root's
+/// stop, table and abort, the results it passes on, and its report once its
+/// group is done (its workers' rows, their sums, results and trace).
+template <Transport T>
+class group_uplink {
 public:
-    group_relay(loop_link<T>& link, int root, P const& within, std::vector<worker_status> statuses, bool& verdict,
-                bool trace)
-            : link_(link), root_(root), pool_(within, std::move(statuses)), verdict_(verdict), trace_on_(trace) {}
+    group_uplink(loop_link<T>& link, int root, bool& verdict, bool trace)
+            : link_(link), root_(root), verdict_(verdict), trace_on_(trace) {}
 
     [[nodiscard]] int rank() const noexcept { return root_; } // whose messages handle() takes
-    [[nodiscard]] group_pool<P>& pool() noexcept { return pool_; }
     [[nodiscard]] bool root_done() const noexcept { return root_done_; }
     [[nodiscard]] bool finished() const noexcept { return finished_; }
     [[nodiscard]] result_blocks& results() noexcept { return results_; }
 
-    /// The root's messages: a chunk for the group, the end, the table, or the abort.
-    void handle(message_view m) {
+    /// The root's messages every group hears; false for the others (its work).
+    bool handle_common(message_view m) {
         switch (kind_of(m.tag)) {
-        case kind::work: {
-            chunk const c = wire_reader(m.payload).get<chunk>();
-            pool_.add(c);
-            asked_ = false;
-            ++chunks_;
-            iterations_ += c.size;
-            break;
-        }
-        case kind::stop: root_done_ = true; break;
+        case kind::stop: root_done_ = true; return true;
         case kind::table:
             decode_table(m, table_);
             finished_ = true;
-            break;
+            return true;
         case kind::abort: verdict_ = true; failure::read(m).raise(link_.rank());
-        default:
-            throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) +
-                        " from the root at a sub-master");
+        default: return false;
         }
     }
-
-    /// Asks the root for the group's next chunk once what is left to hand out
-    /// is about one iteration per worker (the group's next round of requests),
-    /// so that its workers do not wait for the root; asking earlier would hold
-    /// a chunk here that an idle group could have run at the loop's end.
-    void ask_ahead() {
-        if (root_done_ || asked_ || pool_.has_reserve() || pool_.unassigned() > static_cast<index_t>(pool_.workers()))
-            return;
-        wire_writer w;
-        link_.send(root_, kind::request, encode_request(w, group_status(pool_.statuses()), last_, results_));
-        results_.clear();
-        asked_ = true;
+    [[noreturn]] void unexpected(message_view m) const {
+        throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) +
+                    " from the root at a sub-master");
     }
-    void started(chunk) { started_at_ = link_.now(); }
-    void finished_handing_out(chunk c) {
-        double const now = link_.now();
-        last_ = chunk_timing{c.size, now - started_at_, now - started_at_};
-        if (trace_on_) outer_trace_.push_back({link_.rank(), c.first, c.size, started_at_, now, 1});
+    /// Work from the root: `units` iterations or tasks in one message.
+    void received(index_t units) {
+        ++chunks_;
+        iterations_ += units;
+    }
+    /// One of the group's level-1 trace events (what the root gave it, and how long it lasted).
+    void record(index_t first, index_t size, double start, double end) {
+        if (trace_on_) outer_trace_.push_back({link_.rank(), first, size, start, end, 1});
     }
 
     /// Once the root said stop and the group is done: the group's workers'
@@ -250,20 +233,66 @@ public:
     }
     loop_statistics take_table() { return std::move(table_); }
 
-private:
+protected:
     loop_link<T>& link_;
     int root_;
-    group_pool<P> pool_;
+
+private:
     bool& verdict_;
     bool trace_on_;
     result_blocks results_;
-    chunk_timing last_{};
     std::vector<chunk_event> outer_trace_;
     loop_statistics table_;
     index_t chunks_ = 0, iterations_ = 0;
+    bool root_done_ = false, finished_ = false, reported_ = false;
+};
+
+/// A DOALL sub-master's side towards the root: the pool it fills by asking ahead.
+template <Transport T, ChunkPolicy P>
+class group_relay : public group_uplink<T> {
+public:
+    group_relay(loop_link<T>& link, int root, P const& within, std::vector<worker_status> statuses, bool& verdict,
+                bool trace)
+            : group_uplink<T>(link, root, verdict, trace), pool_(within, std::move(statuses)) {}
+
+    [[nodiscard]] group_pool<P>& pool() noexcept { return pool_; }
+
+    /// The root's messages: a chunk for the group, the end, the table, or the abort.
+    void handle(message_view m) {
+        if (this->handle_common(m)) return;
+        if (kind_of(m.tag) != kind::work) this->unexpected(m);
+        chunk const c = wire_reader(m.payload).get<chunk>();
+        pool_.add(c);
+        asked_ = false;
+        this->received(c.size);
+    }
+
+    /// Asks the root for the group's next chunk once what is left to hand out
+    /// is about one iteration per worker (the group's next round of requests),
+    /// so that its workers do not wait for the root; asking earlier would hold
+    /// a chunk here that an idle group could have run at the loop's end.
+    void ask_ahead() {
+        if (this->root_done() || asked_ || pool_.has_reserve() ||
+            pool_.unassigned() > static_cast<index_t>(pool_.workers()))
+            return;
+        wire_writer w;
+        this->link_.send(this->root_, kind::request,
+                         encode_request(w, group_status(pool_.statuses()), last_, this->results()));
+        this->results().clear();
+        asked_ = true;
+    }
+    void started(chunk) { started_at_ = this->link_.now(); }
+    void finished_handing_out(chunk c) {
+        double const now = this->link_.now();
+        last_ = chunk_timing{c.size, now - started_at_, now - started_at_};
+        this->record(c.first, c.size, started_at_, now);
+    }
+
+private:
+    group_pool<P> pool_;
+    chunk_timing last_{};
     double started_at_ = 0.0;
     bool asked_ = true; // the root serves the group's first request (its hello) at the opening
-    bool root_done_ = false, finished_ = false, reported_ = false;
 };
 
 /// The sub-master's master client: its workers' requests get pieces of the pool.
@@ -300,19 +329,34 @@ private:
     group_relay<T, P>& relay_;
 };
 
-/// The root's master client: the outer policy's chunks to the groups (as the
-/// DOALL master grants them), and each group's workers' statistics for the table.
-template <Transport T, ChunkPolicy P, class Body>
-class root_granting {
+/// The root's master client over groups: `Client` schedules among the groups
+/// as among workers; each group's workers' statistics, sent before its report,
+/// make the table's worker rows, the groups' own rows its group rows.
+template <class Client>
+class with_groups {
 public:
-    root_granting(master_port<T>& port, P const& between, loop_info info, Body& body)
-            : grants_(port, between, dynamic_mapping{}, std::move(info), body), leaves_(port.settings().workers()) {}
+    static constexpr bool results_first = requires { requires Client::results_first; };
+    static constexpr bool late_requests = requires { requires Client::late_requests; };
 
-    index_t serve(std::size_t k, request const& r) { return grants_.serve(k, r); }
-    [[nodiscard]] bool done() const noexcept { return grants_.done(); }
-    void take_result(index_t first, index_t size, std::span<std::byte const> b) { grants_.take_result(first, size, b); }
+    template <class... Args>
+    explicit with_groups(std::size_t groups, Args&&... args) : inner_(std::forward<Args>(args)...), leaves_(groups) {}
+
+    [[nodiscard]] Client& inner() noexcept { return inner_; }
+    index_t serve(std::size_t k, request const& r) { return inner_.serve(k, r); }
+    [[nodiscard]] bool done() const noexcept { return inner_.done(); }
+    [[nodiscard]] bool holds(std::size_t k) const noexcept
+    requires requires(Client const& c) { c.holds(k); }
+    {
+        return inner_.holds(k);
+    }
+    [[nodiscard]] bool expecting_work() const noexcept
+    requires requires(Client const& c) { c.expecting_work(); }
+    {
+        return inner_.expecting_work();
+    }
+    void take_result(index_t first, index_t size, std::span<std::byte const> b) { inner_.take_result(first, size, b); }
     void on_message(std::size_t k, kind what, message_view m) {
-        if (what != kind::group_table) return grants_.on_message(k, what, m);
+        if (what != kind::group_table) return inner_.on_message(k, what, m);
         wire_reader r(m.payload);
         auto& rows = leaves_[k];
         for (auto n = r.get<std::size_t>(); n > 0; --n) rows.push_back(r.get<worker_statistics>());
@@ -326,9 +370,91 @@ public:
     }
 
 private:
-    doall_master<T, P, dynamic_mapping, Body> grants_;
+    Client inner_;
     std::vector<std::vector<worker_statistics>> leaves_;
 };
+
+/// The root's view of its groups: the settings with one "worker" per group
+/// (its sub-master's rank), their opening statuses and summed powers, and
+/// each group's worker count.
+struct group_opening {
+    runtime_settings settings;
+    status_by_rank opening;
+    std::vector<worker_status> powers;
+    std::vector<std::size_t> sizes;
+    [[nodiscard]] std::size_t smallest() const { return sizes.empty() ? 1 : std::ranges::min(sizes); }
+};
+
+/// Decides the groups and tells each sub-master its workers and their statuses.
+template <Transport T>
+group_opening open_groups(loop_link<T>& link, runtime_settings const& base, std::size_t group_size,
+                          bool sub_masters_compute, std::span<worker_status const> agreed) {
+    int const ranks = link.size();
+    group_layout const layout =
+            make_groups(ranks, link.rank(), std::max<std::size_t>(group_size, 1), sub_masters_compute ? 1 : 2);
+    group_opening out{base, status_by_rank(static_cast<std::size_t>(ranks)), {}, {}};
+    out.settings.worker_ranks.clear();
+    out.settings.index_of_rank.assign(static_cast<std::size_t>(ranks), -1);
+    out.settings.own_index = -1;
+    for (auto const& members : layout.members) {
+        // The group's workers: its sub-master too when it computes.
+        std::span<int const> workers(members);
+        if (!sub_masters_compute && workers.size() > 1) workers = workers.subspan(1); // a group of one computes
+        std::vector<worker_status> statuses;
+        for (int r : workers) statuses.push_back(agreed[static_cast<std::size_t>(r)]);
+        wire_writer w;
+        w.put(workers.size());
+        for (std::size_t i = 0; i < workers.size(); ++i) w.put(workers[i]).put(statuses[i]);
+        link.send(members.front(), kind::group, w.view());
+        out.settings.index_of_rank[static_cast<std::size_t>(members.front())] =
+                static_cast<int>(out.settings.worker_ranks.size());
+        out.settings.worker_ranks.push_back(members.front());
+        out.powers.push_back(group_status(statuses));
+        out.sizes.push_back(workers.size());
+        out.opening[static_cast<std::size_t>(members.front())] = out.powers.back();
+    }
+    return out;
+}
+
+/// A sub-master's settings from its group message: it is the master of its
+/// workers (itself among them when it computes), whose statuses it lists.
+struct group_membership {
+    runtime_settings settings;
+    status_by_rank opening;
+    std::vector<worker_status> statuses;
+    int root = 0; ///< the hierarchy's root, its own master
+};
+
+inline group_membership join_group(int self, int ranks, runtime_settings const& base, message_view group) {
+    group_membership out{base, status_by_rank(static_cast<std::size_t>(ranks)), {}, base.root};
+    auto& settings = out.settings;
+    settings.root = self;
+    settings.worker_ranks.clear();
+    settings.index_of_rank.assign(static_cast<std::size_t>(ranks), -1);
+    settings.own_index = -1;
+    wire_reader r(group.payload);
+    for (auto n = r.get<std::size_t>(); n > 0; --n) {
+        int const rank = r.get<int>();
+        auto const s = r.get<worker_status>();
+        if (rank == self) settings.own_index = static_cast<int>(settings.worker_ranks.size());
+        settings.index_of_rank[static_cast<std::size_t>(rank)] = static_cast<int>(settings.worker_ranks.size());
+        settings.worker_ranks.push_back(rank);
+        out.opening[static_cast<std::size_t>(rank)] = s;
+        out.statuses.push_back(s);
+    }
+    return out;
+}
+
+/// The group size to use: the given one, or one from the measured cost of a
+/// request under `within` and the expected time of a chunk (or task).
+template <ChunkPolicy W>
+std::size_t group_size_for(std::size_t given, std::size_t others, W const& within, double message_seconds,
+                           double expected_seconds) {
+    if (given != 0) return given;
+    return automatic_group_size(
+            others, measure_request_seconds(within, std::min<std::size_t>(others, 256)) + 2.0 * message_seconds,
+            expected_seconds);
+}
 
 /// The root of a hierarchical loop: decides the groups, tells each sub-master
 /// its own, and grants chunks among them. It does not compute.
@@ -336,62 +462,33 @@ template <Transport T, ChunkPolicy B, ChunkPolicy W, class Body>
 loop_statistics run_hierarchy_root(loop_link<T>& link, hierarchical<B, W> const& h, rank_plan const& plan,
                                    std::span<worker_status const> agreed, index_t iterations, Body& body) {
     return as_root(link, [&](bool& aborted) {
-        int const ranks = link.size(), self = link.rank();
-        std::size_t const others = static_cast<std::size_t>(ranks - 1);
-        std::size_t size = h.group_size;
-        if (size == 0)
-            size = automatic_group_size(others,
-                                        measure_request_seconds(h.within, std::min<std::size_t>(others, 256)) +
-                                                2.0 * h.message_seconds,
-                                        h.expected_chunk_seconds);
-        group_layout const layout =
-                make_groups(ranks, self, std::max<std::size_t>(size, 1), h.sub_masters_compute ? 1 : 2);
-
-        runtime_settings settings = plan.settings;
-        settings.worker_ranks.clear();
-        settings.index_of_rank.assign(static_cast<std::size_t>(ranks), -1);
-        settings.own_index = -1;
-        status_by_rank opening(static_cast<std::size_t>(ranks));
-        std::vector<worker_status> powers;
-        std::size_t smallest = static_cast<std::size_t>(ranks);
-        for (auto const& members : layout.members) {
-            // The group's workers: its sub-master too when it computes.
-            std::span<int const> workers(members);
-            if (!h.sub_masters_compute && workers.size() > 1) workers = workers.subspan(1); // a group of one computes
-            smallest = std::min(smallest, workers.size());
-            std::vector<worker_status> statuses;
-            for (int r : workers) statuses.push_back(agreed[static_cast<std::size_t>(r)]);
-            wire_writer w;
-            w.put(workers.size());
-            for (std::size_t i = 0; i < workers.size(); ++i) w.put(workers[i]).put(statuses[i]);
-            link.send(members.front(), kind::group, w.view());
-            settings.index_of_rank[static_cast<std::size_t>(members.front())] =
-                    static_cast<int>(settings.worker_ranks.size());
-            settings.worker_ranks.push_back(members.front());
-            powers.push_back(group_status(statuses));
-            opening[static_cast<std::size_t>(members.front())] = powers.back();
-        }
+        std::size_t const others = static_cast<std::size_t>(link.size() - 1);
+        group_opening groups = open_groups(
+                link, plan.settings,
+                group_size_for(h.group_size, others, h.within, h.message_seconds, h.expected_chunk_seconds),
+                h.sub_masters_compute, agreed);
         // A group's chunk keeps each of its workers busy: at least one iteration
         // each (FSS's last chunks among groups would be single iterations,
         // leaving all but one worker of the group waiting for the root).
-        widened<B> const between{h.between, static_cast<index_t>(smallest)};
+        widened<B> const between{h.between, static_cast<index_t>(groups.smallest())};
         loopback local;
-        master_port<T> port(link, settings, local);
-        using granting_type = root_granting<T, widened<B>, Body>;
-        granting_type granting(port, between, loop_info{iterations, powers.size(), powers}, body);
+        master_port<T> port(link, groups.settings, local);
+        using granting_type = with_groups<doall_master<T, widened<B>, dynamic_mapping, Body>>;
+        granting_type granting(groups.powers.size(), port, between, dynamic_mapping{},
+                               loop_info{iterations, groups.powers.size(), groups.powers}, body);
         master_core<T, granting_type> master(port, granting, aborted);
         using no_worker = doall_worker<T, Body>;
-        return run_root<T, granting_type, no_worker>(link, local, master, nullptr,
-                                                     std::span<worker_status const>(opening.data(), opening.size()),
-                                                     undriven{});
+        return run_root<T, granting_type, no_worker>(
+                link, local, master, nullptr,
+                std::span<worker_status const>(groups.opening.data(), groups.opening.size()), undriven{});
     });
 }
 
 /// What a sub-master's loop hears from the root, and when it reports (root_loop's Parent).
-template <Transport T, ChunkPolicy W>
+template <class Relay, class Master>
 struct sub_master_parent {
-    group_relay<T, W>& relay;
-    master_core<T, group_granting<T, W>>& master;
+    Relay& relay;
+    Master& master;
     [[nodiscard]] int rank() const noexcept { return relay.rank(); }
     [[nodiscard]] bool finished() const noexcept { return relay.finished(); }
     void handle(message_view m) { relay.handle(m); }
@@ -406,31 +503,15 @@ struct sub_master_parent {
 template <Transport T, ChunkPolicy W, class Body>
 loop_statistics run_sub_master(loop_link<T>& link, message_view group, rank_plan& plan, W const& within, Body& body,
                                bool& verdict) {
-    int const self = link.rank();
-    runtime_settings settings = plan.settings;
-    int const root = settings.root;
-    settings.root = self;
-    settings.worker_ranks.clear();
-    settings.index_of_rank.assign(static_cast<std::size_t>(link.size()), -1);
-    settings.own_index = -1;
-    status_by_rank opening(static_cast<std::size_t>(link.size()));
-    std::vector<worker_status> statuses;
-    wire_reader r(group.payload);
-    for (auto n = r.get<std::size_t>(); n > 0; --n) {
-        int const rank = r.get<int>();
-        auto const s = r.get<worker_status>();
-        if (rank == self) settings.own_index = static_cast<int>(settings.worker_ranks.size());
-        settings.index_of_rank[static_cast<std::size_t>(rank)] = static_cast<int>(settings.worker_ranks.size());
-        settings.worker_ranks.push_back(rank);
-        opening[static_cast<std::size_t>(rank)] = s;
-        statuses.push_back(s);
-    }
+    group_membership joined = join_group(link.rank(), link.size(), plan.settings, group);
+    auto const& settings = joined.settings;
     bool aborted = false; // the group master never aborts: failures go to the root
-    group_relay<T, W> relay(link, root, within, std::move(statuses), verdict, settings.trace);
+    group_relay<T, W> relay(link, joined.root, within, std::move(joined.statuses), verdict, settings.trace);
     loopback local;
     master_port<T> mport(link, settings, local);
     group_granting<T, W> granting(mport, relay);
-    master_core<T, group_granting<T, W>> master(mport, granting, aborted);
+    using master_type = master_core<T, group_granting<T, W>>;
+    master_type master(mport, granting, aborted);
     using worker_client = doall_worker<T, Body>;
     std::optional<worker_port<T>> wport;
     std::optional<worker_client> working;
@@ -440,10 +521,11 @@ loop_statistics run_sub_master(loop_link<T>& link, message_view group, rank_plan
         working.emplace(*wport, plan.profile, body);
         own.emplace(*wport, *working, verdict);
     }
-    sub_master_parent<T, W> up{relay, master};
-    root_loop<T, group_granting<T, W>, worker_client, sub_master_parent<T, W>> loop(link, local, master,
-                                                                                    own ? &*own : nullptr, &up);
-    loop.open(std::span<worker_status const>(opening.data(), opening.size()));
+    using parent_type = sub_master_parent<group_relay<T, W>, master_type>;
+    parent_type up{relay, master};
+    root_loop<T, group_granting<T, W>, worker_client, parent_type> loop(link, local, master, own ? &*own : nullptr,
+                                                                        &up);
+    loop.open(std::span<worker_status const>(joined.opening.data(), joined.opening.size()));
     loop.run();
     return relay.take_table();
 }
