@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <concepts>
 #include <numeric>
@@ -15,6 +16,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace loopsched;
@@ -283,4 +285,223 @@ TEST_CASE("hierarchy: bad arguments name the parameter on every rank") {
     CHECK(!h.sub_masters_compute);
     CHECK_THROWS_AS(parse_hierarchy("fss/af/ss"), spec_error);
     CHECK_THROWS_AS(parse_hierarchy("fss/nope"), spec_error);
+}
+
+// ---------------------------------------------------------------- task farms
+
+namespace {
+
+/// A task's result, depending only on the task.
+double farm_work(int task) {
+    double x = 0.0;
+    for (int i = 0; i < (task % 5 + 1) * 150; ++i) x += std::sin(0.002 * (task + i));
+    return x;
+}
+
+struct farm_check {
+    loop_statistics root;
+    std::vector<std::uint64_t> cancelled;
+};
+
+/// n tasks on `ranks` threads under a two-level scheme: every task runs once,
+/// its result is the sequential one, and every rank gets the same table.
+farm_check check_farm_hierarchy(int ranks, int n, task_farm_options const& o, bool with_costs = false) {
+    std::vector<std::atomic<int>> runs(static_cast<std::size_t>(n));
+    std::vector<double> results;
+    std::vector<loop_statistics> all(static_cast<std::size_t>(ranks));
+    in_process::run(ranks, [&](in_process::endpoint& t) {
+        auto out = task_farm<int>(
+                t,
+                [&](auto& farm) {
+                    for (int i = 0; i < n; ++i)
+                        if (with_costs)
+                            farm.submit(i, task_hints{static_cast<double>(i % 5 + 1)});
+                        else
+                            farm.submit(i);
+                },
+                [&](int const& i) {
+                    runs[static_cast<std::size_t>(i)]++;
+                    return farm_work(i);
+                },
+                o);
+        if (t.rank() == o.root) results = std::move(out.results);
+        all[static_cast<std::size_t>(t.rank())] = std::move(out.statistics);
+    });
+    REQUIRE(results.size() == static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+        REQUIRE(runs[static_cast<std::size_t>(i)] == 1);
+        REQUIRE(results[static_cast<std::size_t>(i)] == farm_work(i)); // bit-identical
+    }
+    for (auto const& s : all) {
+        CHECK(s.iterations() == n);
+        CHECK(s.workers.size() == all[0].workers.size());
+        CHECK(s.groups.size() == all[0].groups.size());
+    }
+    return {all[static_cast<std::size_t>(o.root)], {}};
+}
+
+} // namespace
+
+TEST_CASE("hierarchy: task farms run every task once, results bit-identical, for tree shapes and scheme pairs") {
+    struct shape {
+        int ranks;
+        std::size_t group;
+        bool compute;
+    };
+    for (std::string scheme : {"ss/ss", "ss/kazouris", "kazouris/ss", "fss/af", "ss/fss", "dlpt/ss", "ss/dlpt",
+                               "kazouris/kazouris"})
+        for (auto const s : {shape{2, 0, false}, shape{4, 3, true}, shape{5, 2, false}, shape{7, 3, false},
+                             shape{7, 2, true}})
+            for (bool costs : {false, true}) {
+                CAPTURE(scheme);
+                CAPTURE(s.ranks);
+                CAPTURE(s.group);
+                CAPTURE(s.compute);
+                CAPTURE(costs);
+                task_farm_options o;
+                o.scheme = scheme;
+                o.group_size = s.group;
+                o.sub_masters_compute = s.compute;
+                o.expected_tasks = 211;
+                o.root = s.ranks > 4 ? 2 : 0;
+                auto const r = check_farm_hierarchy(s.ranks, 211, o, costs);
+                // The table: a row per group (its sub-master), a row per worker
+                // that ran tasks, none for the root, which only schedules.
+                std::size_t const others = static_cast<std::size_t>(s.ranks - 1);
+                std::size_t const sub_masters = r.root.groups.size();
+                CHECK(sub_masters >= 1);
+                CHECK(r.root.workers.size() == (s.compute || others == 1 ? others : others - sub_masters));
+                CHECK(sum_iterations(r.root.workers) == 211);
+                CHECK(sum_iterations(r.root.groups) == 211);
+                for (auto const& w : r.root.workers) CHECK(w.rank != o.root);
+            }
+}
+
+TEST_CASE("hierarchy: a task farm's trace shows the groups' batches and the workers' tasks under the root's ids") {
+    task_farm_options o;
+    o.scheme = "ss/ss";
+    o.group_size = 2;
+    o.trace = true;
+    auto const r = check_farm_hierarchy(5, 120, o);
+    REQUIRE(r.root.groups.size() == 2);
+    std::vector<int> seen(120, 0);
+    index_t in_batches = 0;
+    for (auto const& e : r.root.trace) {
+        if (e.level == 1) {
+            in_batches += e.size;
+            CHECK((e.rank == 1 || e.rank == 3)); // the sub-masters
+        } else {
+            REQUIRE(e.first >= 0);
+            REQUIRE(e.first < 120);
+            ++seen[static_cast<std::size_t>(e.first)];
+            CHECK((e.rank == 2 || e.rank == 4)); // their workers
+        }
+    }
+    CHECK(in_batches == 120);
+    for (int c : seen) CHECK(c == 1);
+}
+
+TEST_CASE("hierarchy: a task farm in work cycles, and one stopped early whose cancels pass through sub-masters") {
+    in_process::run(6, [&](in_process::endpoint& t) {
+        task_farm_options o;
+        o.scheme = "ss/kazouris";
+        o.group_size = 2;
+        std::vector<double> last;
+        auto out = task_farm<double>(
+                t,
+                [&](auto& farm) {
+                    std::vector<double> current{1.0};
+                    for (int cycle = 0; cycle < 4; ++cycle) {
+                        std::uint64_t const first = farm.results().size();
+                        for (double v : current)
+                            for (int k = 0; k < 3; ++k) farm.submit(v + k);
+                        farm.wait_all();
+                        auto const all = farm.results();
+                        REQUIRE(all.size() == first + current.size() * 3);
+                        current.assign(all.begin() + static_cast<std::ptrdiff_t>(first), all.end());
+                    }
+                    last = current;
+                },
+                [](double const& v) { return std::sqrt(v); }, o);
+        CHECK(out.statistics.iterations() == 3 + 9 + 27 + 81);
+        if (t.rank() == 0) CHECK(last.size() == 81);
+    });
+    for (std::string scheme : {"ss/ss", "kazouris/kazouris", "ss/dlpt"}) {
+        CAPTURE(scheme);
+        std::vector<std::atomic<int>> runs(400);
+        in_process::run(6, [&](in_process::endpoint& t) {
+            task_farm_options o;
+            o.scheme = scheme;
+            o.group_size = 2;
+            o.stop_after_results = 30;
+            auto out = task_farm<int>(
+                    t,
+                    [&](auto& farm) {
+                        for (int i = 0; i < 400; ++i) farm.submit(i);
+                    },
+                    [&](int const& i) {
+                        runs[static_cast<std::size_t>(i)]++;
+                        std::this_thread::sleep_for(std::chrono::microseconds(200));
+                        return i;
+                    },
+                    o);
+            if (t.rank() != 0) return;
+            std::size_t delivered = 0;
+            for (int i = 0; i < 400; ++i) {
+                bool const cancelled = std::ranges::binary_search(out.cancelled, std::uint64_t(i));
+                bool const ran = runs[static_cast<std::size_t>(i)] == 1;
+                CHECK(cancelled != ran); // each task either ran (and delivered) or was cancelled
+                if (ran) {
+                    CHECK(out.results[static_cast<std::size_t>(i)] == i);
+                    ++delivered;
+                }
+            }
+            CHECK(delivered >= 30);
+            CHECK(delivered < 400);
+            CHECK(out.statistics.iterations() == static_cast<index_t>(delivered));
+        });
+    }
+}
+
+TEST_CASE("hierarchy: a task farm whose task throws, or whose scheme is bad, fails on every rank") {
+    std::vector<std::string> seen(6);
+    in_process::run(6, [&](in_process::endpoint& t) {
+        task_farm_options o;
+        o.scheme = "ss/ss";
+        o.group_size = 2;
+        try {
+            task_farm<int>(
+                    t,
+                    [](auto& farm) {
+                        for (int i = 0; i < 100; ++i) farm.submit(i);
+                    },
+                    [](int const& i) {
+                        if (i == 77) throw std::runtime_error("bad task 77");
+                        return i;
+                    },
+                    o);
+        } catch (remote_error const& e) {
+            seen[static_cast<std::size_t>(t.rank())] = e.original_message();
+        }
+    });
+    for (auto const& s : seen) CHECK(s == "bad task 77");
+    for (std::string scheme : {"ss/", "/ss", "ss/ss/ss", "ss/nope", "fss/ss"}) {
+        CAPTURE(scheme);
+        std::vector<std::string> named(4);
+        in_process::run(4, [&](in_process::endpoint& t) {
+            task_farm_options o;
+            o.scheme = scheme; // "fss/ss": the root's chunk policy needs expected_tasks
+            try {
+                task_farm<int>(
+                        t, [](auto& farm) { farm.submit(1); }, [](int const& i) { return i; }, o);
+            } catch (invalid_parameter const& e) {
+                named[static_cast<std::size_t>(t.rank())] = e.parameter();
+            } catch (error const& e) { // an unknown policy: named in the message
+                named[static_cast<std::size_t>(t.rank())] =
+                        std::string(e.what()).find("unknown policy 'nope'") != std::string::npos ? "nope" : e.what();
+            }
+        });
+        for (auto const& p : named) CHECK((p == "options.scheme" || p == "options.expected_tasks" || p == "nope"));
+        for (auto const& p : named) CHECK(p == named[0]);
+    }
 }

@@ -84,6 +84,23 @@ int main(int argc, char** argv) {
                            scheme + " root " + std::to_string(root) + (computes ? " computing" : " dedicated"));
             }
 
+    // Two levels; on 4 ranks: rank 0 the root, rank 1 a computing sub-master of ranks 2 and 3.
+    if (world.size() > 1) {
+        for (std::string scheme : {"ss/ss", "ss/kazouris", "fss/af", "kazouris/dlpt"}) {
+            task_farm_options o;
+            o.scheme = scheme;
+            o.group_size = 3;
+            o.sub_masters_compute = true;
+            o.expected_tasks = 211;
+            check_farm(world, t, 211, o, "hierarchical " + scheme + ", a computing sub-master of two");
+        }
+        task_farm_options o; // groups of two, sub-masters that only schedule, the root last
+        o.scheme = "ss/ss";
+        o.group_size = 2;
+        o.root = world.size() - 1;
+        check_farm(world, t, 150, o, "hierarchical ss/ss, groups of two, the root last");
+    }
+
     { // heterogeneous, emulated: rank 0 four times as fast, speeds from every reply
         task_farm_options o;
         o.powers.assign(static_cast<std::size_t>(world.size()), 1.0);

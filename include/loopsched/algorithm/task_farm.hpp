@@ -7,7 +7,9 @@
 
 #include <loopsched/error.hpp>
 #include <loopsched/options.hpp>
+#include <loopsched/policy/css.hpp>
 #include <loopsched/runtime/farm.hpp>
+#include <loopsched/runtime/farm_hierarchy.hpp>
 #include <loopsched/runtime/payload.hpp>
 #include <loopsched/runtime/plan.hpp>
 #include <loopsched/runtime/statistics.hpp>
@@ -35,7 +37,11 @@ struct task_farm_options : loop_options {
     /// by its estimate, idle workers pulling), its baselines "random",
     /// "round-robin", "objects", "messages", or a chunk policy's spec ("fss",
     /// "af", "w-gss", ...) applied to the tasks in creation order, which needs
-    /// expected_tasks.
+    /// expected_tasks. Two schemes "BETWEEN/WITHIN" (e.g. "ss/kazouris",
+    /// "fss/af") make the farm hierarchical: the root farms tasks out to groups
+    /// of workers with the first, each group's sub-master among its workers with
+    /// the second (a chunk policy there takes each batch the root sends as a
+    /// loop of its own; work moves between workers of a group, not between groups).
     std::string scheme = "kazouris";
     std::size_t initial_tasks = 3;        ///< f: tasks a worker may hold at the start
     std::size_t idle_below = 2;           ///< d: a worker holding fewer tasks is idle
@@ -48,6 +54,12 @@ struct task_farm_options : loop_options {
     /// cancelled (see farm_outcome::cancelled); running ones finish and deliver.
     std::size_t stop_after_results = 0;
     double time_limit = 0.0; ///< seconds from the farm's start; then as stop_after_results (0: none)
+    // A hierarchical farm's (scheme "BETWEEN/WITHIN"):
+    /// Workers per group, the sub-master included when it computes; 0: chosen
+    /// from expected_task_seconds and the measured cost of a request.
+    std::size_t group_size = 0;
+    bool sub_masters_compute = false; ///< a sub-master also runs tasks, between serving its workers
+    double expected_task_seconds = 0.0; ///< for the automatic group size (0: unknown, then about sqrt(workers))
 };
 
 /// What the producer may tell about a task.
@@ -150,16 +162,29 @@ private:
 namespace detail {
 
 /// The options' checks (every rank, before any message) and the engine's settings.
-inline farm_settings check_farm(task_farm_options const& o, std::optional<any_policy>& policy) {
+/// A hierarchical farm's two schemes, "BETWEEN/WITHIN"; nullopt for a flat farm.
+inline std::optional<std::pair<std::string, std::string>> farm_levels(std::string const& scheme) {
+    auto const slash = scheme.find('/');
+    if (slash == std::string::npos) return std::nullopt;
+    auto levels = std::pair{scheme.substr(0, slash), scheme.substr(slash + 1)};
+    require(!levels.first.empty() && !levels.second.empty() && levels.second.find('/') == std::string::npos,
+            "options.scheme", scheme, "must be one scheme, or two as BETWEEN/WITHIN");
+    return levels;
+}
+
+/// `scheme` is the level's (the whole for a flat farm); a group's (`batches`)
+/// chunk policy needs no task count.
+inline farm_settings check_farm(task_farm_options const& o, std::optional<any_policy>& policy,
+                                std::string const& scheme, bool batches = false) {
     require(!o.deterministic, "options.deterministic", o.deterministic,
             "is not supported by task_farm (tasks finish in no fixed order)");
     farm_settings fs;
-    fs.scheme = farm_scheme_of(o.scheme);
-    if (fs.scheme == farm_scheme_kind::estimates) fs.rule = placement_rule_of(o.scheme);
+    fs.scheme = farm_scheme_of(scheme);
+    if (fs.scheme == farm_scheme_kind::estimates) fs.rule = placement_rule_of(scheme);
     if (fs.scheme == farm_scheme_kind::policy) {
-        policy = parse_policy(o.scheme);
-        require(o.expected_tasks > 0, "options.expected_tasks", o.expected_tasks,
-                "must be the number of tasks for the chunk-policy scheme '" + o.scheme + "'");
+        policy = parse_policy(scheme);
+        require(batches || o.expected_tasks > 0, "options.expected_tasks", o.expected_tasks,
+                "must be the number of tasks for the chunk-policy scheme '" + scheme + "'");
     }
     require(o.initial_tasks >= 1, "options.initial_tasks", o.initial_tasks, "must be >= 1");
     require(o.idle_below >= 1, "options.idle_below", o.idle_below, "must be >= 1");
@@ -178,6 +203,14 @@ inline farm_settings check_farm(task_farm_options const& o, std::optional<any_po
     fs.stop_after_results = o.stop_after_results;
     fs.time_limit = o.time_limit;
     fs.expected_tasks = o.expected_tasks;
+    if (batches) { // the root's to decide: the group runs what it is given
+        fs.batches = true;
+        fs.stop_after_results = 0;
+        fs.time_limit = 0.0;
+        fs.expected_tasks = 0;
+    }
+    require(std::isfinite(o.expected_task_seconds) && o.expected_task_seconds >= 0.0, "options.expected_task_seconds",
+            o.expected_task_seconds, "must be >= 0 seconds (0: unknown)");
     return fs;
 }
 
@@ -192,7 +225,9 @@ inline std::uint64_t farm_fingerprint(task_farm_options const& o) {
             .add(o.expected_tasks)
             .add(o.load_aware)
             .add(o.stop_after_results)
-            .add(o.time_limit);
+            .add(o.time_limit)
+            .add(o.group_size)
+            .add(o.sub_masters_compute);
     return f.value();
 }
 
@@ -235,7 +270,8 @@ std::uint64_t farm_types_fingerprint() {
             .value();
 }
 
-/// Runs a farm on this rank: checks, agreement, then master and/or worker.
+/// Runs a farm on this rank: checks, agreement, then master and/or worker;
+/// for two schemes, the root, a sub-master, or a group's worker.
 template <farm_value Task, channel_source C, class Produce, class Body>
 auto run_task_farm(C& source, Produce& produce, Body& body, task_farm_options const& o) {
     using Result = farm_result_t<Body, Task>;
@@ -244,21 +280,31 @@ auto run_task_farm(C& source, Produce& produce, Body& body, task_farm_options co
     using T = std::remove_cvref_t<decltype(ch.transport())>;
     loop_link<T> link(ch);
     int const self = link.rank();
-    farm_settings fs;
-    std::optional<any_policy> policy;
+    farm_settings fs, within;
+    std::optional<any_policy> policy, within_policy;
+    bool levels = false;
     auto opened = open_loop(link, [&] {
         validate(o, link.size());
-        fs = check_farm(o, policy);
+        auto const schemes = farm_levels(o.scheme);
+        levels = schemes.has_value();
+        fs = check_farm(o, policy, levels ? schemes->first : o.scheme);
+        if (levels) within = check_farm(o, within_policy, schemes->second, true);
+        std::uint64_t const policies = fingerprint()
+                                               .add(policy ? policy->fingerprint() : 0)
+                                               .add(within_policy ? within_policy->fingerprint() : 0)
+                                               .value();
         return std::pair{plan_ranks(link.size(), self, 0, o),
                          shape_of(algorithm_id::task_farm, o, 0, farm_types_fingerprint<Task, Result>(), 0, 0,
-                                  policy ? policy->fingerprint() : 0, "farm", 0.0, farm_fingerprint(o))};
+                                  policies, "farm", 0.0, farm_fingerprint(o))};
     });
     auto& plan = opened.plan;
     std::span<worker_status const> const opening = opened.statuses();
 
     farm_outcome<Result> out;
     task_farm_handle<Task, Result> handle;
-    auto deliver = [&handle](std::uint64_t id, std::span<std::byte const> b) { handle.deliver(id, b); };
+    auto deliver = [&handle](std::uint64_t id, std::span<std::byte const> b) {
+        handle.deliver(id, b.subspan(sizeof(double))); // after the seconds it computed
+    };
     auto run = [&body](std::span<std::byte const> task_bytes, std::vector<std::byte>& result) {
         Task const task = from_bytes<Task>(task_bytes);
         if constexpr (std::is_void_v<std::invoke_result_t<Body&, Task const&>>) {
@@ -269,29 +315,58 @@ auto run_task_farm(C& source, Produce& produce, Body& body, task_farm_options co
             write_values(result, std::span<Result const>(&r, 1));
         }
     };
+    auto make_worker = [&](worker_port<T>& port) { return farm_worker<T, decltype(run)>(port, plan.profile, run); };
     using master_type = farm_master<T, decltype(deliver)>;
-    out.statistics = run_loop(
-            link, plan.settings, opening,
-            [&](master_port<T>& port) { return master_type(port, fs, opening, policy, deliver); },
-            [&](worker_port<T>& port) { return farm_worker<T, decltype(run)>(port, plan.profile, run); },
-            [&](auto& loop) {
-                master_type& master = loop.master().client();
-                master.start_clock();
-                farm_driver_on<std::remove_reference_t<decltype(loop)>, master_type> driver(loop, master);
-                handle.attach(&driver);
-                produce(handle);
-                handle.attach(nullptr);
-                try {
-                    master.finish_production();
-                } catch (invalid_parameter const&) {
-                    loop.master().fail(failure::current(self, false));
-                }
-                loop.master().settle();
-                loop.run(); // to the last result and the table
-                out.cancelled = master.cancelled();
-                out.moved = master.moved();
-                std::ranges::sort(out.cancelled);
-            });
+    // The producer on the root, over whichever loop serves it.
+    auto drive = [&](auto& loop, master_type& master) {
+        master.start_clock();
+        farm_driver_on<std::remove_reference_t<decltype(loop)>, master_type> driver(loop, master);
+        handle.attach(&driver);
+        produce(handle);
+        handle.attach(nullptr);
+        try {
+            master.finish_production();
+        } catch (invalid_parameter const&) {
+            loop.master().fail(failure::current(self, false));
+        }
+        loop.master().settle();
+        loop.run(); // to the last result and the table
+        out.cancelled = master.cancelled();
+        out.moved = master.moved();
+        std::ranges::sort(out.cancelled);
+    };
+    if (!levels || link.size() == 1) { // a lone rank farms to itself with the first scheme
+        out.statistics = run_loop(
+                link, plan.settings, opening,
+                [&](master_port<T>& port) { return master_type(port, fs, opening, policy, deliver); }, make_worker,
+                [&](auto& loop) { drive(loop, loop.master().client()); });
+    } else if (self == o.root) {
+        out.statistics = as_root(link, [&](bool& aborted) {
+            auto const others = static_cast<std::size_t>(link.size() - 1);
+            std::size_t const size = within_policy ? group_size_for(o.group_size, others, *within_policy, 1e-6,
+                                                                    o.expected_task_seconds)
+                                                   : group_size_for(o.group_size, others, ss{}, 1e-6,
+                                                                    o.expected_task_seconds);
+            group_opening groups = open_groups(link, plan.settings, size, o.sub_masters_compute, opening);
+            fs.capacity = groups.sizes;
+            fs.redistribute = false;
+            std::span<worker_status const> const statuses(groups.opening.data(), groups.opening.size());
+            loopback local;
+            master_port<T> port(link, groups.settings, local);
+            using client_type = with_groups<master_type>;
+            client_type granting(groups.sizes.size(), port, fs, statuses, policy, deliver);
+            master_core<T, client_type> master(port, granting, aborted);
+            return run_root<T, client_type, decltype(make_worker(std::declval<worker_port<T>&>()))>(
+                    link, local, master, nullptr, statuses, [&](auto& loop) { drive(loop, granting.inner()); });
+        });
+    } else {
+        out.statistics = as_worker(link, o.root, [&](bool& verdict) -> loop_statistics {
+            message_view const first = link.receive();
+            if (kind_of(first.tag) == kind::group && !first.payload.empty())
+                return run_farm_sub_master(link, first, plan, within, within_policy, make_worker, verdict);
+            return run_farm_group_worker(link, first, plan, make_worker, verdict);
+        });
+    }
     if (self == o.root) out.results = handle.take_results();
     return out;
 }

@@ -145,6 +145,14 @@ struct farm_settings {
     double time_limit = 0.0;
     std::size_t expected_tasks = 0;
     placement_rule rule = placement_rule::dlpt; ///< the estimates scheme's rule
+    // A hierarchical farm's levels (runtime/farm_hierarchy.hpp):
+    /// Workers each "worker" stands for (a group's): its thresholds scale by
+    /// it, plus as many tasks held ahead at its sub-master. Empty: one each, none ahead.
+    std::vector<std::size_t> capacity{};
+    bool redistribute = true; ///< kazouris moves work between workers (not between groups)
+    /// A chunk policy schedules each batch of tasks that arrived as a loop of
+    /// its own (a sub-master's: it never knows how many tasks will come).
+    bool batches = false;
 };
 
 /// Tasks a worker holds at once under the estimates scheme: one running, one
@@ -189,7 +197,8 @@ inline void write_task(wire_writer& w, farm_task_header const& h, std::span<std:
 
 // ---------------------------------------------------------------- master
 
-/// The farm's master client. `Deliver(id, bytes)` takes a result on the root.
+/// The farm's master client. `Deliver(id, block)` takes a result on the root:
+/// the seconds the task computed (a double), then the result's bytes.
 template <Transport T, class Deliver>
 class farm_master {
 public:
@@ -212,9 +221,8 @@ public:
             since_.assign(workers_.size(), 0.0);
         }
         if (fs.scheme == farm_scheme_kind::policy) {
-            loop_info info{static_cast<index_t>(fs.expected_tasks), workers_.size(), {}};
-            for (auto const& w : workers_) info.status.push_back(w.status);
-            sequencer_.emplace(*policy, std::move(info));
+            policy_ = *policy;
+            if (!fs.batches) start_sequence(fs.expected_tasks);
         }
     }
 
@@ -268,7 +276,7 @@ public:
     /// The producer returned: no task will come.
     void finish_production() {
         producing_ = false;
-        if (sequencer_ && !stopping_ && tasks_.size() != fs_.expected_tasks)
+        if (sequencer_ && !fs_.batches && !stopping_ && tasks_.size() != fs_.expected_tasks)
             require(false, "options.expected_tasks", fs_.expected_tasks,
                     "must equal the number of tasks submitted (" + std::to_string(tasks_.size()) + ")");
         distribute();
@@ -282,6 +290,12 @@ public:
     [[nodiscard]] farm_cost_model const& model() const noexcept { return model_; }
     /// Tasks moved from a busy worker to an idle one (redistribution).
     [[nodiscard]] std::size_t moved() const noexcept { return moved_; }
+
+    /// Every task not started is cancelled, as when a target is reached (a
+    /// sub-master's, when its root cancels).
+    void cancel_all() {
+        if (!stopping_) stop();
+    }
 
     /// Checks the time limit (called between messages and submissions).
     void check_limits() {
@@ -337,7 +351,7 @@ public:
             std::erase(held_[k], id);
             since_[k] = port_.now(); // its next task starts now
         }
-        deliver_(id, b.subspan(sizeof(double)));
+        deliver_(id, b); // [seconds][the result's bytes]: a sub-master passes both on
         if (fs_.stop_after_results > 0 && results_ >= fs_.stop_after_results) stop();
     }
 
@@ -427,7 +441,7 @@ private:
         for (std::size_t tried = 0; tried < order_.size(); ++tried) {
             std::size_t const k = order_[rr_];
             rr_ = (rr_ + 1) % order_.size();
-            if (workers_[k].count < fs_.f) return k;
+            if (workers_[k].count < limit(k, fs_.f)) return k;
         }
         return std::nullopt;
     }
@@ -492,10 +506,17 @@ private:
         port_.count(k, static_cast<index_t>(ids.size()));
     }
 
+    /// How many tasks worker k may hold for `per_worker` each: a group holds
+    /// that for each of its workers and as many again at its sub-master, so
+    /// that its workers never wait for the root.
+    [[nodiscard]] std::size_t limit(std::size_t k, std::size_t per_worker) const noexcept {
+        if (fs_.capacity.empty()) return per_worker;
+        return (per_worker + 1) * fs_.capacity[k];
+    }
     [[nodiscard]] bool idle(std::size_t k) const noexcept {
         auto const& w = workers_[k];
         std::size_t const below = fs_.scheme == farm_scheme_kind::kazouris ? fs_.d : 1;
-        return w.count < below && !w.receiving && !w.cancelling;
+        return w.count < limit(k, below) && !w.receiving && !w.cancelling;
     }
 
     /// Gives idle workers work: from the master's queue, else by redistribution.
@@ -509,7 +530,8 @@ private:
                 if (!queue_.empty()) {
                     if (!give_from_queue(k)) break;
                 } else {
-                    if (fs_.scheme == farm_scheme_kind::kazouris && !producing_) try_redistribute(k);
+                    if (fs_.scheme == farm_scheme_kind::kazouris && fs_.redistribute && !producing_)
+                        try_redistribute(k);
                     break;
                 }
             }
@@ -524,6 +546,8 @@ private:
         case farm_scheme_kind::estimates: return false; // its tasks never enter the queue (place())
         case farm_scheme_kind::self_scheduling: ids.push_back(take_best()); break;
         case farm_scheme_kind::policy: {
+            if (!pending_[k] && fs_.batches && (!sequencer_ || sequencer_->done()))
+                start_sequence(queue_.size()); // the tasks at hand, as a loop of their own
             if (!pending_[k]) {
                 if (sequencer_->done()) { // more tasks than expected_tasks (a wait_all cut a chunk): one each
                     ids.push_back(take_best());
@@ -541,7 +565,8 @@ private:
         }
         case farm_scheme_kind::kazouris:
             if (!model_.ready()) { // no estimates yet: fill up to f, oldest first
-                while (ids.size() + workers_[k].count < fs_.f && !queue_.empty()) ids.push_back(take_best());
+                while (ids.size() + workers_[k].count < limit(k, fs_.f) && !queue_.empty())
+                    ids.push_back(take_best());
             } else {
                 double const amount = workers_[k].share * estimated_total();
                 double sum = 0.0;
@@ -555,6 +580,12 @@ private:
         if (ids.empty()) return false;
         send_tasks(k, ids);
         return true;
+    }
+
+    void start_sequence(std::size_t tasks) {
+        loop_info info{static_cast<index_t>(tasks), workers_.size(), {}};
+        for (auto const& w : workers_) info.status.push_back(w.status);
+        sequencer_.emplace(*policy_, std::move(info));
     }
 
     /// (4.1) over the master's queue and every worker's.
@@ -644,7 +675,7 @@ private:
     }
     /// Worker k gets its largest placed tasks until it holds estimates_ahead.
     void feed(std::size_t k) {
-        while (workers_[k].count < estimates_ahead && !placed_[k].empty()) {
+        while (workers_[k].count < limit(k, estimates_ahead) && !placed_[k].empty()) {
             auto const best = std::ranges::max_element(placed_[k], {}, [&](std::uint64_t id) { return estimate(id); });
             std::uint64_t const id = *best;
             placed_[k].erase(best);
@@ -712,6 +743,7 @@ private:
     double queue_heur_ = 0.0; ///< the sum of heur over the queue, for (4.1)
     bool by_heur_ = false;
     std::vector<std::optional<chunk>> pending_ = std::vector<std::optional<chunk>>(workers_.size());
+    std::optional<any_policy> policy_;
     std::optional<chunk_sequencer<any_policy>> sequencer_;
     std::optional<dlpt_board> board_;               ///< the estimates scheme's
     std::vector<std::vector<std::uint64_t>> placed_; ///< placed on a worker, still at the master

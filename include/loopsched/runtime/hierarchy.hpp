@@ -205,9 +205,10 @@ public:
     }
 
     /// Once the root said stop and the group is done: the group's workers'
-    /// statistics, then this group's report (their sums), results and trace.
-    template <class Loop, class Master>
-    void report_when_done(Loop& loop, Master& master) {
+    /// statistics, then this group's report (their sums), results and trace;
+    /// `relabel(event)` puts its workers' trace events in the root's numbering.
+    template <class Loop, class Master, class Relabel = void (*)(chunk_event&)>
+    void report_when_done(Loop& loop, Master& master, Relabel&& relabel = [](chunk_event&) {}) {
         if (reported_ || !root_done_ || !loop.master_finished()) return;
         loop_statistics group = master.collect();
         double const start = master.started();
@@ -224,6 +225,7 @@ public:
         for (auto& e : group.trace) { // onto this rank's clock, as the root expects
             e.start += start;
             e.end += start;
+            relabel(e);
         }
         group.trace.insert(group.trace.end(), outer_trace_.begin(), outer_trace_.end());
         wire_writer w;
