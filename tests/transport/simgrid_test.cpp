@@ -37,6 +37,7 @@ struct clusters {
     sim::simulator three{cluster({2e9, 1e9, 1e9}, {0, 1, 0})};
     sim::simulator doacross{cluster({1e9, 0.5e9, 1e9}, {0, 1, 0})};
     sim::simulator plain{cluster({1e9, 1e9, 1e9})};
+    sim::simulator nine{cluster({2e9, 1e9, 1e9, 1e9, 2e9, 1e9, 1e9, 1e9, 3e9}, {0, 0, 1, 0, 0, 0, 2, 0, 0})};
     sim::simulator rendezvous{cluster({1e9}), [] {
                                   sim::simulation_options o;
                                   o.rendezvous_bytes = 1000;
@@ -226,6 +227,72 @@ TEST_CASE("simgrid: divide and conquer gives the sequential result with every pl
             });
             CHECK(got == expected);
             CHECK(seconds > 0.0);
+        }
+}
+
+TEST_CASE("simgrid: hierarchical loops and task farms run everything once, results as a sequential run") {
+    auto& s = all().nine;
+    for (std::string spec : {"fss/af", "dtss/fss", "w-fss/ss"})
+        for (std::size_t group : {std::size_t{0}, std::size_t{3}})
+            for (bool compute : {false, true}) {
+                CAPTURE(spec);
+                CAPTURE(group);
+                CAPTURE(compute);
+                std::vector<int> runs(1999, 0);
+                loop_statistics root;
+                s.run([&](sim::transport& t) {
+                    auto h = parse_hierarchy(spec);
+                    h.group_size = group;
+                    h.sub_masters_compute = compute;
+                    parallel_for_options o;
+                    o.powers = s.layout().powers();
+                    o.run_queues = s.layout().run_queues();
+                    auto stats = parallel_for(
+                            t, make_range(1999), h,
+                            [&](index_range const& part) {
+                                REQUIRE(part.size() > 0);
+                                for (index_t i : part.indices()) runs[static_cast<std::size_t>(i)]++;
+                                t.compute(1e6 * static_cast<double>(part.size()));
+                            },
+                            o);
+                    if (t.rank() == 0) root = stats;
+                });
+                for (int c : runs) REQUIRE(c == 1);
+                CHECK(root.iterations() == 1999);
+                CHECK(root.groups.size() >= 2);
+            }
+    for (std::string scheme : {"ss/ss", "fss/af", "kazouris/kazouris", "ss/dlpt"})
+        for (bool compute : {false, true}) {
+            CAPTURE(scheme);
+            CAPTURE(compute);
+            std::vector<int> runs(301, 0);
+            std::vector<double> results;
+            s.run([&](sim::transport& t) {
+                task_farm_options o;
+                o.scheme = scheme;
+                o.group_size = 3;
+                o.sub_masters_compute = compute;
+                o.expected_tasks = 301;
+                o.powers = s.layout().powers();
+                o.run_queues = s.layout().run_queues();
+                auto out = task_farm<int>(
+                        t,
+                        [](auto& farm) {
+                            for (int i = 0; i < 301; ++i) farm.submit(i);
+                        },
+                        [&](int const& i) {
+                            runs[static_cast<std::size_t>(i)]++;
+                            t.compute(1e6 * (i % 4 + 1));
+                            return std::sqrt(static_cast<double>(i));
+                        },
+                        o);
+                if (t.rank() == 0) results = std::move(out.results);
+            });
+            REQUIRE(results.size() == 301);
+            for (int i = 0; i < 301; ++i) {
+                REQUIRE(runs[static_cast<std::size_t>(i)] == 1);
+                REQUIRE(results[static_cast<std::size_t>(i)] == std::sqrt(static_cast<double>(i)));
+            }
         }
 }
 

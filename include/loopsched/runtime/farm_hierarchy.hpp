@@ -139,8 +139,8 @@ private:
 
     group_farm_master<T>* master_ = nullptr;
     worker_status status_;
-    std::vector<std::uint64_t> root_id_;    ///< by the group's task id: the root's
-    std::vector<std::uint32_t> batch_of_;   ///< by the group's task id: the message it came in
+    std::vector<std::uint64_t> root_id_;  ///< by the group's task id: the root's
+    std::vector<std::uint32_t> batch_of_; ///< by the group's task id: the message it came in
     std::vector<batch> batches_;
     std::size_t cancels_told_ = 0;
     bool cancelling_ = false, production_over_ = false;
@@ -169,8 +169,7 @@ struct farm_sub_master_parent {
 /// `within` is the group's scheme; `make_worker(worker_port&)` the farm worker.
 template <Transport T, class MakeWorker>
 loop_statistics run_farm_sub_master(loop_link<T>& link, message_view group, rank_plan& plan, farm_settings within,
-                                    std::optional<any_policy> const& policy, MakeWorker&& make_worker,
-                                    bool& verdict) {
+                                    std::optional<any_policy> const& policy, MakeWorker&& make_worker, bool& verdict) {
     group_membership joined = join_group(link.rank(), link.size(), plan.settings, group);
     auto const& settings = joined.settings;
     for (int r : settings.worker_ranks)
@@ -205,8 +204,8 @@ loop_statistics run_farm_sub_master(loop_link<T>& link, message_view group, rank
 /// A worker of a farm's group: waits for its sub-master's word (a peer's
 /// transfer may come first: it is kept until then), then works as in a flat farm.
 template <Transport T, class MakeWorker>
-loop_statistics run_farm_group_worker(loop_link<T>& link, message_view first, rank_plan& plan,
-                                      MakeWorker&& make_worker, bool& verdict) {
+loop_statistics run_farm_group_worker(loop_link<T>& link, message_view first, rank_plan& plan, MakeWorker&& make_worker,
+                                      bool& verdict) {
     std::vector<message> early;
     while (kind_of(first.tag) != kind::group) {
         if (kind_of(first.tag) == kind::abort) {
