@@ -64,6 +64,7 @@ int main(int argc, char** argv) try {
     std::vector<int> sizes{1024, 4096};
     std::vector<double> task_ms{10.0, 1.0};
     std::vector<std::string> policies{"ss", "fss", "af", "w-fss", "dtss", "tss", "gss"};
+    std::vector<std::string> farms;
     std::size_t group = 0;
     bool flat = true, compute = false;
     std::string dist = "exp";
@@ -84,6 +85,10 @@ int main(int argc, char** argv) try {
                     "remains (0: after it)")
             ->check(CLI::Range(0.0, 0.99))
             ->capture_default_str();
+    line.add_option("--farms", farms,
+                    "task farm schemes, flat against the hierarchical ss/SCHEME (each iteration a task; none by "
+                    "default)")
+            ->delimiter(',');
     line.add_option("--group", group, "workers per group (0: automatic)")->capture_default_str();
     line.add_flag("--sub-masters-compute", compute, "sub-masters also run iterations");
     line.add_flag("!--no-flat", flat, "skip the flat loops (they take the longest at 16,384 workers)");
@@ -97,7 +102,7 @@ int main(int argc, char** argv) try {
     for (int n : sizes) simulators.emplace_back(examples::make_platform("uniform:n=" + std::to_string(n)), costs);
     std::printf("| workers | task | bound | policy | flat | chunks | hierarchical | groups | fraction | chunks | "
                 "simulator s (flat, hierarchical) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
-    examples::progress shown("scale", sizes.size() * task_ms.size() * policies.size());
+    examples::progress shown("scale", sizes.size() * task_ms.size() * (policies.size() + farms.size()));
     for (double ms : task_ms) {
         for (std::size_t s = 0; s < sizes.size(); ++s) {
             int const n = sizes[s];
@@ -109,16 +114,8 @@ int main(int argc, char** argv) try {
                             : "random:n=" + iterations + ":mean=" + std::to_string(mean) + ":dist=" + dist + ":seed=7");
             double const ideal = w.total_flops() / (examples::reference_speed * n);
             double const bound = greedy_bound(w, n);
-            for (auto const& spec : policies) {
-                shown.next(std::to_string(n) + " workers, " + spec);
-                examples::simulated_run f;
-                if (flat) f = examples::simulate(simulators[s], w, parse_policy(spec));
-                auto h = parse_hierarchy(hierarchy_of(spec));
-                h.group_size = group;
-                h.sub_masters_compute = compute;
-                h.expected_chunk_seconds = ms * 1e-3;
-                h.message_seconds = costs.message_overhead;
-                auto const r = examples::simulate_hierarchy(simulators[s], w, h, false, ahead);
+            auto row = [&](std::string const& name, std::string const& levels, examples::simulated_run const& f,
+                           examples::simulated_run const& r) {
                 shown.clear();
                 auto fraction = [&](examples::simulated_run const& x) {
                     return x.seconds > 0.0 ? ideal / x.seconds : 0.0;
@@ -130,10 +127,29 @@ int main(int argc, char** argv) try {
                                   static_cast<long long>(f.statistics.chunks()));
                 }
                 std::printf("| %d | %g ms %s | %.3f | %s | %s | %s | %s | %zu | %.3f | %lld | %.1f, %.1f |\n", n, ms,
-                            dist.c_str(), bound, spec.c_str(), flat_text, flat_chunks, hierarchy_of(spec).c_str(),
+                            dist.c_str(), bound, name.c_str(), flat_text, flat_chunks, levels.c_str(),
                             r.statistics.groups.size(), fraction(r), static_cast<long long>(r.statistics.chunks()),
                             f.wall, r.wall);
                 std::fflush(stdout);
+            };
+            for (auto const& spec : policies) {
+                shown.next(std::to_string(n) + " workers, " + spec);
+                examples::simulated_run f;
+                if (flat) f = examples::simulate(simulators[s], w, parse_policy(spec));
+                auto h = parse_hierarchy(hierarchy_of(spec));
+                h.group_size = group;
+                h.sub_masters_compute = compute;
+                h.expected_chunk_seconds = ms * 1e-3;
+                h.message_seconds = costs.message_overhead;
+                row(spec, hierarchy_of(spec), f, examples::simulate_hierarchy(simulators[s], w, h, false, ahead));
+            }
+            for (auto const& scheme : farms) { // a group holds a task per worker and one ahead: SS between groups
+                shown.next(std::to_string(n) + " workers, farm " + scheme);
+                examples::simulated_run f;
+                if (flat) f = examples::simulate_farm(simulators[s], w, scheme);
+                std::string const levels = "ss/" + scheme;
+                row("farm " + scheme, "farm " + levels, f,
+                    examples::simulate_farm(simulators[s], w, levels, false, false, group, ms * 1e-3));
             }
         }
     }

@@ -494,10 +494,13 @@ inline simulated_run simulate_hierarchy(sim::simulator& simulator, workload cons
 }
 
 /// Runs the workload's iterations as the tasks of a task farm with `scheme`
-/// ("kazouris", "ss" or a chunk policy): each task carries `task_bytes` to its
-/// worker, costs its iteration's flops, and returns `result_bytes`. Options as simulate().
+/// ("kazouris", "ss" or a chunk policy; two as "BETWEEN/WITHIN" for a
+/// hierarchical farm, its groups of `group_size` or chosen from the expected
+/// task time): each task carries `task_bytes` to its worker, costs its
+/// iteration's flops, and returns `result_bytes`. Options as simulate().
 inline simulated_run simulate_farm(sim::simulator& simulator, workload const& w, std::string const& scheme,
-                                   bool master_computes = false, bool trace = false) {
+                                   bool master_computes = false, bool trace = false, std::size_t group_size = 0,
+                                   double expected_task_seconds = 0.0) {
     if (w.doacross()) throw invalid_parameter("workload", w.kind, "a task farm runs DOALL workloads only");
     auto const& p = simulator.layout();
     simulated_run out;
@@ -510,6 +513,8 @@ inline simulated_run simulate_farm(sim::simulator& simulator, workload const& w,
         o.trace = trace;
         o.scheme = scheme;
         o.expected_tasks = static_cast<std::size_t>(w.iterations());
+        o.group_size = group_size;
+        o.expected_task_seconds = expected_task_seconds;
         // A task: its index in the first bytes, padded to task_bytes (what a real task carries).
         using payload = std::vector<char>;
         auto stats = task_farm<payload>(

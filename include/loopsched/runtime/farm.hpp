@@ -311,6 +311,7 @@ public:
             update_speeds();
         }
         check_limits();
+        may_idle(k);
         distribute();
         return 0; // tasks went out through push_worker, counted there
     }
@@ -342,6 +343,7 @@ public:
         --w.count;
         w.heur_sum -= t.heur;
         w.refused = false;
+        may_idle(static_cast<std::size_t>(t.owner));
         t.where = state::done;
         ++resolved_;
         ++results_;
@@ -399,8 +401,10 @@ public:
                 ++port_.statistics()[j].iterations;
             }
             port_.touch(j);
+            may_idle(j);
         }
         port_.touch(k);
+        may_idle(k);
         distribute();
     }
 
@@ -434,7 +438,15 @@ private:
         for (std::size_t k = 0; k < order_.size(); ++k) order_[k] = k;
         std::ranges::stable_sort(order_,
                                  [&](std::size_t a, std::size_t b) { return workers_[a].speed > workers_[b].speed; });
+        position_.resize(order_.size());
+        maybe_idle_.clear();
+        for (std::size_t i = 0; i < order_.size(); ++i) {
+            position_[order_[i]] = i;
+            maybe_idle_.insert(maybe_idle_.end(), i);
+        }
     }
+    /// Worker k's tasks or state changed: it may be idle now.
+    void may_idle(std::size_t k) { maybe_idle_.insert(position_[k]); }
 
     /// The start: the next worker round robin from the fastest that holds fewer than f tasks.
     std::optional<std::size_t> next_starter() {
@@ -525,16 +537,21 @@ private:
         if (board_) return feed_all();
         distributing_ = true;
         rekey();
-        for (std::size_t k : order_) { // the fastest idle first
+        // The fastest idle first. Only workers that may be idle are looked at,
+        // and none once nothing is left to give: with thousands of workers, a
+        // scan of all of them per request or submission was the master's cost.
+        bool const redistributing = fs_.scheme == farm_scheme_kind::kazouris && fs_.redistribute && !producing_;
+        for (auto at = maybe_idle_.begin(); at != maybe_idle_.end() && (!queue_.empty() || redistributing);) {
+            std::size_t const k = order_[*at];
             while (idle(k)) {
                 if (!queue_.empty()) {
                     if (!give_from_queue(k)) break;
                 } else {
-                    if (fs_.scheme == farm_scheme_kind::kazouris && fs_.redistribute && !producing_)
-                        try_redistribute(k);
+                    if (redistributing) try_redistribute(k);
                     break;
                 }
             }
+            at = idle(k) ? std::next(at) : maybe_idle_.erase(at);
         }
         distributing_ = false;
     }
@@ -736,7 +753,9 @@ private:
     farm_cost_model model_;
     Deliver deliver_;
     std::vector<worker> workers_;
-    std::vector<std::size_t> order_; ///< workers by speed, fastest first
+    std::vector<std::size_t> order_;    ///< workers by speed, fastest first
+    std::vector<std::size_t> position_; ///< each worker's place in order_
+    std::set<std::size_t> maybe_idle_;  ///< places in order_ of the workers that may be idle (all that are)
     std::size_t rr_ = 0;
     std::vector<task> tasks_;
     std::set<queue_key> queue_;
