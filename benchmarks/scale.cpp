@@ -93,6 +93,7 @@ int main(int argc, char** argv) try {
     line.add_flag("--sub-masters-compute", compute, "sub-masters also run iterations");
     line.add_flag("!--no-flat", flat, "skip the flat loops (they take the longest at 16,384 workers)");
     if (auto code = line.parse(argc, argv)) return *code;
+    std::erase(policies, ""); // --policies "": farms only
     // 1 us of CPU per message sent or received (MPI's o on a fast network):
     // a master pays it twice per chunk, on top of its engine's measured time.
     sim::simulation_options costs;

@@ -140,7 +140,11 @@ private:
 ///   static constexpr bool results_first   hand a request's results to the
 ///                                 client before serving it (it must know what finished);
 ///   static constexpr bool late_requests   a request from a stopped worker is dropped
-///                                 (workers that request unasked: its stop was on the way).
+///                                 (workers that request unasked: its stop was on the way);
+///   static constexpr bool pushes_work   a parked worker gets work only by a push
+///                                 (it is touched then): asking the client again
+///                                 for every parked worker at each turn is
+///                                 skipped until the client is done.
 template <Transport T, class Client>
 class master_core {
 public:
@@ -242,6 +246,7 @@ private:
     static constexpr bool owes(peer p) noexcept { return p != peer::reported; }
     static constexpr bool results_first = requires { requires Client::results_first; };
     static constexpr bool late_requests = requires { requires Client::late_requests; };
+    static constexpr bool pushes_work = requires { requires Client::pushes_work; };
 
     [[nodiscard]] bool holds(std::size_t k) const {
         if constexpr (requires(Client const& c) { c.holds(k); })
@@ -296,7 +301,9 @@ private:
     void settle_parked() {
         take_touched();
         if (parked_count_ == 0) return;
-        if (!settings_.deterministic || client_.done())
+        // A pushing client's parked workers wait for a push: asking again for
+        // each of them at every turn cost O(workers) per task (a farm's start).
+        if ((!settings_.deterministic && !pushes_work) || client_.done())
             for (std::size_t k = 0; k < state_.size(); ++k) {
                 if (state_[k] != peer::parked) continue;
                 become(k, peer::active);

@@ -203,6 +203,7 @@ template <Transport T, class Deliver>
 class farm_master {
 public:
     static constexpr bool results_first = true;
+    static constexpr bool pushes_work = true; // every idle worker is looked at by distribute()
 
     farm_master(master_port<T>& port, farm_settings const& fs, std::span<worker_status const> statuses,
                 std::optional<any_policy> const& policy, Deliver deliver)
@@ -561,7 +562,11 @@ private:
         std::vector<std::uint64_t> ids;
         switch (fs_.scheme) {
         case farm_scheme_kind::estimates: return false; // its tasks never enter the queue (place())
-        case farm_scheme_kind::self_scheduling: ids.push_back(take_best()); break;
+        case farm_scheme_kind::self_scheduling: // a group's free places in one message
+            do
+                ids.push_back(take_best());
+            while (!fs_.capacity.empty() && !queue_.empty() && workers_[k].count + ids.size() < limit(k, 1));
+            break;
         case farm_scheme_kind::policy: {
             if (!pending_[k] && fs_.batches && (!sequencer_ || sequencer_->done()))
                 start_sequence(queue_.size()); // the tasks at hand, as a loop of their own

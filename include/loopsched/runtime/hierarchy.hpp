@@ -339,6 +339,7 @@ class with_groups {
 public:
     static constexpr bool results_first = requires { requires Client::results_first; };
     static constexpr bool late_requests = requires { requires Client::late_requests; };
+    static constexpr bool pushes_work = requires { requires Client::pushes_work; };
 
     template <class... Args>
     explicit with_groups(std::size_t groups, Args&&... args) : inner_(std::forward<Args>(args)...), leaves_(groups) {}
