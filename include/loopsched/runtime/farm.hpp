@@ -147,7 +147,7 @@ struct farm_settings {
     placement_rule rule = placement_rule::dlpt; ///< the estimates scheme's rule
     // A hierarchical farm's levels (runtime/farm_hierarchy.hpp):
     /// Workers each "worker" stands for (a group's): its thresholds scale by
-    /// it, plus as many tasks held ahead at its sub-master. Empty: one each, none ahead.
+    /// it, plus a task each held ahead at its sub-master. Empty: one each, none ahead.
     std::vector<std::size_t> capacity{};
     bool redistribute = true; ///< kazouris moves work between workers (not between groups)
     /// A chunk policy schedules each batch of tasks that arrived as a loop of
@@ -520,7 +520,7 @@ private:
     }
 
     /// How many tasks worker k may hold for `per_worker` each: a group holds
-    /// that for each of its workers and as many again at its sub-master, so
+    /// that many for each of its workers plus one each at its sub-master, so
     /// that its workers never wait for the root.
     [[nodiscard]] std::size_t limit(std::size_t k, std::size_t per_worker) const noexcept {
         if (fs_.capacity.empty()) return per_worker;
