@@ -111,6 +111,8 @@ inline any_policy parse_policy(std::string_view spec) {
     std::optional<sync_interval> interval;
     if (synchronize) { // the adaptor's key is taken out before the scheme sees its own
         auto h = std::ranges::find(pairs, std::string("h"), &spec_args::pair::first);
+        if (h != pairs.end() && std::ranges::count(pairs, std::string("h"), &spec_args::pair::first) > 1)
+            throw spec_error("loopsched: parameter 'h' given twice in policy spec '" + std::string(spec) + "'");
         if (h != pairs.end()) {
             interval = detail::parse_interval(spec, h->second);
             pairs.erase(h);

@@ -65,7 +65,7 @@ public:
     }
 
     static rnd from_spec(spec_args const& a) {
-        return rnd(a.integer("min", 0), a.integer("max", 0), static_cast<std::uint64_t>(a.integer("seed", 1)));
+        return rnd(a.integer("min", 0), a.integer("max", 0), a.natural("seed", 1));
     }
     [[nodiscard]] std::string spec() const {
         return detail::spec_writer(name)

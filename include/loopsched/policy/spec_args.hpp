@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -47,6 +49,17 @@ public:
         index_t value{};
         auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
         if (ec != std::errc{} || end != text->data() + text->size()) fail(key, *text, "an integer");
+        return value;
+    }
+
+    /// A non-negative integer that may use the whole 64 bits (seeds).
+    [[nodiscard]] std::uint64_t natural(std::string_view key, std::uint64_t fallback) const {
+        auto text = raw(key);
+        if (!text) return fallback;
+        std::uint64_t value{};
+        auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+        if (text->empty() || ec != std::errc{} || end != text->data() + text->size())
+            fail(key, *text, "an integer in [0, 2^64)");
         return value;
     }
 
@@ -107,6 +120,20 @@ private:
 
 namespace detail {
 
+/// A spec value as text that parses back to the same value: integers as they
+/// are, reals in their shortest exact form (2.0000001 stays 2.0000001, where
+/// a stream's six significant digits would print 2).
+template <class T>
+std::string spec_text(T const& value) {
+    if constexpr (std::is_arithmetic_v<T>) {
+        char buffer[64];
+        auto const [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, value);
+        return std::string(buffer, ec == std::errc{} ? end : buffer);
+    } else {
+        return std::string(value);
+    }
+}
+
 /// Builds the canonical "name:key=value,..." text; keys whose value is the
 /// default are left out so that specs stay short.
 class spec_writer {
@@ -115,13 +142,13 @@ public:
 
     template <class T>
     spec_writer& add(std::string_view key, T const& value, T const& fallback) {
-        if (value != fallback) append(key, to_text(value));
+        if (value != fallback) append(key, spec_text(value));
         return *this;
     }
     spec_writer& add_list(std::string_view key, std::vector<double> const& values) {
         if (values.empty()) return *this;
         std::string list;
-        for (double v : values) list += (list.empty() ? "" : "/") + to_text(v);
+        for (double v : values) list += (list.empty() ? "" : "/") + spec_text(v);
         append(key, list);
         return *this;
     }
