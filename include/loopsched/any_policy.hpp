@@ -4,6 +4,7 @@
 #include <loopsched/adaptor/synchronized.hpp>
 #include <loopsched/adaptor/weighted.hpp>
 #include <loopsched/concepts.hpp>
+#include <loopsched/detail/fingerprint.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -95,10 +96,13 @@ private:
 /// Built by parse_policy() from a spec string, or from any policy object.
 class any_policy {
 public:
-    template <ChunkPolicy P>
-    requires(!std::is_same_v<std::remove_cvref_t<P>, any_policy>) any_policy(P policy)
+    // The wrapper itself is excluded before ChunkPolicy<P> is asked: asking it
+    // of any_policy would ask whether any_policy is copyable, which asks this
+    // constructor again (Clang rejects the recursion; GCC happened to accept it).
+    template <class P>
+    requires(!std::is_same_v<std::remove_cvref_t<P>, any_policy> && ChunkPolicy<P>) any_policy(P policy)
             : self_(std::make_unique<model<P>>(std::move(policy))) {
-        fingerprint_ = fnv(std::string(typeid(P).name()) + '/' + self_->spec());
+        fingerprint_ = detail::fingerprint().add_types<P>().add(std::string_view(self_->spec())).value();
     }
 
     any_policy(any_policy const& other) : self_(other.self_->clone()), fingerprint_(other.fingerprint_) {}
@@ -171,12 +175,6 @@ private:
         }
         P policy;
     };
-    static std::uint64_t fnv(std::string const& text) noexcept {
-        std::uint64_t h = 0xcbf29ce484222325ULL;
-        for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-        return h;
-    }
-
     std::unique_ptr<concept_base> self_;
     std::uint64_t fingerprint_ = 0;
 };

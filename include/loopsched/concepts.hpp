@@ -112,6 +112,16 @@ concept ChunkPolicy = std::copyable<P> && starts_a_chunk_state<P>;
 template <ChunkPolicy P>
 using state_of = decltype(std::declval<P const&>().start(std::declval<loop_info const&>()));
 
+// ---------------------------------------------------------------- values
+
+/// A value that travels between ranks: a gathered result, a farm's task or
+/// result, a divide-and-conquer problem or result. Trivially copyable types go
+/// as their bytes, others through Boost.Serialization; default-constructible
+/// (the receiver makes one to fill), and not bool (std::vector<bool> has no
+/// contiguous storage: use char).
+template <class T>
+concept transferable = std::default_initializable<T> && std::copyable<T> && !std::same_as<T, bool>;
+
 // ---------------------------------------------------------------- Mapping
 
 /// What a mapping knows when the work starts.

@@ -78,7 +78,7 @@ requires(sizeof...(Args) >= 2) auto parallel_for_doacross(boost::mpi::communicat
     return parallel_for_doacross(mpi_channel(comm), space, deps, mapping, std::forward<Args>(args)...);
 }
 
-template <farm_value Task, class Produce, class Body>
+template <transferable Task, class Produce, class Body>
 requires std::invocable<Body&, Task const&> && std::invocable < Produce&,
         task_farm_handle<Task, farm_result_t<Body, Task>>
 & > farm_outcome<farm_result_t<Body, Task>> task_farm(boost::mpi::communicator const& comm, Produce&& produce,

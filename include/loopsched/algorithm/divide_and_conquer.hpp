@@ -6,6 +6,7 @@
 // Over a Boost.MPI communicator: <loopsched/mpi.hpp>.
 #pragma once
 
+#include <loopsched/concepts.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/placement.hpp>
 #include <loopsched/options.hpp>
@@ -57,11 +58,6 @@ struct dnc_options : loop_options {
     std::function<double(double)> migration_threshold{};
 };
 
-/// A type a problem or a result can be: it travels between ranks (as bytes if
-/// trivially copyable, else through Boost.Serialization).
-template <class T>
-concept dnc_value = std::default_initializable<T> && std::copyable<T> && !std::same_as<T, bool>;
-
 /// What ops.solve(problem) returns: the result type.
 template <class Ops, class Problem>
 using dnc_result_t = std::remove_cvref_t<decltype(std::declval<Ops&>().solve(std::declval<Problem const&>()))>;
@@ -71,12 +67,12 @@ template <class Ops, class Problem>
 concept has_is_leaf = requires(Ops& ops, Problem const& p) {
     { ops.is_leaf(p) } -> std::convertible_to<bool>;
 };
-/// ops.solve(p): a leaf's result, a dnc_value.
+/// ops.solve(p): a leaf's result, a transferable.
 template <class Ops, class Problem>
 concept has_solve = requires(Ops& ops, Problem const& p) {
     ops.solve(p);
 }
-&&dnc_value<dnc_result_t<Ops, Problem>>;
+&&transferable<dnc_result_t<Ops, Problem>>;
 /// ops.divide(p): the subproblems, a range of any length.
 template <class Ops, class Problem>
 concept has_divide = requires(Ops& ops, Problem const& p) {
@@ -94,7 +90,7 @@ concept has_combine = has_solve<Ops, Problem> &&
 /// The operations of a divide-and-conquer computation on problems of type
 /// Problem; ops.cost(p), a number that grows with p's cost, is optional.
 template <class Ops, class Problem>
-concept DivideAndConquer = dnc_value<Problem> && has_is_leaf<Ops, Problem> && has_solve<Ops, Problem> &&
+concept DivideAndConquer = transferable<Problem> && has_is_leaf<Ops, Problem> && has_solve<Ops, Problem> &&
         has_divide<Ops, Problem> && has_combine<Ops, Problem>;
 
 /// A run's outcome: the result (on the root; a default value elsewhere), one
@@ -121,10 +117,7 @@ namespace detail {
 
 template <class Problem, class Result>
 std::uint64_t dnc_types_fingerprint() {
-    return fingerprint()
-            .add(std::string_view(typeid(Problem).name()))
-            .add(std::string_view(typeid(Result).name()))
-            .value();
+    return fingerprint().add_types<Problem, Result>().value();
 }
 
 template <class Problem, channel_source C, class Ops>

@@ -21,15 +21,9 @@
 
 namespace loopsched {
 
-/// A value parallel_for can gather: trivially copyable (it travels as bytes)
-/// or serializable with Boost.Serialization; default-constructible, and not
-/// bool (std::vector<bool> has no contiguous storage: use char).
-template <class R>
-concept gatherable = std::default_initializable<R> && std::copyable<R> && !std::same_as<R, bool>;
-
 /// Asks parallel_for to gather `per_iteration` values of type R for each
 /// iteration (each position along the cut dimension) on the root rank.
-template <gatherable R>
+template <transferable R>
 struct gather {
     std::size_t per_iteration = 1;
 };

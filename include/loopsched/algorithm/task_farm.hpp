@@ -5,6 +5,7 @@
 // Over a Boost.MPI communicator: <loopsched/mpi.hpp>.
 #pragma once
 
+#include <loopsched/concepts.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/options.hpp>
 #include <loopsched/policy/css.hpp>
@@ -70,11 +71,6 @@ struct task_hints {
     double priority = 0.0; ///< higher runs first, whatever the cost order
 };
 
-/// A type the farm can carry: trivially copyable (travels as bytes) or
-/// serializable with Boost.Serialization, default-constructible and copyable.
-template <class T>
-concept farm_value = std::default_initializable<T> && std::copyable<T> && !std::same_as<T, bool>;
-
 /// What body(task) returns, with void carried as std::monostate.
 template <class Body, class Task>
 using farm_result_t = std::conditional_t<std::is_void_v<std::invoke_result_t<Body&, Task const&>>, std::monostate,
@@ -103,7 +99,7 @@ protected:
 } // namespace detail
 
 /// The producer's view of the farm, on the root: submit tasks, wait for them.
-template <farm_value Task, farm_value Result>
+template <transferable Task, transferable Result>
 class task_farm_handle {
 public:
     /// A new task; returns its id (creation order, from 0). Sends it at once or
@@ -264,18 +260,15 @@ private:
 
 template <class Task, class Result>
 std::uint64_t farm_types_fingerprint() {
-    return fingerprint()
-            .add(std::string_view(typeid(Task).name()))
-            .add(std::string_view(typeid(Result).name()))
-            .value();
+    return fingerprint().add_types<Task, Result>().value();
 }
 
 /// Runs a farm on this rank: checks, agreement, then master and/or worker;
 /// for two schemes, the root, a sub-master, or a group's worker.
-template <farm_value Task, channel_source C, class Produce, class Body>
+template <transferable Task, channel_source C, class Produce, class Body>
 auto run_task_farm(C& source, Produce& produce, Body& body, task_farm_options const& o) {
     using Result = farm_result_t<Body, Task>;
-    static_assert(farm_value<Result>, "task_farm: body(task) must return a farm_value (or nothing)");
+    static_assert(transferable<Result>, "task_farm: body(task) must return a transferable (or nothing)");
     auto& ch = channel_of(source);
     using T = std::remove_cvref_t<decltype(ch.transport())>;
     loop_link<T> link(ch);
@@ -380,7 +373,7 @@ auto run_task_farm(C& source, Produce& produce, Body& body, task_farm_options co
 /// calls it with the same options (checked, as for loops). Every task runs
 /// exactly once; its result reaches the root once. A task or the producer
 /// that throws makes every rank throw (remote_error for a task).
-template <farm_value Task, channel_source C, class Produce, class Body>
+template <transferable Task, channel_source C, class Produce, class Body>
 requires std::invocable<Body&, Task const&> && std::invocable < Produce&,
         task_farm_handle<Task, farm_result_t<Body, Task>>
 & > farm_outcome<farm_result_t<Body, Task>> task_farm(C& transport, Produce&& produce, Body&& body,

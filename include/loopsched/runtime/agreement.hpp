@@ -7,6 +7,7 @@
 // exchanges every algorithm ends with: the abort, a failure told, the table.
 #pragma once
 
+#include <loopsched/detail/fingerprint.hpp>
 #include <loopsched/detail/small_vector.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/policy/request.hpp>
@@ -26,33 +27,6 @@
 #include <vector>
 
 namespace loopsched::detail {
-
-/// FNV-1a over bytes: fingerprints of what ranks must pass alike (not a
-/// cryptographic hash: it tells a mistake from agreement, nothing more).
-class fingerprint {
-public:
-    fingerprint& add_bytes(std::span<std::byte const> data) noexcept {
-        for (std::byte b : data) value_ = (value_ ^ static_cast<std::uint64_t>(b)) * 0x100000001b3ULL;
-        return *this;
-    }
-    template <class T>
-    requires std::is_trivially_copyable_v<T> fingerprint& add(T const& v) noexcept {
-        return add_bytes(std::as_bytes(std::span(&v, 1)));
-    }
-    fingerprint& add(std::string_view s) noexcept {
-        add(s.size());
-        return add_bytes(std::as_bytes(std::span(s.data(), s.size())));
-    }
-    template <class T>
-    requires std::is_trivially_copyable_v<T> fingerprint& add_all(std::span<T const> values) noexcept {
-        add(values.size());
-        return add_bytes(std::as_bytes(values));
-    }
-    [[nodiscard]] std::uint64_t value() const noexcept { return value_; }
-
-private:
-    std::uint64_t value_ = 0xcbf29ce484222325ULL;
-};
 
 /// The loop as one rank sees it: what every rank must pass alike. Sent in each
 /// rank's hello; no padding, so it travels as it lies.

@@ -1,0 +1,47 @@
+// FNV-1a fingerprints: what ranks must pass alike (arguments, types, policies)
+// reduced to 64 bits, so that the opening agreement can compare them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <type_traits>
+#include <typeinfo>
+
+namespace loopsched::detail {
+
+/// FNV-1a over bytes (not a cryptographic hash: it tells a mistake from
+/// agreement, nothing more).
+class fingerprint {
+public:
+    fingerprint& add_bytes(std::span<std::byte const> data) noexcept {
+        for (std::byte b : data) value_ = (value_ ^ static_cast<std::uint64_t>(b)) * 0x100000001b3ULL;
+        return *this;
+    }
+    template <class T>
+    requires std::is_trivially_copyable_v<T> fingerprint& add(T const& v) noexcept {
+        return add_bytes(std::as_bytes(std::span(&v, 1)));
+    }
+    fingerprint& add(std::string_view s) noexcept {
+        add(s.size());
+        return add_bytes(std::as_bytes(std::span(s.data(), s.size())));
+    }
+    template <class T>
+    requires std::is_trivially_copyable_v<T> fingerprint& add_all(std::span<T const> values) noexcept {
+        add(values.size());
+        return add_bytes(std::as_bytes(values));
+    }
+    /// The types' names, in order: a farm's task and result, a tree's problem and result.
+    template <class... Ts>
+    fingerprint& add_types() noexcept {
+        (add(std::string_view(typeid(Ts).name())), ...);
+        return *this;
+    }
+    [[nodiscard]] std::uint64_t value() const noexcept { return value_; }
+
+private:
+    std::uint64_t value_ = 0xcbf29ce484222325ULL;
+};
+
+} // namespace loopsched::detail
