@@ -344,13 +344,15 @@ auto run_task_farm(C& source, Produce& produce, Body& body, task_farm_options co
             fs.capacity = groups.sizes;
             fs.redistribute = false;
             std::span<worker_status const> const statuses(groups.opening.data(), groups.opening.size());
-            loopback local;
-            master_port<T> port(link, groups.settings, local);
             using client_type = with_groups<master_type>;
-            client_type granting(groups.sizes.size(), port, fs, statuses, policy, deliver);
-            master_core<T, client_type> master(port, granting, aborted);
-            return run_root<T, client_type, decltype(make_worker(std::declval<worker_port<T>&>()))>(
-                    link, local, master, nullptr, statuses, [&](auto& loop) { drive(loop, granting.inner()); });
+            bool no_verdict = false; // it has no worker of its own
+            master_node<T, client_type, decltype(make_worker(std::declval<worker_port<T>&>()))> node(
+                    link, groups.settings, aborted, no_verdict,
+                    [&](master_port<T>& port) {
+                        return client_type(groups.sizes.size(), port, fs, statuses, policy, deliver);
+                    },
+                    no_own_worker{});
+            return node.run(statuses, [&](auto& loop) { drive(loop, node.client().inner()); });
         });
     } else {
         out.statistics = as_worker(link, o.root, [&](bool& verdict) -> loop_statistics {

@@ -685,46 +685,97 @@ private:
     pumping pump_{this};
 };
 
-/// The root's loop from its opening to its table; `drive(root_loop&)` runs
-/// first, once the opening is served (the task farm's producer).
-template <Transport T, class MasterClient, class WorkerClient, class Drive>
-loop_statistics run_root(loop_link<T>& link, loopback& local, master_core<T, MasterClient>& master,
-                         worker_core<T, WorkerClient>* own, std::span<worker_status const> opening, Drive&& drive) {
-    root_loop<T, MasterClient, WorkerClient> loop(link, local, master, own);
-    loop.open(opening);
-    drive(loop);
-    loop.run();
-    return master.close();
-}
-
 /// No driver: the loop's work is known when it opens.
 struct undriven {
     template <class Loop>
     void operator()(Loop&) const noexcept {}
 };
 
+/// What a master that never computes passes for its own worker's maker (a
+/// hierarchy's root, a farm's root over groups).
+struct no_own_worker {};
+
+/// A master on this rank, assembled the same way for every algorithm and
+/// level (a flat loop's root, a hierarchy's root and sub-masters, a farm's):
+/// the queue between it and its own worker, its port, the master core over
+/// `Client` and, where this rank computes (settings.own_index >= 0), its own
+/// worker. `make_client(master_port&)` and `make_worker(worker_port&)` build
+/// the two clients in place; `verdict` is the own worker's (see worker_core).
+template <Transport T, class Client, class WorkerClient>
+class master_node {
+public:
+    template <class MakeClient, class MakeWorker>
+    master_node(loop_link<T>& link, runtime_settings const& settings, bool& aborted, bool& verdict,
+                MakeClient&& make_client, MakeWorker&& make_worker)
+            : link_(link), port_(link, settings, local_), client_(make_client(port_)),
+              master_(port_, client_, aborted) {
+        if (settings.own_index < 0) return;
+        if constexpr (std::is_same_v<std::remove_cvref_t<MakeWorker>, no_own_worker>) {
+            throw error("loopsched: internal: a master that does not compute was given a worker of its own");
+        } else {
+            worker_port_.emplace(link, settings, &local_);
+            own_.emplace(*worker_port_, make_worker, verdict);
+        }
+    }
+    master_node(master_node const&) = delete; // the ports point at its members
+    master_node& operator=(master_node const&) = delete;
+
+    [[nodiscard]] Client& client() noexcept { return client_; }
+    [[nodiscard]] master_core<T, Client>& master() noexcept { return master_; }
+
+    /// The loop of this master and its own worker; a sub-master passes its `Parent`.
+    template <class Parent = void>
+    [[nodiscard]] root_loop<T, Client, WorkerClient, Parent> loop(Parent* parent = nullptr) {
+        return root_loop<T, Client, WorkerClient, Parent>(link_, local_, master_, own_ ? &own_->core : nullptr,
+                                                          parent);
+    }
+
+    /// The whole loop from `opening` to the table; `drive(root_loop&)` runs
+    /// first, once the opening is served (the task farm's producer).
+    template <class Drive = undriven>
+    loop_statistics run(std::span<worker_status const> opening, Drive&& drive = {}) {
+        auto whole = loop();
+        whole.open(opening);
+        drive(whole);
+        whole.run();
+        return master_.close();
+    }
+
+private:
+    /// The own worker's client and core, built in place (clients need not move).
+    struct own_worker {
+        template <class MakeWorker>
+        own_worker(worker_port<T>& port, MakeWorker& make, bool& verdict)
+                : client(make(port)), core(port, client, verdict) {}
+        WorkerClient client;
+        worker_core<T, WorkerClient> core;
+    };
+
+    loop_link<T>& link_;
+    loopback local_;
+    master_port<T> port_;
+    Client client_;
+    master_core<T, Client> master_;
+    std::optional<worker_port<T>> worker_port_;
+    std::optional<own_worker> own_;
+};
+
 /// A loop on this rank once its opening is agreed: on the root, the master
 /// (its client from `make_master(master_port&)`) and, when it computes, its own
 /// worker; elsewhere a worker (its client from `make_worker(worker_port&)`).
 /// Failures anywhere in it end the loop on every rank (as_root, as_worker).
-/// `drive(root_loop&)`: see run_root.
+/// `drive(root_loop&)`: see master_node::run.
 template <Transport T, class MakeMaster, class MakeWorker, class Drive = undriven>
 loop_statistics run_loop(loop_link<T>& link, runtime_settings const& settings, std::span<worker_status const> opening,
                          MakeMaster&& make_master, MakeWorker&& make_worker, Drive&& drive = {}) {
     using worker_client = decltype(make_worker(std::declval<worker_port<T>&>()));
+    using master_client = decltype(make_master(std::declval<master_port<T>&>()));
     if (link.rank() == settings.root)
         return as_root(link, [&](bool& aborted) {
-            loopback local;
-            master_port<T> mport(link, settings, local);
-            auto granting = make_master(mport);
-            master_core<T, decltype(granting)> master(mport, granting, aborted);
-            if (settings.own_index < 0)
-                return run_root<T, decltype(granting), worker_client>(link, local, master, nullptr, opening, drive);
             bool verdict = false; // the root's own worker never receives one: the master decides
-            worker_port<T> wport(link, settings, &local);
-            auto working = make_worker(wport);
-            worker_core<T, worker_client> own(wport, working, verdict);
-            return run_root(link, local, master, &own, opening, drive);
+            master_node<T, master_client, worker_client> node(link, settings, aborted, verdict, make_master,
+                                                              make_worker);
+            return node.run(opening, drive);
         });
     return as_worker(link, settings.root, [&](bool& verdict) {
         worker_port<T> port(link, settings, nullptr);

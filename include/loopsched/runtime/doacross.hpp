@@ -198,26 +198,22 @@ auto run_doacross(C& source, box<N> const& space, D const& deps, P const& policy
     loop_link<T> link(ch);
     int const ranks = link.size(), self = link.rank();
     bool const is_root = self == o.root;
-    std::optional<failure> local;
-    rank_plan plan;
-    loop_shape shape;
     doacross_layout layout;
     sync_interval interval;
-    try {
+    auto opened = open_loop(link, [&] {
         layout = check(ranks);
         interval = interval_of(policy);
-        plan = plan_ranks(ranks, self, space.extent(layout.chunk_dim), o);
+        rank_plan plan = plan_ranks(ranks, self, space.extent(layout.chunk_dim), o);
         plan.settings.result_bytes = o.gather ? (sizeof(typename F::value_type) + ...) : 0;
         (void)chunk_sequencer<widened<P>>(widened<P>{policy, std::max<index_t>(1, layout.reach)}, plan.info);
-        shape = shape_of(algorithm_id::parallel_for_doacross, o, space.extent(layout.chunk_dim),
-                         space_fingerprint(space), layout.chunk_dim, plan.settings.result_bytes,
-                         policy_fingerprint(policy), dynamic_mapping::name, 0.0,
-                         doacross_fingerprint<D, F...>(deps, layout, o));
-    } catch (...) {
-        local = failure::current(self, false);
-    }
-    auto const agreed = agree(link, shape, local, plan.profile.status());
-    std::span<worker_status const> const opening(agreed.data(), agreed.size());
+        loop_shape const shape = shape_of(algorithm_id::parallel_for_doacross, o, space.extent(layout.chunk_dim),
+                                          space_fingerprint(space), layout.chunk_dim, plan.settings.result_bytes,
+                                          policy_fingerprint(policy), dynamic_mapping::name, 0.0,
+                                          doacross_fingerprint<D, F...>(deps, layout, o));
+        return std::pair{std::move(plan), shape};
+    });
+    auto& plan = opened.plan;
+    std::span<worker_status const> const opening = opened.statuses();
 
     result_type out;
     out.layout = layout;

@@ -419,27 +419,24 @@ loop_statistics run_doall(C& source, S const& space, P const& policy, M const& m
     using T = std::remove_cvref_t<decltype(ch.transport())>;
     loop_link<T> link(ch);
     int const ranks = link.size(), self = link.rank();
-    std::optional<failure> local;
-    rank_plan plan;
-    loop_shape shape;
     using value_type = std::conditional_t<std::is_void_v<R>, std::byte, R>;
     std::span<value_type> root_values;
-    try {
+    checked_loop checked = check_loop(link, [&] {
         if (earlier) std::rethrow_exception(earlier);
-        std::size_t result_bytes = 0;
-        std::tie(plan, result_bytes) = plan_doall<S, R>(space, per_iteration, o, ranks, self);
+        auto [plan, result_bytes] = plan_doall<S, R>(space, per_iteration, o, ranks, self);
         detail::validate(plan.info);
         (void)policy.start(plan.info); // the policy's own checks, on every rank before any message
-        shape = shape_of(algorithm_id::parallel_for, o, plan.info.iterations, space_fingerprint(space), o.dimension,
+        loop_shape const shape =
+                shape_of(algorithm_id::parallel_for, o, plan.info.iterations, space_fingerprint(space), o.dimension,
                          result_bytes, policy_fingerprint(policy), mapping_name(mapping), o.request_ahead, 0);
         if (self == o.root) root_values = detail::root_buffer(values, plan.info.iterations, per_iteration);
-    } catch (...) {
-        local = failure::current(self, false);
-    }
+        return std::pair{std::move(plan), shape};
+    });
+    auto& plan = checked.plan;
     doall_body<S, Body, R> run(space, o.dimension, body, per_iteration, root_values);
-    if (mapping.ahead_of_time()) return run_ahead(link, shape, local, plan, policy, mapping, run);
+    if (mapping.ahead_of_time()) return run_ahead(link, checked.shape, checked.failed, plan, policy, mapping, run);
 
-    auto const agreed = agree(link, shape, local, plan.profile.status());
+    auto const agreed = agree(link, checked.shape, checked.failed, plan.profile.status());
     std::span<worker_status const> const opening(agreed.data(), agreed.size());
     using body_type = decltype(run);
     return run_loop(

@@ -151,19 +151,6 @@ void farm_forward<T>::operator()(std::uint64_t id, std::span<std::byte const> bl
     relay->deliver(id, block);
 }
 
-/// The sub-master's loop's Parent: the relay hears the root and settles.
-template <Transport T>
-struct farm_sub_master_parent {
-    farm_relay<T>& relay;
-    [[nodiscard]] int rank() const noexcept { return relay.rank(); }
-    [[nodiscard]] bool finished() const noexcept { return relay.finished(); }
-    void handle(message_view m) { relay.handle(m); }
-    template <class Loop>
-    void settle(Loop& loop) {
-        relay.settle(loop);
-    }
-};
-
 /// A farm's sub-master: tells its workers who their master is, then runs its
 /// group's farm (and its own worker when it computes) until the root's table.
 /// `within` is the group's scheme; `make_worker(worker_port&)` the farm worker.
@@ -176,26 +163,19 @@ loop_statistics run_farm_sub_master(loop_link<T>& link, message_view group, rank
         if (r != link.rank()) link.send(r, kind::group, std::span<std::byte const>()); // your master is this rank
     bool aborted = false; // the group master never aborts: failures go to the root
     farm_relay<T> relay(link, joined.root, joined.statuses, verdict, settings.trace);
-    loopback local;
-    master_port<T> mport(link, settings, local);
     std::span<worker_status const> const opening(joined.opening.data(), joined.opening.size());
-    group_farm_master<T> farm(mport, within, opening, policy, farm_forward<T>{&relay});
+    using worker_client = decltype(make_worker(std::declval<worker_port<T>&>()));
+    master_node<T, group_farm_master<T>, worker_client> node(
+            link, settings, aborted, verdict,
+            [&](master_port<T>& port) {
+                return group_farm_master<T>(port, within, opening, policy, farm_forward<T>{&relay});
+            },
+            make_worker);
+    auto& farm = node.client();
     farm.set_flushing(true); // a chunk goes with the tasks at hand: the root sends more as results return
     relay.attach(farm);
-    using master_type = master_core<T, group_farm_master<T>>;
-    master_type master(mport, farm, aborted);
-    using worker_client = decltype(make_worker(std::declval<worker_port<T>&>()));
-    std::optional<worker_port<T>> wport;
-    std::optional<worker_client> working;
-    std::optional<worker_core<T, worker_client>> own;
-    if (settings.own_index >= 0) {
-        wport.emplace(link, settings, &local);
-        working.emplace(make_worker(*wport));
-        own.emplace(*wport, *working, verdict);
-    }
-    farm_sub_master_parent<T> up{relay};
-    root_loop<T, group_farm_master<T>, worker_client, farm_sub_master_parent<T>> loop(link, local, master,
-                                                                                      own ? &*own : nullptr, &up);
+    relay_parent<farm_relay<T>> up{relay};
+    auto loop = node.loop(&up);
     loop.open(opening);
     loop.run();
     return relay.take_table();

@@ -249,6 +249,20 @@ private:
     bool root_done_ = false, finished_ = false, reported_ = false;
 };
 
+/// What a sub-master's loop hears from the root, and when it reports
+/// (root_loop's Parent), whatever its group runs: the relay decides both.
+template <class Relay>
+struct relay_parent {
+    Relay& relay;
+    [[nodiscard]] int rank() const noexcept { return relay.rank(); }
+    [[nodiscard]] bool finished() const noexcept { return relay.finished(); }
+    void handle(message_view m) { relay.handle(m); }
+    template <class Loop>
+    void settle(Loop& loop) {
+        relay.settle(loop);
+    }
+};
+
 /// A DOALL sub-master's side towards the root: the pool it fills by asking ahead.
 template <Transport T, ChunkPolicy P>
 class group_relay : public group_uplink<T> {
@@ -258,6 +272,11 @@ public:
             : group_uplink<T>(link, root, verdict, trace), pool_(within, std::move(statuses)) {}
 
     [[nodiscard]] group_pool<P>& pool() noexcept { return pool_; }
+    /// Between messages: reports once the root said stop and the group is done.
+    template <class Loop>
+    void settle(Loop& loop) {
+        this->report_when_done(loop, loop.master());
+    }
 
     /// The root's messages: a chunk for the group, the end, the table, or the abort.
     void handle(message_view m) {
@@ -474,32 +493,18 @@ loop_statistics run_hierarchy_root(loop_link<T>& link, hierarchical<B, W> const&
         // each (FSS's last chunks among groups would be single iterations,
         // leaving all but one worker of the group waiting for the root).
         widened<B> const between{h.between, static_cast<index_t>(groups.smallest())};
-        loopback local;
-        master_port<T> port(link, groups.settings, local);
         using granting_type = with_groups<doall_master<T, widened<B>, dynamic_mapping, Body>>;
-        granting_type granting(groups.powers.size(), port, between, dynamic_mapping{},
-                               loop_info{iterations, groups.powers.size(), groups.powers}, body);
-        master_core<T, granting_type> master(port, granting, aborted);
-        using no_worker = doall_worker<T, Body>;
-        return run_root<T, granting_type, no_worker>(
-                link, local, master, nullptr,
-                std::span<worker_status const>(groups.opening.data(), groups.opening.size()), undriven{});
+        bool no_verdict = false; // it has no worker of its own
+        master_node<T, granting_type, doall_worker<T, Body>> node(
+                link, groups.settings, aborted, no_verdict,
+                [&](master_port<T>& port) {
+                    return granting_type(groups.powers.size(), port, between, dynamic_mapping{},
+                                         loop_info{iterations, groups.powers.size(), groups.powers}, body);
+                },
+                no_own_worker{});
+        return node.run(std::span<worker_status const>(groups.opening.data(), groups.opening.size()));
     });
 }
-
-/// What a sub-master's loop hears from the root, and when it reports (root_loop's Parent).
-template <class Relay, class Master>
-struct sub_master_parent {
-    Relay& relay;
-    Master& master;
-    [[nodiscard]] int rank() const noexcept { return relay.rank(); }
-    [[nodiscard]] bool finished() const noexcept { return relay.finished(); }
-    void handle(message_view m) { relay.handle(m); }
-    template <class Loop>
-    void settle(Loop& loop) {
-        relay.report_when_done(loop, master);
-    }
-};
 
 /// A sub-master: the group master for its workers (and its own worker when it
 /// computes), and the root's worker for its group.
@@ -510,24 +515,11 @@ loop_statistics run_sub_master(loop_link<T>& link, message_view group, rank_plan
     auto const& settings = joined.settings;
     bool aborted = false; // the group master never aborts: failures go to the root
     group_relay<T, W> relay(link, joined.root, within, std::move(joined.statuses), verdict, settings.trace);
-    loopback local;
-    master_port<T> mport(link, settings, local);
-    group_granting<T, W> granting(mport, relay);
-    using master_type = master_core<T, group_granting<T, W>>;
-    master_type master(mport, granting, aborted);
-    using worker_client = doall_worker<T, Body>;
-    std::optional<worker_port<T>> wport;
-    std::optional<worker_client> working;
-    std::optional<worker_core<T, worker_client>> own;
-    if (settings.own_index >= 0) {
-        wport.emplace(link, settings, &local);
-        working.emplace(*wport, plan.profile, body);
-        own.emplace(*wport, *working, verdict);
-    }
-    using parent_type = sub_master_parent<group_relay<T, W>, master_type>;
-    parent_type up{relay, master};
-    root_loop<T, group_granting<T, W>, worker_client, parent_type> loop(link, local, master, own ? &*own : nullptr,
-                                                                        &up);
+    master_node<T, group_granting<T, W>, doall_worker<T, Body>> node(
+            link, settings, aborted, verdict, [&](master_port<T>& port) { return group_granting<T, W>(port, relay); },
+            [&](worker_port<T>& port) { return doall_worker<T, Body>(port, plan.profile, body); });
+    relay_parent<group_relay<T, W>> up{relay};
+    auto loop = node.loop(&up);
     loop.open(std::span<worker_status const>(joined.opening.data(), joined.opening.size()));
     loop.run();
     return relay.take_table();
@@ -547,21 +539,17 @@ loop_statistics run_hierarchical_doall(C& source, S const& space, hierarchical<B
                                                                     per_iteration, values, o);
     loop_link<T> link(ch);
     int const ranks = link.size(), self = link.rank();
-    std::optional<failure> local;
-    rank_plan plan;
-    loop_shape shape;
     using value_type = std::conditional_t<std::is_void_v<R>, std::byte, R>;
     std::span<value_type> root_values;
     index_t n = 0;
-    try {
+    auto opened = open_loop(link, [&] {
         require(!o.deterministic, "options.deterministic", o.deterministic,
                 "must be false in a hierarchical loop (a group's pool fills as the root answers)");
         require(std::isfinite(h.expected_chunk_seconds) && h.expected_chunk_seconds >= 0.0,
                 "hierarchical.expected_chunk_seconds", h.expected_chunk_seconds, "must be >= 0");
         require(std::isfinite(h.message_seconds) && h.message_seconds >= 0.0, "hierarchical.message_seconds",
                 h.message_seconds, "must be >= 0");
-        std::size_t result_bytes = 0;
-        std::tie(plan, result_bytes) = plan_doall<S, R>(space, per_iteration, o, ranks, self);
+        auto [plan, result_bytes] = plan_doall<S, R>(space, per_iteration, o, ranks, self);
         n = plan.info.iterations;
         (void)h.between.start(loop_info{n, 1, {}}); // each policy's own checks, on every rank before any message
         (void)h.within.start(loop_info{n, 1, {}});
@@ -570,16 +558,15 @@ loop_statistics run_hierarchical_doall(C& source, S const& space, hierarchical<B
                 .add(policy_fingerprint(h.within))
                 .add(static_cast<index_t>(h.group_size))
                 .add(static_cast<index_t>(h.sub_masters_compute));
-        shape = shape_of(algorithm_id::parallel_for, o, n, space_fingerprint(space), o.dimension, result_bytes,
-                         levels.value(), mapping_name(dynamic_mapping{}), o.request_ahead, 1);
+        loop_shape const shape = shape_of(algorithm_id::parallel_for, o, n, space_fingerprint(space), o.dimension,
+                                          result_bytes, levels.value(), mapping_name(dynamic_mapping{}),
+                                          o.request_ahead, 1);
         if (self == o.root) root_values = detail::root_buffer(values, n, per_iteration);
-    } catch (...) {
-        local = failure::current(self, false);
-    }
+        return std::pair{std::move(plan), shape};
+    });
+    auto& plan = opened.plan;
     doall_body<S, Body, R> run(space, o.dimension, body, per_iteration, root_values);
-    auto const agreed = agree(link, shape, local, plan.profile.status());
-    if (self == o.root)
-        return run_hierarchy_root(link, h, plan, std::span<worker_status const>(agreed.data(), agreed.size()), n, run);
+    if (self == o.root) return run_hierarchy_root(link, h, plan, opened.statuses(), n, run);
     return as_worker(link, o.root, [&](bool& verdict) -> loop_statistics {
         message_view const first = link.receive();
         switch (kind_of(first.tag)) {

@@ -147,20 +147,34 @@ struct loop_opening {
     [[nodiscard]] std::span<worker_status const> statuses() const noexcept { return {agreed.data(), agreed.size()}; }
 };
 
-/// Opens a loop: `check()`, this rank's checks and set-up, returns its plan
-/// and shape; a failure in it is this rank's word in the agreement, so every
-/// rank throws it before any work (agree()).
+/// A loop on this rank after its checks, before the agreement: its plan and
+/// shape, or the failure its checks met (this rank's word in the agreement).
+struct checked_loop {
+    rank_plan plan;
+    loop_shape shape;
+    std::optional<failure> failed;
+};
+
+/// `check()`: this rank's checks and set-up, returning its plan and shape.
+template <Transport T, class Check>
+checked_loop check_loop(loop_link<T>& link, Check&& check) {
+    checked_loop out;
+    try {
+        std::tie(out.plan, out.shape) = check();
+    } catch (...) {
+        out.failed = failure::current(link.rank(), false);
+    }
+    return out;
+}
+
+/// Opens a loop: check_loop, then the agreement, so that a failure on any
+/// rank's checks is thrown on every rank before any work (agree()).
 template <Transport T, class Check>
 loop_opening open_loop(loop_link<T>& link, Check&& check) {
-    std::optional<failure> local;
+    checked_loop checked = check_loop(link, check);
     loop_opening out;
-    loop_shape shape;
-    try {
-        std::tie(out.plan, shape) = check();
-    } catch (...) {
-        local = failure::current(link.rank(), false);
-    }
-    out.agreed = agree(link, shape, local, out.plan.profile.status());
+    out.agreed = agree(link, checked.shape, checked.failed, checked.plan.profile.status());
+    out.plan = std::move(checked.plan);
     return out;
 }
 

@@ -367,25 +367,21 @@ auto run_tiled_doacross(C& source, box<N> const& space, D const& deps, doacross_
 
     loop_link<T> link(ch);
     int const ranks = link.size(), self = link.rank();
-    std::optional<failure> local;
-    rank_plan plan;
-    loop_shape shape;
     std::optional<tiling<N>> tiles;
-    try {
-        plan = plan_ranks(ranks, self, space.size(), o);
+    auto opened = open_loop(link, [&] {
+        rank_plan plan = plan_ranks(ranks, self, space.size(), o);
         plan.settings.result_bytes = o.gather ? (sizeof(typename F::value_type) + ...) : 0;
         tiles.emplace(check(ranks, plan.settings.workers()));
         fingerprint f;
         f.add(mapping.name());
         for (auto e : tiles->extents()) f.add(e);
-        shape = shape_of(algorithm_id::parallel_for_doacross, o, space.extent(0), space_fingerprint(space), 0,
-                         plan.settings.result_bytes, f.value(), mapping.name(), 0.0,
-                         doacross_fingerprint<D, F...>(deps, doacross_layout{}, o));
-    } catch (...) {
-        local = failure::current(self, false);
-    }
-    auto const agreed = agree(link, shape, local, plan.profile.status());
-    std::span<worker_status const> const opening(agreed.data(), agreed.size());
+        loop_shape const shape = shape_of(algorithm_id::parallel_for_doacross, o, space.extent(0),
+                                          space_fingerprint(space), 0, plan.settings.result_bytes, f.value(),
+                                          mapping.name(), 0.0, doacross_fingerprint<D, F...>(deps, doacross_layout{}, o));
+        return std::pair{std::move(plan), shape};
+    });
+    auto& plan = opened.plan;
+    std::span<worker_status const> const opening = opened.statuses();
 
     // The root places the tiles from the statuses of the opening (only the
     // root has them); its go carries them to every worker, which places alike.
