@@ -7,6 +7,8 @@
 #include "cli.hpp"
 
 #include <loopsched/mapping/dlpt.hpp>
+#include <loopsched/mapping/estimates.hpp>
+#include <loopsched/placement_spec.hpp>
 
 #include <algorithm>
 #include <iomanip>
@@ -31,7 +33,7 @@ void compare_with_optimum(std::vector<double> const& speeds, int sets, int max_t
     for (int s = 0; s < sets; ++s) {
         std::vector<double> costs(static_cast<std::size_t>(count(random)));
         for (auto& c : costs) c = cost(random);
-        double const ours = place_static(placement_rule::dlpt, costs, speeds).makespan;
+        double const ours = place_static(dlpt_placement{}, costs, speeds).makespan;
         double const best = optimal_makespan(costs, speeds).makespan;
         double const ratio = ours / best;
         sum += ratio;
@@ -54,7 +56,7 @@ int main(int argc, char** argv) {
     bool optimal = false;
     int random_sets = 0, max_tasks = 10;
     std::uint64_t seed = 1;
-    line.add_option("--placement", placement, "dlpt, random, round-robin, objects or messages")->capture_default_str();
+    line.add_option("--placement", placement, "dlpt, random[:seed=N], round-robin, objects or messages")->capture_default_str();
     line.add_option("--speeds", speeds, "each processor's speed b (a task of cost c takes c / b)")
             ->delimiter(',')
             ->capture_default_str();
@@ -71,8 +73,13 @@ int main(int argc, char** argv) {
             return 0;
         }
         detail::require(!costs.empty(), "--costs", "(none)", "must list at least one task");
-        auto const rule = placement_rule_of(placement);
-        auto const s = place_static(rule, costs, speeds, seed);
+        any_placement const chosen = parse_placement(placement);
+        auto const* by_estimates = chosen.estimates();
+        detail::require(by_estimates != nullptr, "--placement", placement,
+                        "must place by estimates: dlpt, random, round-robin, objects or messages");
+        // --seed is the random placement's unless its spec gives one ("random:seed=N")
+        auto const s = placement == "random" ? place_static(random_placement{seed}, costs, speeds)
+                                             : place_static(*by_estimates, costs, speeds);
         for (std::size_t i = 0; i < costs.size(); ++i) std::cout << i << ' ' << s.processor[i] << '\n';
         std::cout << std::setprecision(6) << "makespan=" << s.makespan << " bound=" << makespan_bound(costs, speeds);
         if (optimal) {

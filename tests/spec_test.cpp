@@ -194,3 +194,48 @@ TEST_CASE("bad parameter values in a spec raise invalid_parameter naming paramet
     check("rnd:min=5,max=3", "rnd max", "3");
     check("rnd:min=-1", "rnd min", "-1");
 }
+
+TEST_CASE("placements: every name parses and its spec round-trips; one parser for farms and trees") {
+    for (auto name : placement_names()) {
+        CAPTURE(name);
+        auto const p = parse_placement(name);
+        CHECK(p.spec() == name);
+        CHECK(parse_placement(p.spec()) == p);
+    }
+    for (std::string spec : {"random:seed=7", "random:seed=18446744073709551615", "fss:alpha=2.0000001", "w-af",
+                             "gss:min=4,round=floor"}) {
+        CAPTURE(spec);
+        auto const p = parse_placement(spec);
+        CHECK(p.spec() == spec);
+        CHECK(parse_placement(p.spec()) == p);
+        CHECK(parse_placement(p.spec()).fingerprint() == p.fingerprint());
+    }
+    CHECK(parse_placement("random") == any_placement(random_placement{}));
+    CHECK(parse_placement("ss").kind() == any_placement::family::self_scheduling); // not the "ss" chunk policy
+    CHECK(parse_placement("fss").kind() == any_placement::family::chunks);
+    CHECK(parse_placement("dlpt").estimates() != nullptr);
+    CHECK(parse_placement("steal-half") == any_placement(steal_placement(true)));
+    CHECK_FALSE(parse_placement("random:seed=1") == parse_placement("random:seed=2"));
+    auto message = [](std::string const& spec) {
+        try {
+            (void)parse_placement(spec);
+        } catch (error const& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    CHECK(message("lpt").find("unknown placement 'lpt' in spec 'lpt'; valid: kazouris, ss, april") != std::string::npos);
+    CHECK(message("random:sed=3").find("placement 'random' has no parameter 'sed'; valid: seed") != std::string::npos);
+    CHECK(message("random:seed=-1").find("placement 'random' parameter 'seed' expects an integer") !=
+          std::string::npos);
+    CHECK(message("random:seed=1,seed=2").find("parameter 'seed' given twice to placement 'random'") !=
+          std::string::npos);
+    CHECK(message("kazouris:f=3").find("placement 'kazouris' has no parameter 'f'; valid: none") != std::string::npos);
+    CHECK(message("dlpt:").find("placement spec 'dlpt:' has ':' but no key=value") != std::string::npos);
+    CHECK(message("fss:alpha=0").find("fss alpha = 0") != std::string::npos); // the policy's own check
+    // An option's placement given as a spec is parsed when the run checks it, naming the option.
+    placement_choice const bad = "nope";
+    CHECK_THROWS_WITH_AS((void)bad.resolve("options.scheme"),
+                         doctest::Contains("invalid options.scheme = nope (unknown placement 'nope'"),
+                         invalid_parameter);
+}

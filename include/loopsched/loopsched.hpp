@@ -21,11 +21,14 @@
 #include <loopsched/dependence/uniform.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/hierarchical.hpp>
+#include <loopsched/mapping/any_placement.hpp>
 #include <loopsched/mapping/dlpt.hpp>
+#include <loopsched/mapping/estimates.hpp>
 #include <loopsched/mapping/mapping.hpp>
 #include <loopsched/mapping/placement.hpp>
 #include <loopsched/mpi.hpp>
 #include <loopsched/options.hpp>
+#include <loopsched/placement_spec.hpp>
 #include <loopsched/policies.hpp>
 #include <loopsched/runtime/calibration.hpp>
 #include <loopsched/runtime/payload.hpp>

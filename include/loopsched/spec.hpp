@@ -36,19 +36,23 @@ inline std::vector<std::string_view> policy_names() {
 
 namespace detail {
 
-inline std::vector<spec_args::pair> split_arguments(std::string_view spec, std::string_view args) {
+/// `what`: the kind of spec ("policy", "placement"), for messages.
+inline std::vector<spec_args::pair> split_arguments(std::string_view spec, std::string_view args,
+                                                    std::string_view what = "policy") {
     std::vector<spec_args::pair> pairs;
     while (!args.empty()) {
         auto comma = args.find(',');
         std::string_view item = args.substr(0, comma);
         auto eq = item.find('=');
         if (eq == std::string_view::npos || eq == 0)
-            throw spec_error("loopsched: in policy spec '" + std::string(spec) + "', expected key=value but got '" +
+            throw spec_error("loopsched: in " + std::string(what) + " spec '" + std::string(spec) +
+                             "', expected key=value but got '" +
                              std::string(item) + "'");
         pairs.emplace_back(std::string(item.substr(0, eq)), std::string(item.substr(eq + 1)));
         if (comma == std::string_view::npos) break;
         args.remove_prefix(comma + 1);
-        if (args.empty()) throw spec_error("loopsched: policy spec '" + std::string(spec) + "' ends with ','");
+        if (args.empty())
+            throw spec_error("loopsched: " + std::string(what) + " spec '" + std::string(spec) + "' ends with ','");
     }
     return pairs;
 }

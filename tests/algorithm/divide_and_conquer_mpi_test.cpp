@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
     for (char const* placement :
          {"kazouris", "april", "steal", "steal-half", "dlpt", "random", "round-robin", "objects", "messages"}) {
         std::string const name = placement;
-        bool const by_estimates = make_placement(name)->estimates_rule().has_value(); // a task per division
+        bool const by_estimates = parse_placement(name).estimates() != nullptr; // a task per division
         for (int root = 0; root < world.size(); ++root)
             for (bool computes : {true, false}) {
                 dnc_options o;

@@ -5,9 +5,12 @@
 #include "../../examples/dnc_problems.hpp"
 
 #include <loopsched/algorithm/divide_and_conquer.hpp>
+#include <loopsched/placement_spec.hpp>
 #include <loopsched/runtime/trace.hpp>
 #include <loopsched/this_task.hpp>
 #include <loopsched/transport/in_process.hpp>
+
+#include "../support/user_placement.hpp"
 
 #include <doctest/doctest.h>
 
@@ -193,6 +196,24 @@ TEST_CASE("divide_and_conquer: this_task::estimate reaches the manager under dlp
     }
     CHECK(!this_task::estimate(2.0)); // outside any run
     CHECK_THROWS_AS(this_task::estimate(-1.0), invalid_parameter);
+}
+
+TEST_CASE("divide_and_conquer: a user's own placement, by value, on 1 to 4 ranks") {
+    auto const expected = sequential_divide_and_conquer(22, fibonacci{10, 0});
+    for (int ranks : {1, 2, 3, 4}) {
+        CAPTURE(ranks);
+        dnc_options o;
+        o.placement = testing::least_work_placement{};
+        in_process::run(ranks, [&](in_process::endpoint& t) {
+            auto out = divide_and_conquer(t, 22, fibonacci{10, 0}, o);
+            if (t.rank() == 0) CHECK(out.result == expected);
+        });
+    }
+    dnc_options o;
+    o.placement = "ss"; // a farm's
+    CHECK_THROWS_WITH_AS(
+            in_process::run(1, [&](in_process::endpoint& t) { (void)divide_and_conquer(t, 5, fibonacci{}, o); }),
+            doctest::Contains("options.placement = ss (is a task farm's placement"), invalid_parameter);
 }
 
 TEST_CASE("divide_and_conquer: serialized problems and results (QuickSort), any root, the size measure") {
@@ -421,6 +442,7 @@ TEST_CASE("placement: steal runs the newest and gives the oldest (one, or half)"
     CHECK(half.give(q, true) == std::vector<std::size_t>{1, 0});
     CHECK(one.give(std::vector<queued_task>{{0, 1}}, false).empty());
     CHECK(one.when_idle() == idle_action::steal);
-    CHECK(make_placement("steal-half")->name() == "steal-half");
-    CHECK_THROWS_AS(make_placement("nope"), invalid_parameter);
+    CHECK(parse_placement("steal-half").spec() == "steal-half");
+    CHECK(parse_placement("steal-half") == any_placement(half));
+    CHECK_THROWS_AS(parse_placement("nope"), spec_error);
 }

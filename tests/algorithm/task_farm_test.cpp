@@ -2,9 +2,11 @@
 // sequential run, every scheme, work cycles, user types, priorities, stopping
 // early, failures; and the cost model's fit against hand-computed numbers.
 #include <loopsched/algorithm/task_farm.hpp>
+#include <loopsched/this_task.hpp>
 #include <loopsched/transport/in_process.hpp>
 
 #include "../support/farm_checks.hpp"
+#include "../support/user_placement.hpp"
 
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
@@ -122,6 +124,43 @@ TEST_CASE("task_farm: D_LPT places by estimates on speeds 4:1:1; round robin dea
         } else { // the fast worker: 4/6 of the work ideally; D_LPT's first placement alone gives it 80 tasks
             CHECK(stats.workers[0].iterations >= 60);
         }
+    }
+}
+
+TEST_CASE("task_farm: a user's own placement, by value, on 1 to 4 ranks") {
+    for (int ranks : {1, 2, 3, 4}) {
+        CAPTURE(ranks);
+        task_farm_options o;
+        o.scheme = testing::least_work_placement{};
+        o.root = ranks - 1;
+        check_farm(ranks, 157, o);
+    }
+    task_farm_options o;
+    o.scheme = parse_placement("random:seed=7"); // a library placement by value, from its spec
+    check_farm(3, 100, o);
+}
+
+TEST_CASE("task_farm: this_task::estimate reaches the master under dlpt and is ignored elsewhere") {
+    for (char const* scheme : {"dlpt", "kazouris", "ss"}) {
+        CAPTURE(scheme);
+        std::atomic<int> heard{0};
+        task_farm_options o;
+        o.scheme = scheme;
+        in_process::run(3, [&](in_process::endpoint& t) {
+            auto out = task_farm<int>(
+                    t,
+                    [](auto& farm) {
+                        for (int i = 0; i < 60; ++i) farm.submit(i, task_hints{static_cast<double>(i % 7 + 1)});
+                    },
+                    [&](int const& i) {
+                        if (this_task::estimate(0.5)) ++heard; // half a unit left, whatever it was
+                        return compute(i);
+                    },
+                    o);
+            if (t.rank() == 0)
+                for (int i = 0; i < 60; ++i) CHECK(out.results[static_cast<std::size_t>(i)] == compute(i));
+        });
+        CHECK((heard.load() > 0) == (std::string_view(scheme) == "dlpt"));
     }
 }
 
@@ -431,6 +470,12 @@ TEST_CASE("task_farm: bad options are rejected on every rank, naming the paramet
     o = {};
     o.deterministic = true;
     rejects(o, "options.deterministic");
+    o = {};
+    o.scheme = "steal"; // divide-and-conquer's
+    rejects(o, "options.scheme");
+    o = {};
+    o.scheme = "nope";
+    rejects(o, "options.scheme");
     o = {};
     o.scheme = "fss";
     o.expected_tasks = 5; // one task is submitted

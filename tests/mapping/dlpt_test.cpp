@@ -1,11 +1,14 @@
 // D_LPT's rules step by step on hand-computed cases (seed 002), the baselines,
 // and static placement against an exhaustive optimum.
 #include <loopsched/mapping/dlpt.hpp>
+#include <loopsched/mapping/estimates.hpp>
+#include <loopsched/placement_spec.hpp>
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <random>
+#include <string>
 #include <vector>
 
 using namespace loopsched;
@@ -140,39 +143,40 @@ TEST_CASE("dlpt: an idle processor pulls the lowest-priority task of the most lo
 
 TEST_CASE("dlpt: the baselines choose by turn, by objects held and by pending messages") {
     std::vector<double> const speeds{4, 1, 1};
-    std::mt19937_64 random(3);
     dlpt_board b(speeds);
-    CHECK(b.choose(placement_rule::round_robin, 1.0, 0.0, random) == 0);
-    CHECK(b.choose(placement_rule::round_robin, 1.0, 0.0, random) == 1);
-    CHECK(b.choose(placement_rule::round_robin, 1.0, 0.0, random) == 2);
-    CHECK(b.choose(placement_rule::round_robin, 1.0, 0.0, random) == 0);
+    placement_info const info{3, {}, 0};
+    auto turns = round_robin_placement{}.start(info);
+    CHECK(turns.choose(b, 1.0, 0.0) == 0);
+    CHECK(turns.choose(b, 1.0, 0.0) == 1);
+    CHECK(turns.choose(b, 1.0, 0.0) == 2);
+    CHECK(turns.choose(b, 1.0, 0.0) == 0);
     b.add(0, {1, 1.0, 0.0}, 0.0);        // P0 runs 1
     b.add(0, {2, 1.0, 0.0}, 0.0);        // and holds 2: objects 2, pending 1
     b.add(1, {3, 1.0, 0.0}, 0.0, false); // P1 holds 3, not started: objects 1, pending 1
     b.revise(2, 1.0, 0.0);               // P2 runs something not on the board's queues: objects 1, pending 0
-    CHECK(b.choose(placement_rule::objects, 1.0, 0.0, random) == 1);
-    CHECK(b.choose(placement_rule::messages, 1.0, 0.0, random) == 2);
-    CHECK(b.choose(placement_rule::dlpt, 1.0, 0.0, random) == 0); // fastest: 0.25 + 0.25 + 0.25
-    for (int i = 0; i < 50; ++i) CHECK(b.choose(placement_rule::random, 1.0, 0.0, random) < 3);
-    CHECK(placement_rule_of("round-robin") == placement_rule::round_robin);
-    CHECK_THROWS_WITH_AS(placement_rule_of("lpt"),
-                         "loopsched: invalid placement = lpt (must be dlpt, random, round-robin, objects or messages)",
-                         invalid_parameter);
+    CHECK(objects_placement{}.start(info).choose(b, 1.0, 0.0) == 1);
+    CHECK(messages_placement{}.start(info).choose(b, 1.0, 0.0) == 2);
+    CHECK(dlpt_placement{}.start(info).choose(b, 1.0, 0.0) == 0); // fastest: 0.25 + 0.25 + 0.25
+    auto random = random_placement{3}.start(info);
+    for (int i = 0; i < 50; ++i) CHECK(random.choose(b, 1.0, 0.0) < 3);
+    CHECK(parse_placement("round-robin") == any_placement(round_robin_placement{}));
+    CHECK_THROWS_WITH_AS(parse_placement("lpt"), doctest::Contains("unknown placement 'lpt' in spec 'lpt'; valid: "),
+                         spec_error);
     CHECK_THROWS_AS(dlpt_board(std::vector<double>{1.0, -1.0}), invalid_parameter);
 }
 
 TEST_CASE("dlpt: a static set is LPT on uniform machines (earliest finish, largest first)") {
     std::vector<double> const speeds{4, 1, 1, 1}, costs{5, 3, 8, 2, 7};
     // 8 -> P0 (2); 7 -> P0 (3.75 < 7); 5 -> P0 (5 ties P1's 5: the lower index); 3 -> P1; 2 -> P2
-    auto const s = place_static(placement_rule::dlpt, costs, speeds);
+    auto const s = place_static(dlpt_placement{}, costs, speeds);
     CHECK(s.processor == std::vector<std::size_t>{0, 1, 0, 2, 0});
     CHECK(s.makespan == doctest::Approx(5.0));
     CHECK(makespan_bound(costs, speeds) == doctest::Approx(25.0 / 7.0));
     CHECK(optimal_makespan(costs, speeds).makespan == doctest::Approx(5.0));
-    auto const rr = place_static(placement_rule::round_robin, costs, speeds);
+    auto const rr = place_static(round_robin_placement{}, costs, speeds);
     CHECK(rr.processor == std::vector<std::size_t>{0, 1, 2, 3, 0});
     CHECK(rr.makespan == doctest::Approx(8.0));
-    CHECK_THROWS_WITH_AS(place_static(placement_rule::dlpt, std::vector<double>{1.0, -2.0}, speeds),
+    CHECK_THROWS_WITH_AS(place_static(dlpt_placement{}, std::vector<double>{1.0, -2.0}, speeds),
                          "loopsched: invalid costs[1] = -2 (must be >= 0)", invalid_parameter);
 }
 
@@ -208,7 +212,7 @@ TEST_CASE("dlpt: the exhaustive optimum equals brute force, and D_LPT stays with
             std::vector<double> finish(speeds.size(), 0.0); // the schedule it returns has that makespan
             for (std::size_t i = 0; i < costs.size(); ++i) finish[opt.processor[i]] += costs[i] / speeds[opt.processor[i]];
             CHECK(*std::ranges::max_element(finish) == doctest::Approx(opt.makespan));
-            double const ours = place_static(placement_rule::dlpt, costs, speeds).makespan;
+            double const ours = place_static(dlpt_placement{}, costs, speeds).makespan;
             CHECK(ours >= opt.makespan * (1 - 1e-12));
             CHECK(opt.makespan >= makespan_bound(costs, speeds) * (1 - 1e-12));
             sum += ours / opt.makespan;

@@ -8,8 +8,8 @@
 
 #include <loopsched/concepts.hpp>
 #include <loopsched/error.hpp>
-#include <loopsched/mapping/placement.hpp>
 #include <loopsched/options.hpp>
+#include <loopsched/placement_spec.hpp>
 #include <loopsched/runtime/dnc.hpp>
 #include <loopsched/runtime/payload.hpp>
 #include <loopsched/runtime/plan.hpp>
@@ -34,13 +34,15 @@ namespace loopsched {
 
 /// divide_and_conquer's options.
 struct dnc_options : loop_options {
-    /// Where tasks go: "kazouris" (seed 000's scheme, the default), "april"
-    /// (static keep-half-send-half over a binomial tree), "steal" (random work
-    /// stealing, one task per steal), "steal-half" (half the victim's queue),
-    /// "dlpt" (seed 002: the manager places each new task where it finishes
-    /// first by the cost estimates, with migration and idle pull), or one of
-    /// D_LPT's baselines: "random", "round-robin", "objects", "messages".
-    std::string placement = "kazouris";
+    /// Where tasks go, as a value or its spec (parse_placement): "kazouris"
+    /// (seed 000's scheme, the default), "april" (static keep-half-send-half
+    /// over a binomial tree), "steal" (random work stealing, one task per
+    /// steal), "steal-half" (half the victim's queue), "dlpt" (seed 002: the
+    /// manager places each new task where it finishes first by the cost
+    /// estimates, with migration and idle pull), one of D_LPT's baselines:
+    /// "random", "round-robin", "objects", "messages", or any EstimatePlacement
+    /// value of your own.
+    placement_choice placement = "kazouris";
     /// A worker asked for work while it recurses with an empty queue queues
     /// its next division to answer (kazouris, steal); false: it refuses at
     /// once, as the document does.
@@ -127,7 +129,8 @@ auto run_divide_and_conquer(C& source, Problem const& problem, Ops& ops, dnc_opt
     using T = std::remove_cvref_t<decltype(ch.transport())>;
     loop_link<T> link(ch);
     int const self = link.rank();
-    std::unique_ptr<task_placement> placement;
+    std::unique_ptr<task_decisions> placement;
+    migration_cost cost;
     dnc_settings ds;
     auto opened = open_loop(link, [&] {
         validate(o, link.size());
@@ -139,12 +142,13 @@ auto run_divide_and_conquer(C& source, Problem const& problem, Ops& ops, dnc_opt
                 "must be finite (negative: measured)");
         require(std::isfinite(o.migration_per_byte), "options.migration_per_byte", o.migration_per_byte,
                 "must be finite (negative: measured)");
-        placement = make_placement(o.placement, o.spill,
-                                   migration_cost{o.migration_latency, o.migration_per_byte, o.migration_threshold});
+        any_placement const chosen = o.placement.resolve("options.placement");
+        placement = decisions_for(chosen, o.spill, "options.placement");
+        cost = migration_cost{o.migration_latency, o.migration_per_byte, o.migration_threshold};
         ds.info_period = o.info_period;
         return std::pair{plan_ranks(link.size(), self, 0, o),
                          shape_of(algorithm_id::divide_and_conquer, o, 0, dnc_types_fingerprint<Problem, Result>(), 0,
-                                  0, 0, o.placement, 0.0, fingerprint()
+                                  0, chosen.fingerprint(), "placement", 0.0, fingerprint()
                                                                          .add(o.spill)
                                                                          .add(o.info_period)
                                                                          .add(o.migration_latency)
@@ -158,7 +162,7 @@ auto run_divide_and_conquer(C& source, Problem const& problem, Ops& ops, dnc_opt
     std::vector<std::byte> solution;
     out.statistics = run_loop(
             link, plan.settings, opening,
-            [&](master_port<T>& port) { return dnc_manager<T>(port, *placement, opening, to_bytes(problem)); },
+            [&](master_port<T>& port) { return dnc_manager<T>(port, *placement, opening, to_bytes(problem), cost); },
             [&](worker_port<T>& port) {
                 return dnc_worker<T, Ops, Problem, Result>(port, plan.profile, *placement, ds, ops);
             },

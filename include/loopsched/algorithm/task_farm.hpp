@@ -8,13 +8,13 @@
 #include <loopsched/concepts.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/options.hpp>
+#include <loopsched/placement_spec.hpp>
 #include <loopsched/policy/css.hpp>
 #include <loopsched/runtime/farm.hpp>
 #include <loopsched/runtime/farm_hierarchy.hpp>
 #include <loopsched/runtime/payload.hpp>
 #include <loopsched/runtime/plan.hpp>
 #include <loopsched/runtime/statistics.hpp>
-#include <loopsched/spec.hpp>
 #include <loopsched/transport/channel.hpp>
 
 #include <concepts>
@@ -33,17 +33,18 @@ namespace loopsched {
 
 /// task_farm's options; the defaults are seed 000's.
 struct task_farm_options : loop_options {
-    /// "kazouris" (seed 000's scheme), "ss" (self-scheduling: one task per idle
-    /// worker), "dlpt" (seed 002: each new task placed where it finishes first
-    /// by its estimate, idle workers pulling), its baselines "random",
-    /// "round-robin", "objects", "messages", or a chunk policy's spec ("fss",
-    /// "af", "w-gss", ...) applied to the tasks in creation order, which needs
-    /// expected_tasks. Two schemes "BETWEEN/WITHIN" (e.g. "ss/kazouris",
+    /// Where tasks go, as a value or its spec (parse_placement): "kazouris"
+    /// (seed 000's scheme), "ss" (self-scheduling: one task per idle worker),
+    /// "dlpt" (seed 002: each new task placed where it finishes first by its
+    /// estimate, idle workers pulling), its baselines "random", "round-robin",
+    /// "objects", "messages", any EstimatePlacement value of your own, or a
+    /// chunk policy's spec ("fss", "af", "w-gss", ...) applied to the tasks in
+    /// creation order, which needs expected_tasks. Two specs "BETWEEN/WITHIN" (e.g. "ss/kazouris",
     /// "fss/af") make the farm hierarchical: the root farms tasks out to groups
     /// of workers with the first, each group's sub-master among its workers with
     /// the second (a chunk policy there takes each batch the root sends as a
     /// loop of its own; work moves between workers of a group, not between groups).
-    std::string scheme = "kazouris";
+    placement_choice scheme = "kazouris";
     std::size_t initial_tasks = 3;        ///< f: tasks a worker may hold at the start
     std::size_t idle_below = 2;           ///< d: a worker holding fewer tasks is idle
     std::size_t replies_before_model = 4; ///< r: replies before estimates are used
@@ -159,7 +160,10 @@ namespace detail {
 
 /// The options' checks (every rank, before any message) and the engine's settings.
 /// A hierarchical farm's two schemes, "BETWEEN/WITHIN"; nullopt for a flat farm.
-inline std::optional<std::pair<std::string, std::string>> farm_levels(std::string const& scheme) {
+inline std::optional<std::pair<std::string, std::string>> farm_levels(placement_choice const& choice) {
+    std::string const* given = choice.given_spec();
+    if (given == nullptr) return std::nullopt; // a value: one level
+    std::string const& scheme = *given;
     auto const slash = scheme.find('/');
     if (slash == std::string::npos) return std::nullopt;
     auto levels = std::pair{scheme.substr(0, slash), scheme.substr(slash + 1)};
@@ -171,16 +175,19 @@ inline std::optional<std::pair<std::string, std::string>> farm_levels(std::strin
 /// `scheme` is the level's (the whole for a flat farm); a group's (`batches`)
 /// chunk policy needs no task count.
 inline farm_settings check_farm(task_farm_options const& o, std::optional<any_policy>& policy,
-                                std::string const& scheme, bool batches = false) {
+                                placement_choice const& scheme, std::uint64_t& placement_fingerprint,
+                                bool batches = false) {
     require(!o.deterministic, "options.deterministic", o.deterministic,
             "is not supported by task_farm (tasks finish in no fixed order)");
     farm_settings fs;
-    fs.scheme = farm_scheme_of(scheme);
-    if (fs.scheme == farm_scheme_kind::estimates) fs.rule = placement_rule_of(scheme);
-    if (fs.scheme == farm_scheme_kind::policy) {
-        policy = parse_policy(scheme);
+    any_placement const chosen = scheme.resolve("options.scheme");
+    placement_fingerprint = chosen.fingerprint();
+    fs.scheme = farm_scheme_of(chosen, "options.scheme");
+    if (auto const* estimates = chosen.estimates()) fs.estimates = *estimates;
+    if (auto const* chunks = chosen.policy()) {
+        policy = *chunks;
         require(batches || o.expected_tasks > 0, "options.expected_tasks", o.expected_tasks,
-                "must be the number of tasks for the chunk-policy scheme '" + scheme + "'");
+                "must be the number of tasks for the chunk-policy scheme '" + chosen.spec() + "'");
     }
     require(o.initial_tasks >= 1, "options.initial_tasks", o.initial_tasks, "must be >= 1");
     require(o.idle_below >= 1, "options.idle_below", o.idle_below, "must be >= 1");
@@ -212,8 +219,7 @@ inline farm_settings check_farm(task_farm_options const& o, std::optional<any_po
 
 inline std::uint64_t farm_fingerprint(task_farm_options const& o) {
     fingerprint f;
-    f.add(std::string_view(o.scheme))
-            .add(o.initial_tasks)
+    f.add(o.initial_tasks)
             .add(o.idle_below)
             .add(o.replies_before_model)
             .add(o.model_window)
@@ -280,12 +286,10 @@ auto run_task_farm(C& source, Produce& produce, Body& body, task_farm_options co
         validate(o, link.size());
         auto const schemes = farm_levels(o.scheme);
         levels = schemes.has_value();
-        fs = check_farm(o, policy, levels ? schemes->first : o.scheme);
-        if (levels) within = check_farm(o, within_policy, schemes->second, true);
-        std::uint64_t const policies = fingerprint()
-                                               .add(policy ? policy->fingerprint() : 0)
-                                               .add(within_policy ? within_policy->fingerprint() : 0)
-                                               .value();
+        std::uint64_t top = 0, inner = 0;
+        fs = check_farm(o, policy, levels ? placement_choice(schemes->first) : o.scheme, top);
+        if (levels) within = check_farm(o, within_policy, schemes->second, inner, true);
+        std::uint64_t const policies = fingerprint().add(top).add(inner).value();
         return std::pair{plan_ranks(link.size(), self, 0, o),
                          shape_of(algorithm_id::task_farm, o, 0, farm_types_fingerprint<Task, Result>(), 0, 0,
                                   policies, "farm", 0.0, farm_fingerprint(o))};
@@ -308,7 +312,10 @@ auto run_task_farm(C& source, Produce& produce, Body& body, task_farm_options co
             write_values(result, std::span<Result const>(&r, 1));
         }
     };
-    auto make_worker = [&](worker_port<T>& port) { return farm_worker<T, decltype(run)>(port, plan.profile, run); };
+    bool const hears_estimates = (levels ? within : fs).scheme == farm_scheme_kind::estimates;
+    auto make_worker = [&](worker_port<T>& port) {
+        return farm_worker<T, decltype(run)>(port, plan.profile, run, hears_estimates);
+    };
     using master_type = farm_master<T, decltype(deliver)>;
     // The producer on the root, over whichever loop serves it.
     auto drive = [&](auto& loop, master_type& master) {

@@ -1,9 +1,8 @@
 // D_LPT (seed 002): placement of dynamically created tasks on processors of
 // different speeds by estimates of their remaining time. dlpt_board holds the
 // load table (each processor's running estimate E, its start t_s, its ready
-// queue and R) and applies the paper's rules; the baselines it is compared
-// with (random, round robin, fewest objects, fewest pending messages) choose
-// on the same table. lpt_schedule and optimal_makespan place a static set.
+// queue and R) and applies the paper's migration rules; the placements that
+// choose on it (D_LPT and its baselines) are in mapping/estimates.hpp.
 #pragma once
 
 #include <loopsched/error.hpp>
@@ -16,43 +15,13 @@
 #include <limits>
 #include <numeric>
 #include <optional>
-#include <random>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace loopsched {
-
-/// How a new task's processor is chosen (seed 002's D_LPT and its baselines).
-enum class placement_rule : std::uint8_t {
-    dlpt,        ///< where it finishes first: argmin L(P, t) + rho / b
-    random,      ///< a uniformly random processor
-    round_robin, ///< processors in turn
-    objects,     ///< the fewest tasks held (running and ready): the load index "number of objects"
-    messages     ///< the fewest ready tasks (each arrived as a message not yet handled): "number of pending messages"
-};
-
-/// The rule a name gives: "dlpt", "random", "round-robin", "objects", "messages".
-inline placement_rule placement_rule_of(std::string_view name) {
-    if (name == "dlpt") return placement_rule::dlpt;
-    if (name == "random") return placement_rule::random;
-    if (name == "round-robin") return placement_rule::round_robin;
-    if (name == "objects") return placement_rule::objects;
-    if (name == "messages") return placement_rule::messages;
-    detail::require(false, "placement", std::string(name), "must be dlpt, random, round-robin, objects or messages");
-    return placement_rule::dlpt;
-}
-inline std::string_view name_of(placement_rule r) noexcept {
-    switch (r) {
-    case placement_rule::dlpt: return "dlpt";
-    case placement_rule::random: return "random";
-    case placement_rule::round_robin: return "round-robin";
-    case placement_rule::objects: return "objects";
-    case placement_rule::messages: break;
-    }
-    return "messages";
-}
 
 /// A ready task on the board: its id, its estimate rho (seconds on a speed-1
 /// processor) and its size in bytes (what migrating it costs).
@@ -125,26 +94,15 @@ public:
             if (finish(j, rho, t) < finish(best, rho, t)) best = j;
         return best;
     }
-    /// The processor a rule chooses for a new task of estimate rho.
-    template <class Random>
-    [[nodiscard]] std::size_t choose(placement_rule rule, double rho, double t, Random& random) {
-        auto fewest = [&](auto count) {
-            std::size_t best = 0;
-            for (std::size_t j = 1; j < p_.size(); ++j)
-                if (count(p_[j]) < count(p_[best])) best = j;
-            return best;
-        };
-        switch (rule) {
-        case placement_rule::dlpt: return earliest_finish(rho, t);
-        case placement_rule::random:
-            return std::uniform_int_distribution<std::size_t>(0, p_.size() - 1)(random);
-        case placement_rule::round_robin: return next_turn_++ % p_.size();
-        case placement_rule::objects:
-            return fewest([](proc const& p) { return p.ready.size() + p.unlisted_count + (p.busy ? 1u : 0u); });
-        case placement_rule::messages:
-            return fewest([](proc const& p) { return p.ready.size() + p.unlisted_count; });
-        }
-        return 0;
+    /// Tasks j holds, running and ready ("number of objects").
+    [[nodiscard]] std::size_t held(std::size_t j) const {
+        auto const& p = p_.at(j);
+        return p.ready.size() + p.unlisted_count + (p.busy ? 1u : 0u);
+    }
+    /// Ready tasks on j, each a message not yet handled ("number of pending messages").
+    [[nodiscard]] std::size_t waiting(std::size_t j) const {
+        auto const& p = p_.at(j);
+        return p.ready.size() + p.unlisted_count;
     }
 
     // ---- the table's updates (seed 002's update_estimate)
@@ -200,29 +158,38 @@ public:
 
     // ---- the rules
 
-    /// Rule 2: ready task `id` on `from` moves to where it finishes first if
-    /// the gain (L_cur + rho/b_cur) - (L_new + rho/b_new) is at least f(theta).
-    /// The board is updated when it moves.
-    std::optional<task_move> migrate(std::size_t from, std::uint64_t id, migration_cost const& cost, double t) {
+    /// Rule 2: ready task `id` on `from` moves to where it finishes first
+    /// (or where `choose(rho)` says) if the gain (L_cur + rho/b_cur) -
+    /// (L_new + rho/b_new) is at least f(theta). The board is updated when it moves.
+    template <class Choose = std::nullptr_t>
+    std::optional<task_move> migrate(std::size_t from, std::uint64_t id, migration_cost const& cost, double t,
+                                     Choose&& choose = nullptr) {
         auto const& q = p_.at(from).ready;
         auto it = std::ranges::find(q, id, &estimated_task::id);
         if (it == q.end()) return std::nullopt;
         estimated_task const task = *it;
         // compared without the task on `from`: L_cur must not count the task twice
         remove(from, id);
-        std::size_t const to = earliest_finish(task.rho, t);
+        std::size_t to = 0;
+        if constexpr (std::is_null_pointer_v<std::remove_cvref_t<Choose>>)
+            to = earliest_finish(task.rho, t);
+        else
+            to = choose(task.rho);
         double const gain = finish(from, task.rho, t) - finish(to, task.rho, t);
         bool const moves = to != from && gain >= cost.f(task.bytes);
         add(moves ? to : from, task, t, moves); // an idle destination starts it
         if (!moves) return std::nullopt;
         return task_move{from, to, id, task.bytes};
     }
-    /// Rule 1 and 2 over every ready task of `from`, largest estimate first.
-    std::vector<task_move> rebalance(std::size_t from, migration_cost const& cost, double t) {
-        auto ids = by_priority(from);
+    /// Rule 1 and 2 over every ready task of `from` that `movable(from,
+    /// task)` allows, largest estimate first.
+    template <class Movable = bool (*)(std::size_t, estimated_task const&)>
+    std::vector<task_move> rebalance(std::size_t from, migration_cost const& cost, double t,
+                                     Movable movable = [](std::size_t, estimated_task const&) { return true; }) {
         std::vector<task_move> moves;
-        for (auto const id : ids)
-            if (auto m = migrate(from, id, cost, t)) moves.push_back(*m);
+        for (auto const& task : by_priority(from))
+            if (movable(from, task))
+                if (auto m = migrate(from, task.id, cost, t)) moves.push_back(*m);
         return moves;
     }
     /// Rule 4: idle processor `idle` takes the lowest-priority ready task T of
@@ -269,19 +236,16 @@ private:
         p.ready_sum = 0.0;
         for (auto const& t : p.ready) p.ready_sum += t.rho / p.speed;
     }
-    /// j's ready ids, largest estimate first (ties: the older id).
-    [[nodiscard]] std::vector<std::uint64_t> by_priority(std::size_t j) const {
+    /// j's ready tasks, largest estimate first (ties: the older).
+    [[nodiscard]] std::vector<estimated_task> by_priority(std::size_t j) const {
         auto q = p_.at(j).ready;
         std::ranges::stable_sort(q, [](auto const& a, auto const& b) { return a.rho > b.rho; });
-        std::vector<std::uint64_t> ids;
-        for (auto const& t : q) ids.push_back(t.id);
-        return ids;
+        return q;
     }
     std::optional<std::uint64_t> start_next(std::size_t j, double t) {
         auto& p = p_[j];
         if (p.ready.empty()) return std::nullopt;
-        auto const ids = by_priority(j);
-        auto const task = *remove(j, ids.front());
+        auto const task = *remove(j, by_priority(j).front().id);
         p.busy = true;
         p.running = task.rho / p.speed;
         p.started = t;
@@ -289,7 +253,6 @@ private:
     }
 
     std::vector<proc> p_;
-    std::size_t next_turn_ = 0;
 };
 
 // ---------------------------------------------------------------- static sets
@@ -320,64 +283,5 @@ inline void check_static(std::span<double const> costs, std::span<double const> 
                 "must be >= 0");
 }
 } // namespace detail
-
-/// Places tasks all ready at time 0, with no migration cost, by a rule on
-/// the board: for D_LPT, largest estimate first, each where it finishes first
-/// (LPT on uniform machines); the baselines take the tasks in the given order.
-inline task_assignment place_static(placement_rule rule, std::span<double const> costs, std::span<double const> speeds,
-                                    std::uint64_t seed = 1) {
-    detail::check_static(costs, speeds);
-    dlpt_board board(speeds);
-    std::vector<std::size_t> order(costs.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    if (rule == placement_rule::dlpt)
-        std::ranges::stable_sort(order, [&](std::size_t a, std::size_t b) { return costs[a] > costs[b]; });
-    std::mt19937_64 random(seed);
-    task_assignment s;
-    s.processor.resize(costs.size());
-    std::vector<double> finish(speeds.size(), 0.0);
-    for (auto const i : order) {
-        std::size_t const j = board.choose(rule, costs[i], 0.0, random);
-        board.add(j, {i, costs[i], 0.0}, 0.0, false); // nothing runs at time 0: the queue is the load
-        s.processor[i] = j;
-        finish[j] += costs[i] / speeds[j];
-    }
-    s.makespan = finish.empty() ? 0.0 : *std::ranges::max_element(finish);
-    return s;
-}
-
-/// The optimal makespan of a static set, by exhaustive search with pruning
-/// (largest task first, a bound from the best so far and from the lower
-/// bound, identical processors tried once). For small sets: m^n in the worst case.
-inline task_assignment optimal_makespan(std::span<double const> costs, std::span<double const> speeds) {
-    detail::check_static(costs, speeds);
-    std::vector<std::size_t> order(costs.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::ranges::stable_sort(order, [&](std::size_t a, std::size_t b) { return costs[a] > costs[b]; });
-    task_assignment best = place_static(placement_rule::dlpt, costs, speeds); // a first upper bound
-    double const floor = makespan_bound(costs, speeds);
-    std::vector<double> finish(speeds.size(), 0.0);
-    std::vector<std::size_t> at(costs.size());
-    auto search = [&](auto& self, std::size_t k, double so_far) -> void {
-        if (so_far >= best.makespan * (1.0 - 1e-12) || best.makespan <= floor * (1.0 + 1e-12)) return;
-        if (k == order.size()) {
-            best.makespan = so_far;
-            best.processor = at;
-            return;
-        }
-        std::size_t const i = order[k];
-        for (std::size_t j = 0; j < speeds.size(); ++j) {
-            bool twin = false; // an earlier processor of the same speed and the same finish gives the same subtree
-            for (std::size_t e = 0; e < j && !twin; ++e) twin = speeds[e] == speeds[j] && finish[e] == finish[j];
-            if (twin) continue;
-            finish[j] += costs[i] / speeds[j];
-            at[i] = j;
-            self(self, k + 1, std::max(so_far, finish[j]));
-            finish[j] -= costs[i] / speeds[j];
-        }
-    };
-    search(search, 0, 0.0);
-    return best;
-}
 
 } // namespace loopsched

@@ -1,16 +1,15 @@
-// Placements of dynamically created tasks (divide and conquer): the Mapping
-// the task runtime consults for every decision about where work goes: who
-// starts, how a worker list is split at a division, which queued task runs
-// next, which are given away on a request, and what an idle worker does.
-// Three come with the library: seed 000's scheme (kazouris), APRIL's static
-// keep-half-send-half over a binomial tree (april), and random work stealing
-// (steal, steal-half); seed 002's D_LPT and its baselines (dlpt, random,
-// round-robin, objects, messages) place every new task from the manager.
-// make_placement(name) picks one at run time.
+// Placements of a divide-and-conquer tree's tasks by decisions at every
+// worker: who starts, how a worker list is split at a division, which queued
+// task runs next, which are given away on a request, and what an idle worker
+// does. Three come with the library as value types: seed 000's scheme
+// (kazouris), APRIL's static keep-half-send-half over a binomial tree (april),
+// and random work stealing (steal, steal-half). Seed 002's D_LPT and its
+// baselines place every new task from the manager instead (mapping/estimates.hpp).
 #pragma once
 
 #include <loopsched/error.hpp>
-#include <loopsched/mapping/dlpt.hpp>
+#include <loopsched/concepts.hpp>
+#include <loopsched/mapping/estimates.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -46,44 +45,47 @@ enum class idle_action : std::uint8_t {
     steal   ///< asks a random worker for work directly
 };
 
-/// The decisions of a task placement. The runtime holds one per rank (every
-/// rank builds the same from the options) and asks it; it keeps no state of its own.
-class task_placement {
-public:
-    virtual ~task_placement() = default;
-    [[nodiscard]] virtual std::string name() const = 0;
-
-    /// The manager: the list the original problem starts with, given every
-    /// worker fastest first. Its first member receives the problem; the rest
-    /// travel with it as the workers it may hand subproblems to.
-    [[nodiscard]] virtual std::vector<placed_worker> start(std::span<placed_worker const> by_speed) const = 0;
-    /// A worker that divides a problem while it still has a list: `list`
-    /// (itself first) split into at most `children` lists. List 0 stays with
-    /// the worker; the fastest of each other list gets one subproblem (the
-    /// costliest after those already placed) and the rest of its list.
-    [[nodiscard]] virtual std::vector<std::vector<placed_worker>> split(std::span<placed_worker const> list,
-                                                                        std::size_t children) const = 0;
-    /// Whether the next task taken from a queue of `queued` tasks is divided
-    /// into queued subproblems (true) or solved by direct recursion, inlined.
-    [[nodiscard]] virtual bool divides(std::size_t queued, std::size_t workers) const = 0;
-    /// The queued task to run next (an index into `queue`), for dividing or inlining.
-    [[nodiscard]] virtual std::size_t next(std::span<queued_task const> queue, bool dividing) const = 0;
-    /// The queued tasks to give to a worker that asked (indices; none:
-    /// refuse). `running`: this worker is in the middle of a task, which it keeps.
-    [[nodiscard]] virtual std::vector<std::size_t> give(std::span<queued_task const> queue, bool running) const = 0;
-    [[nodiscard]] virtual idle_action when_idle() const = 0;
-    /// Whether the manager answers an idle worker by moving a busy worker's task to it.
-    [[nodiscard]] virtual bool balances() const = 0;
-    /// Whether a worker asked for work while it recurses with an empty queue
-    /// turns its next division into queued tasks to answer (rather than refuse).
-    [[nodiscard]] virtual bool spills() const = 0;
-    /// The rule by which the manager places every new task itself, from the
-    /// workers' reports of their queues and running tasks (seed 002); none:
-    /// the decisions above are all there is.
-    [[nodiscard]] virtual std::optional<placement_rule> estimates_rule() const { return std::nullopt; }
-    /// What moving a task costs and the gain a move must reach (estimates_rule only).
-    [[nodiscard]] virtual migration_cost const* migration() const { return nullptr; }
+/// The decisions a dividing placement's state makes, which the runtime asks:
+///  - `first_list(by_speed)`: the list the original problem starts with, given
+///    every worker fastest first. Its first member receives the problem; the
+///    rest travel with it as the workers it may hand subproblems to.
+///  - `split(list, children)`: a worker that divides a problem while it still
+///    has a list: `list` (itself first) split into at most `children` lists.
+///    List 0 stays with the worker; the fastest of each other list gets one
+///    subproblem (the costliest after those already placed) and the rest of its list.
+///  - `divides(queued, workers)`: whether the next task taken from a queue of
+///    `queued` tasks is divided into queued subproblems (true) or solved by
+///    direct recursion, inlined.
+///  - `next(queue, dividing)`: the queued task to run next (an index into `queue`).
+///  - `give(queue, running)`: the queued tasks to give to a worker that asked
+///    (indices; none: refuse); `running`: this worker is in the middle of a
+///    task, which it keeps.
+///  - `when_idle()`: what a worker with nothing to run does.
+///  - `balances()`: whether the manager answers an idle worker by moving a busy worker's task to it.
+///  - `spills()`: whether a worker asked for work while it recurses with an
+///    empty queue turns its next division into queued tasks to answer (rather than refuse).
+template <class S>
+concept decides_divisions = requires(S const& s, std::span<placed_worker const> workers, std::size_t n,
+                                     std::span<queued_task const> queue, bool flag) {
+    { s.first_list(workers) } -> std::same_as<std::vector<placed_worker>>;
+    { s.split(workers, n) } -> std::same_as<std::vector<std::vector<placed_worker>>>;
+    { s.divides(n, n) } -> std::convertible_to<bool>;
+    { s.next(queue, flag) } -> std::same_as<std::size_t>;
+    { s.give(queue, flag) } -> std::same_as<std::vector<std::size_t>>;
+    { s.when_idle() } -> std::same_as<idle_action>;
+    { s.balances() } -> std::convertible_to<bool>;
+    { s.spills() } -> std::convertible_to<bool>;
 };
+
+/// A placement of a divide-and-conquer tree's tasks by decisions at every
+/// worker: a copyable value type (its parameters only) whose
+/// `start(placement_info)` gives a state making the decisions above.
+template <class P>
+concept starts_dividing_decisions = requires(P const& p, placement_info const& info) {
+    { p.start(info) } -> decides_divisions;
+};
+template <class P>
+concept DividingPlacement = starts_dividing_decisions<P> && std::copyable<P>;
 
 namespace detail {
 
@@ -121,17 +123,19 @@ inline std::vector<std::size_t> oldest_first(std::span<queued_task const> q) {
 /// worker, then inlines the cheapest; idle workers report to the manager,
 /// which has the busiest worker (summed queue cost over speed) send its
 /// second-costliest task.
-class kazouris_placement final : public task_placement {
+class kazouris_placement {
 public:
-    [[nodiscard]] std::string name() const override { return "kazouris"; }
-    [[nodiscard]] std::vector<placed_worker> start(std::span<placed_worker const> by_speed) const override {
+    static constexpr std::string_view name = "kazouris";
+    [[nodiscard]] kazouris_placement start(placement_info const&) const { return *this; }
+    [[nodiscard]] std::string spec() const { return std::string(name); }
+    [[nodiscard]] std::vector<placed_worker> first_list(std::span<placed_worker const> by_speed) const {
         return {by_speed.begin(), by_speed.end()};
     }
     /// Greedy balance: the worker first in list 0, then the others fastest
     /// first, each to the list with the smallest sum of speeds so far (the
     /// document's example: speeds 4, 3, 2, 1 give {4, 1} and {3, 2}).
     [[nodiscard]] std::vector<std::vector<placed_worker>> split(std::span<placed_worker const> list,
-                                                                std::size_t children) const override {
+                                                                std::size_t children) const {
         std::size_t const n = std::min(children, list.size());
         std::vector<std::vector<placed_worker>> lists(n);
         std::vector<double> sums(n, 0.0);
@@ -153,14 +157,14 @@ public:
         }
         return lists;
     }
-    [[nodiscard]] bool divides(std::size_t queued, std::size_t workers) const override { return queued < workers; }
-    [[nodiscard]] std::size_t next(std::span<queued_task const> q, bool dividing) const override {
+    [[nodiscard]] bool divides(std::size_t queued, std::size_t workers) const { return queued < workers; }
+    [[nodiscard]] std::size_t next(std::span<queued_task const> q, bool dividing) const {
         return dividing ? detail::costliest(q) : detail::cheapest(q);
     }
     /// The second-costliest (the costliest stays: it would be waited for
     /// longest). With one task queued: given only while the worker has a task
     /// of its own running; otherwise refused (giving it would just move the idleness).
-    [[nodiscard]] std::vector<std::size_t> give(std::span<queued_task const> q, bool running) const override {
+    [[nodiscard]] std::vector<std::size_t> give(std::span<queued_task const> q, bool running) const {
         if (q.size() == 1) return running ? std::vector<std::size_t>{0} : std::vector<std::size_t>{};
         if (q.empty()) return {};
         std::size_t const top = detail::costliest(q);
@@ -171,11 +175,12 @@ public:
                 second = i;
         return {second};
     }
-    [[nodiscard]] idle_action when_idle() const override { return idle_action::report; }
-    [[nodiscard]] bool balances() const override { return true; }
-    [[nodiscard]] bool spills() const override { return spill_; }
+    [[nodiscard]] idle_action when_idle() const { return idle_action::report; }
+    [[nodiscard]] bool balances() const { return true; }
+    [[nodiscard]] bool spills() const { return spill_; }
 
     explicit kazouris_placement(bool spill = true) : spill_(spill) {}
+    friend bool operator==(kazouris_placement const&, kazouris_placement const&) = default;
 
 private:
     bool spill_;
@@ -186,14 +191,16 @@ private:
 /// lower part and sends a subproblem to the root of the upper part (B_k's
 /// largest subtree first); with no list left it solves sequentially. Idle
 /// workers stay idle.
-class april_placement final : public task_placement {
+class april_placement {
 public:
-    [[nodiscard]] std::string name() const override { return "april"; }
-    [[nodiscard]] std::vector<placed_worker> start(std::span<placed_worker const> by_speed) const override {
+    static constexpr std::string_view name = "april";
+    [[nodiscard]] april_placement start(placement_info const&) const { return *this; }
+    [[nodiscard]] std::string spec() const { return std::string(name); }
+    [[nodiscard]] std::vector<placed_worker> first_list(std::span<placed_worker const> by_speed) const {
         return {by_speed.begin(), by_speed.end()};
     }
     [[nodiscard]] std::vector<std::vector<placed_worker>> split(std::span<placed_worker const> list,
-                                                                std::size_t children) const override {
+                                                                std::size_t children) const {
         std::vector<std::vector<placed_worker>> lists;
         std::span<placed_worker const> keep = list;
         std::vector<std::vector<placed_worker>> sent;
@@ -206,14 +213,15 @@ public:
         for (auto& s : sent) lists.push_back(std::move(s));
         return lists;
     }
-    [[nodiscard]] bool divides(std::size_t, std::size_t) const override { return false; }
-    [[nodiscard]] std::size_t next(std::span<queued_task const> q, bool dividing) const override {
+    [[nodiscard]] bool divides(std::size_t, std::size_t) const { return false; }
+    [[nodiscard]] std::size_t next(std::span<queued_task const> q, bool dividing) const {
         return dividing ? detail::costliest(q) : detail::cheapest(q);
     }
-    [[nodiscard]] std::vector<std::size_t> give(std::span<queued_task const>, bool) const override { return {}; }
-    [[nodiscard]] idle_action when_idle() const override { return idle_action::report; }
-    [[nodiscard]] bool balances() const override { return false; }
-    [[nodiscard]] bool spills() const override { return false; }
+    [[nodiscard]] std::vector<std::size_t> give(std::span<queued_task const>, bool) const { return {}; }
+    [[nodiscard]] idle_action when_idle() const { return idle_action::report; }
+    [[nodiscard]] bool balances() const { return false; }
+    [[nodiscard]] bool spills() const { return false; }
+    friend bool operator==(april_placement const&, april_placement const&) = default;
 };
 
 /// Random work stealing, as UTS's MPI version and Cilk do: the problem
@@ -221,89 +229,123 @@ public:
 /// queue holds fewer tasks than there are workers, else inlines it; an idle
 /// worker asks random victims, which give their oldest task (steal-one) or
 /// the older half of their queue (steal-half).
-class steal_placement final : public task_placement {
+class steal_placement {
 public:
     explicit steal_placement(bool half = false, bool spill = true) : half_(half), spill_(spill) {}
-    [[nodiscard]] std::string name() const override { return half_ ? "steal-half" : "steal"; }
-    [[nodiscard]] std::vector<placed_worker> start(std::span<placed_worker const> by_speed) const override {
+    [[nodiscard]] steal_placement start(placement_info const&) const { return *this; }
+    [[nodiscard]] std::string spec() const { return half_ ? "steal-half" : "steal"; }
+    [[nodiscard]] bool half() const noexcept { return half_; }
+    [[nodiscard]] std::vector<placed_worker> first_list(std::span<placed_worker const> by_speed) const {
         return {by_speed.front()};
     }
     [[nodiscard]] std::vector<std::vector<placed_worker>> split(std::span<placed_worker const> list,
-                                                                std::size_t) const override {
+                                                                std::size_t) const {
         return {{list.begin(), list.end()}};
     }
-    [[nodiscard]] bool divides(std::size_t queued, std::size_t workers) const override { return queued < workers; }
-    [[nodiscard]] std::size_t next(std::span<queued_task const> q, bool) const override {
+    [[nodiscard]] bool divides(std::size_t queued, std::size_t workers) const { return queued < workers; }
+    [[nodiscard]] std::size_t next(std::span<queued_task const> q, bool) const {
         return static_cast<std::size_t>(std::ranges::max_element(q, {}, [](auto const& t) { return t.order; }) -
                                         q.begin());
     }
-    [[nodiscard]] std::vector<std::size_t> give(std::span<queued_task const> q, bool running) const override {
+    [[nodiscard]] std::vector<std::size_t> give(std::span<queued_task const> q, bool running) const {
         if (q.empty() || (q.size() == 1 && !running)) return {};
         auto at = detail::oldest_first(q);
         std::size_t const n = half_ ? std::max<std::size_t>(1, q.size() / 2) : 1;
         at.resize(n);
         return at;
     }
-    [[nodiscard]] idle_action when_idle() const override { return idle_action::steal; }
-    [[nodiscard]] bool balances() const override { return false; }
-    [[nodiscard]] bool spills() const override { return spill_; }
+    [[nodiscard]] idle_action when_idle() const { return idle_action::steal; }
+    [[nodiscard]] bool balances() const { return false; }
+    [[nodiscard]] bool spills() const { return spill_; }
+
+    friend bool operator==(steal_placement const&, steal_placement const&) = default;
 
 private:
     bool half_, spill_;
 };
 
-/// Seed 002's D_LPT, or a baseline, placing tasks from the manager: every
-/// problem that is not a leaf is divided into queued tasks (each a unit the
-/// manager may place, as in the paper), a worker runs its largest estimate
-/// first, and it reports its queue and running task; the manager moves a new
-/// task where the rule says (D_LPT: where it finishes first, if the gain
-/// reaches f(theta)) and, for D_LPT, has an idle worker pull the lowest-
-/// priority task of the most loaded one. Tasks move only when the manager asks.
-class estimate_placement final : public task_placement {
-public:
-    explicit estimate_placement(placement_rule rule, migration_cost cost = {}) : rule_(rule), cost_(std::move(cost)) {}
-    [[nodiscard]] std::string name() const override { return std::string(name_of(rule_)); }
-    [[nodiscard]] std::vector<placed_worker> start(std::span<placed_worker const> by_speed) const override {
+/// The decisions at the workers when every new task is placed from the
+/// manager by estimates (seed 002's D_LPT or a baseline, any EstimatePlacement):
+/// every problem that is not a leaf is divided into queued tasks (each a unit
+/// the manager may place, as in the paper), a worker runs its largest estimate
+/// first, and tasks move only when the manager asks.
+struct estimate_decisions {
+    [[nodiscard]] std::vector<placed_worker> first_list(std::span<placed_worker const> by_speed) const {
         return {by_speed.front()};
     }
     [[nodiscard]] std::vector<std::vector<placed_worker>> split(std::span<placed_worker const> list,
-                                                                std::size_t) const override {
+                                                                std::size_t) const {
         return {{list.begin(), list.end()}};
     }
-    [[nodiscard]] bool divides(std::size_t, std::size_t) const override { return true; }
-    [[nodiscard]] std::size_t next(std::span<queued_task const> q, bool) const override {
-        return detail::costliest(q);
-    }
-    [[nodiscard]] std::vector<std::size_t> give(std::span<queued_task const>, bool) const override {
+    [[nodiscard]] bool divides(std::size_t, std::size_t) const { return true; }
+    [[nodiscard]] std::size_t next(std::span<queued_task const> q, bool) const { return detail::costliest(q); }
+    [[nodiscard]] std::vector<std::size_t> give(std::span<queued_task const>, bool) const {
         return {}; // only the task the manager names moves
     }
-    [[nodiscard]] idle_action when_idle() const override { return idle_action::report; }
-    [[nodiscard]] bool balances() const override { return false; }
-    [[nodiscard]] bool spills() const override { return false; }
-    [[nodiscard]] std::optional<placement_rule> estimates_rule() const override { return rule_; }
-    [[nodiscard]] migration_cost const* migration() const override { return &cost_; }
-
-private:
-    placement_rule rule_;
-    migration_cost cost_;
+    [[nodiscard]] idle_action when_idle() const { return idle_action::report; }
+    [[nodiscard]] bool balances() const { return false; }
+    [[nodiscard]] bool spills() const { return false; }
 };
 
-/// The placement a name gives: "kazouris", "april", "steal", "steal-half",
-/// "dlpt", "random", "round-robin", "objects", "messages". `spill`: see
-/// task_placement::spills (kazouris and steal only); `cost`: the migration
-/// cost for the last five (a negative latency or per-byte cost: measured).
-inline std::unique_ptr<task_placement> make_placement(std::string_view name, bool spill = true,
-                                                      migration_cost cost = {}) {
-    if (name == "kazouris") return std::make_unique<kazouris_placement>(spill);
-    if (name == "april") return std::make_unique<april_placement>();
-    if (name == "steal") return std::make_unique<steal_placement>(false, spill);
-    if (name == "steal-half") return std::make_unique<steal_placement>(true, spill);
-    for (auto const rule : {placement_rule::dlpt, placement_rule::random, placement_rule::round_robin,
-                            placement_rule::objects, placement_rule::messages})
-        if (name == name_of(rule)) return std::make_unique<estimate_placement>(rule, std::move(cost));
-    detail::require(false, "options.placement", std::string(name),
-                    "must be kazouris, april, steal, steal-half, dlpt, random, round-robin, objects or messages");
-    return nullptr;
-}
+namespace detail {
+
+/// A dividing placement's decisions behind one interface: what the
+/// divide-and-conquer runtime holds (one per rank, the same on every rank).
+class task_decisions {
+public:
+    virtual ~task_decisions() = default;
+    [[nodiscard]] virtual std::string name() const = 0;
+    [[nodiscard]] virtual std::vector<placed_worker> first_list(std::span<placed_worker const> by_speed) const = 0;
+    [[nodiscard]] virtual std::vector<std::vector<placed_worker>> split(std::span<placed_worker const> list,
+                                                                        std::size_t children) const = 0;
+    [[nodiscard]] virtual bool divides(std::size_t queued, std::size_t workers) const = 0;
+    [[nodiscard]] virtual std::size_t next(std::span<queued_task const> queue, bool dividing) const = 0;
+    [[nodiscard]] virtual std::vector<std::size_t> give(std::span<queued_task const> queue, bool running) const = 0;
+    [[nodiscard]] virtual idle_action when_idle() const = 0;
+    [[nodiscard]] virtual bool balances() const = 0;
+    [[nodiscard]] virtual bool spills() const = 0;
+    /// The placement of every new task from the manager, when it places by estimates.
+    [[nodiscard]] virtual any_estimate_placement const* estimates() const { return nullptr; }
+};
+
+/// `state` (a DividingPlacement's) as task_decisions; spilling needs both the
+/// placement's word and the options' (`spill`).
+template <decides_divisions S>
+class decisions_of final : public task_decisions {
+public:
+    decisions_of(std::string name, S state, bool spill, std::optional<any_estimate_placement> estimates = {})
+            : name_(std::move(name)), state_(std::move(state)), spill_(spill), estimates_(std::move(estimates)) {}
+    [[nodiscard]] std::string name() const override { return name_; }
+    [[nodiscard]] std::vector<placed_worker> first_list(std::span<placed_worker const> by_speed) const override {
+        return state_.first_list(by_speed);
+    }
+    [[nodiscard]] std::vector<std::vector<placed_worker>> split(std::span<placed_worker const> list,
+                                                                std::size_t children) const override {
+        return state_.split(list, children);
+    }
+    [[nodiscard]] bool divides(std::size_t queued, std::size_t workers) const override {
+        return state_.divides(queued, workers);
+    }
+    [[nodiscard]] std::size_t next(std::span<queued_task const> queue, bool dividing) const override {
+        return state_.next(queue, dividing);
+    }
+    [[nodiscard]] std::vector<std::size_t> give(std::span<queued_task const> queue, bool running) const override {
+        return state_.give(queue, running);
+    }
+    [[nodiscard]] idle_action when_idle() const override { return state_.when_idle(); }
+    [[nodiscard]] bool balances() const override { return state_.balances(); }
+    [[nodiscard]] bool spills() const override { return spill_ && state_.spills(); }
+    [[nodiscard]] any_estimate_placement const* estimates() const override {
+        return estimates_ ? &*estimates_ : nullptr;
+    }
+
+private:
+    std::string name_;
+    S state_;
+    bool spill_;
+    std::optional<any_estimate_placement> estimates_;
+};
+
+} // namespace detail
 
 } // namespace loopsched

@@ -24,16 +24,18 @@ class spec_args {
 public:
     using pair = std::pair<std::string, std::string>;
 
-    spec_args(std::string_view policy, std::span<std::string_view const> allowed, std::vector<pair> given = {})
-            : policy_(policy), given_(std::move(given)) {
+    /// `what`: the kind of thing the spec names ("policy", "placement"), for messages.
+    spec_args(std::string_view policy, std::span<std::string_view const> allowed, std::vector<pair> given = {},
+              std::string_view what = "policy")
+            : policy_(std::string(what) + " '" + std::string(policy) + "'"), given_(std::move(given)) {
         for (std::size_t i = 0; i < given_.size(); ++i) {
             auto const& key = given_[i].first;
             if (std::ranges::find(allowed, std::string_view(key)) == allowed.end())
-                throw spec_error("loopsched: policy '" + policy_ + "' has no parameter '" + key +
+                throw spec_error("loopsched: " + policy_ + " has no parameter '" + key +
                                  "'; valid: " + (allowed.empty() ? std::string("none") : join(allowed)));
             for (std::size_t j = 0; j < i; ++j)
                 if (given_[j].first == key)
-                    throw spec_error("loopsched: parameter '" + key + "' given twice to policy '" + policy_ + "'");
+                    throw spec_error("loopsched: parameter '" + key + "' given twice to " + policy_);
         }
     }
 
@@ -104,7 +106,7 @@ private:
     }
 
     [[noreturn]] void fail(std::string_view key, std::string_view text, std::string const& expected) const {
-        throw spec_error("loopsched: policy '" + policy_ + "' parameter '" + std::string(key) + "' expects " +
+        throw spec_error("loopsched: " + policy_ + " parameter '" + std::string(key) + "' expects " +
                          expected + ", got '" + std::string(text) + "'");
     }
 
@@ -114,7 +116,7 @@ private:
         return out;
     }
 
-    std::string policy_;
+    std::string policy_; ///< "policy 'gss'": what the messages name
     std::vector<pair> given_;
 };
 

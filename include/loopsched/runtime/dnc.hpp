@@ -26,6 +26,7 @@
 #pragma once
 
 #include <loopsched/error.hpp>
+#include <loopsched/mapping/estimates.hpp>
 #include <loopsched/mapping/placement.hpp>
 #include <loopsched/runtime/core.hpp>
 #include <loopsched/runtime/payload.hpp>
@@ -147,30 +148,25 @@ public:
     static constexpr bool results_first = true;
     static constexpr bool late_requests = true;
 
-    dnc_manager(master_port<T>& port, task_placement const& placement, std::span<worker_status const> statuses,
-                std::vector<std::byte> problem)
+    dnc_manager(master_port<T>& port, task_decisions const& placement, std::span<worker_status const> statuses,
+                std::vector<std::byte> problem, migration_cost const& cost)
             : port_(port), placement_(placement), problem_(std::move(problem)), w_(port.settings().workers()) {
         auto const& s = port.settings();
         for (std::size_t k = 0; k < w_.size(); ++k) {
             auto const st = statuses[static_cast<std::size_t>(s.worker_ranks[k])];
             w_[k].speed = st.power / st.run_queue;
         }
-        if ((rule_ = placement.estimates_rule())) {
+        if (auto const* estimates = placement.estimates()) {
             std::vector<double> speeds;
             for (auto const& w : w_) speeds.push_back(w.speed);
-            board_.emplace(speeds);
-            cost_ = *placement.migration();
-            measure_latency_ = cost_.latency < 0.0;
-            measure_per_byte_ = cost_.per_byte < 0.0;
-            cost_.latency = std::max(0.0, cost_.latency);
-            cost_.per_byte = std::max(0.0, cost_.per_byte);
+            sched_.emplace(*estimates, speeds, cost);
             est_.resize(w_.size());
         }
     }
 
     index_t serve(std::size_t k, request const& r) {
         if (!started_) start();
-        if (rule_) {
+        if (sched_) {
             est_serve(k, r);
             return 0;
         }
@@ -189,7 +185,7 @@ public:
     [[nodiscard]] bool holds(std::size_t k) const noexcept {
         if (solved_) return false;
         if (placement_.when_idle() == idle_action::steal) return true; // they find work themselves
-        if (rule_) return est_busy(k);
+        if (sched_) return est_busy(k);
         return w_[k].busy || w_[k].receiving;
     }
     [[nodiscard]] bool expecting_work() const noexcept { return !solved_; }
@@ -221,7 +217,7 @@ public:
             if (auto const type = r.get<std::uint8_t>(); type == info_load) {
                 w_[k].load = r.get<double>();
                 w_[k].refused = false;
-            } else if (type == info_queue && rule_) {
+            } else if (type == info_queue && sched_) {
                 est_report(k, r);
             } else {
                 for (auto n = r.get<std::uint64_t>(); n > 0; --n) {
@@ -233,7 +229,7 @@ public:
             }
             break;
         case kind::moved: {
-            if (rule_) {
+            if (sched_) {
                 est_moved(k, r, m.source);
                 break;
             }
@@ -277,7 +273,7 @@ private:
         std::vector<placed_worker> by_speed;
         for (std::size_t k = 0; k < w_.size(); ++k) by_speed.push_back({k, w_[k].speed});
         std::ranges::stable_sort(by_speed, [](auto const& a, auto const& b) { return a.speed > b.speed; });
-        auto const list = placement_.start(by_speed);
+        auto const list = placement_.first_list(by_speed);
         if (list.empty()) throw error("loopsched: placement " + placement_.name() + " started on no worker");
         wire_writer w;
         w.put(std::uint8_t{0}).put(std::uint64_t{1});
@@ -288,7 +284,7 @@ private:
         for (std::size_t i = 1; i < list.size(); ++i) w.put(list[i]);
         w.put_raw(problem_);
         for (auto const& p : list) w_[p.index].busy = true;
-        if (rule_) est_[list.front().index].expected = 1;
+        if (sched_) est_[list.front().index].expected = 1;
         port_.push_worker(list.front().index, kind::work, w.view());
         std::vector<std::byte>().swap(problem_);
         // The others hear that the run started (every rank agreed): a thief
@@ -353,12 +349,11 @@ private:
     /// Worker k has nothing: its board entry empties; under D_LPT it pulls (rule 4).
     void est_idle(std::size_t k) {
         double const now = port_.now();
-        board_->report(k, std::nullopt, {}, now);
-        if (*rule_ != placement_rule::dlpt) return;
+        sched_->board().report(k, std::nullopt, {}, now);
         // only a task its holder reported can be named to it
-        if (auto const m = board_->pull(k, cost_, now, [](std::size_t from, estimated_task const& t) {
-                return owner_of(t.id) == from;
-            }))
+        if (auto const m = sched_->idle(
+                    k, now, [](std::size_t from, estimated_task const& t) { return owner_of(t.id) == from; },
+                    sched_->cost()))
             ask_move(*m);
     }
     /// A worker's queue and running task: the board's entry is replaced, then
@@ -387,25 +382,17 @@ private:
         double const now = port_.now();
         std::optional<double> running;
         if (head.running >= 0.0) running = head.running * scale - head.running_for * w_[k].speed;
-        board_->report(k, running, std::move(ready), now, head.unlisted * scale,
+        sched_->board().report(k, running, std::move(ready), now, head.unlisted * scale,
                        static_cast<std::size_t>(head.unlisted_count));
         if (solved_ || w_.size() < 2) return;
-        if (*rule_ == placement_rule::dlpt && head.revised != 0) {
-            for (auto const& m : board_->rebalance(k, cost_, now)) ask_move(m);
+        if (sched_->dlpt_rules() && head.revised != 0) { // rule 3: every task it listed, placed again
+            auto const all = [](std::size_t, estimated_task const&) { return true; };
+            for (auto const& m : sched_->revised(k, now, all, sched_->cost())) ask_move(m);
             return;
         }
         std::ranges::stable_sort(fresh, [](auto const& a, auto const& b) { return a.rho > b.rho; });
-        for (auto const& t : fresh) {
-            if (*rule_ == placement_rule::dlpt) { // rules 1 and 2: largest first, where it finishes first
-                if (auto const m = board_->migrate(k, t.id, cost_, now)) ask_move(*m);
-                continue;
-            }
-            std::size_t const to = board_->choose(*rule_, t.rho, now, random_);
-            if (to == k) continue;
-            board_->remove(k, t.id);
-            board_->add(to, t, now);
-            ask_move({k, to, t.id, t.bytes});
-        }
+        for (auto const& t : fresh) // rules 1 and 2 (or a baseline's choice): largest first
+            if (auto const m = sched_->place_from(k, t, now)) ask_move(*m);
     }
     void ask_move(task_move const& m) {
         dnc_transfer const ask{m.to, port_.settings().worker_ranks[m.to], order_of(m.id) + 1};
@@ -425,35 +412,16 @@ private:
             throw error("loopsched: protocol: a transfer nobody asked for (rank " + std::to_string(source) + ")");
         auto const a = e.asked.front();
         e.asked.pop_front();
-        fit_migration(a.bytes, port_.now() - a.at);
+        sched_->fit(a.bytes, port_.now() - a.at);
         --est_[to].incoming;
         est_[to].expected += given;
         port_.touch(to);
         if (!solved_ && !est_busy(to)) est_idle(to);
     }
-    /// theta = c_d + bytes * c_c fitted (least squares, both >= 0) on the
-    /// moves' handshakes, where the options did not set them.
-    void fit_migration(double bytes, double seconds) {
-        if (!measure_latency_ && !measure_per_byte_) return;
-        fit_[0] += 1.0;
-        fit_[1] += bytes;
-        fit_[2] += seconds;
-        fit_[3] += bytes * bytes;
-        fit_[4] += bytes * seconds;
-        double const mx = fit_[1] / fit_[0], my = fit_[2] / fit_[0], var = fit_[3] / fit_[0] - mx * mx;
-        if (measure_per_byte_) cost_.per_byte = var > 0.0 ? std::max(0.0, (fit_[4] / fit_[0] - mx * my) / var) : 0.0;
-        if (measure_latency_) cost_.latency = std::max(0.0, my - cost_.per_byte * mx);
-    }
-
     master_port<T>& port_;
-    task_placement const& placement_;
-    std::optional<placement_rule> rule_;
-    std::optional<dlpt_board> board_;
-    migration_cost cost_;
-    bool measure_latency_ = false, measure_per_byte_ = false;
-    double fit_[5]{};
+    task_decisions const& placement_;
+    std::optional<estimate_scheduler> sched_; ///< placing by estimates: the load table and the rules
     std::vector<estimates_state> est_;
-    std::mt19937_64 random_{20260}; // the random baseline's: the same run, the same choices
     std::vector<std::byte> problem_, solution_;
     std::vector<worker> w_;
     std::vector<dnc_worker_statistics> stats_;
@@ -468,12 +436,12 @@ private:
 template <Transport T, class Ops, class Problem, class Result>
 class dnc_worker : private estimate_listener {
 public:
-    dnc_worker(worker_port<T>& port, rank_profile& profile, task_placement const& placement, dnc_settings const& ds,
+    dnc_worker(worker_port<T>& port, rank_profile& profile, task_decisions const& placement, dnc_settings const& ds,
                Ops& ops)
             : port_(port), profile_(profile), placement_(placement), ds_(ds), ops_(ops),
               self_(static_cast<std::size_t>(port.settings().index_of(port.rank()))),
               workers_(port.settings().workers()), random_(static_cast<std::uint32_t>(port.rank()) * 7919u + 17u),
-              estimates_(placement.estimates_rule().has_value()) {
+              estimates_(placement.estimates() != nullptr) {
         mine_.rank = port.rank();
         stats_.rank = port.rank();
         speed_ = [&] {
@@ -1013,7 +981,7 @@ private:
 
     worker_port<T>& port_;
     rank_profile& profile_;
-    task_placement const& placement_;
+    task_decisions const& placement_;
     dnc_settings const& ds_;
     Ops& ops_;
     std::size_t self_, workers_;
@@ -1034,7 +1002,7 @@ private:
     // load_: the queue's summed weight; running_: the inlined task's; what the manager hears is their sum
     bool idle_reported_ = true, steal_out_ = false, stopped_ = false; // the hello is the first report
     bool started_ = false; ///< the manager's first word arrived: every rank is in the run
-    bool const estimates_; ///< the manager places every task (placement::estimates_rule)
+    bool const estimates_; ///< the manager places every task (task_decisions::estimates)
     bool dirty_ = false;   ///< the running task changed since the last queue report
     double running_estimate_ = -1.0, running_since_ = 0.0, own_units_ = 0.0, own_seconds_ = 0.0;
     double dividing_weight_ = -1.0, divide_seconds_ = 0.0;

@@ -25,18 +25,18 @@
 #pragma once
 
 #include <loopsched/error.hpp>
-#include <loopsched/mapping/dlpt.hpp>
+#include <loopsched/mapping/any_placement.hpp>
+#include <loopsched/mapping/estimates.hpp>
 #include <loopsched/runtime/core.hpp>
 #include <loopsched/runtime/profile.hpp>
 #include <loopsched/schedule.hpp>
-#include <loopsched/spec.hpp>
+#include <loopsched/this_task.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <optional>
-#include <random>
 #include <set>
 #include <span>
 #include <string>
@@ -54,15 +54,20 @@ enum class farm_scheme_kind : std::uint8_t {
     estimates        ///< seed 002's D_LPT or a baseline: each new task placed on a worker by its estimate
 };
 
-/// The scheme a spec names: "kazouris", "ss", "dlpt", "random", "round-robin",
-/// "objects", "messages", or a chunk policy's spec.
-inline farm_scheme_kind farm_scheme_of(std::string_view spec) {
-    if (spec == "kazouris") return farm_scheme_kind::kazouris;
-    if (spec == "ss") return farm_scheme_kind::self_scheduling;
-    for (auto const rule : {placement_rule::dlpt, placement_rule::random, placement_rule::round_robin,
-                            placement_rule::objects, placement_rule::messages})
-        if (spec == name_of(rule)) return farm_scheme_kind::estimates;
-    return farm_scheme_kind::policy;
+/// The farm's scheme for a placement; a placement of divide-and-conquer's
+/// kind is refused, naming `parameter`.
+inline farm_scheme_kind farm_scheme_of(any_placement const& p, std::string_view parameter) {
+    switch (p.kind()) {
+    case any_placement::family::kazouris: return farm_scheme_kind::kazouris;
+    case any_placement::family::self_scheduling: return farm_scheme_kind::self_scheduling;
+    case any_placement::family::chunks: return farm_scheme_kind::policy;
+    case any_placement::family::estimates: return farm_scheme_kind::estimates;
+    case any_placement::family::april:
+    case any_placement::family::steal: break;
+    }
+    throw invalid_parameter(std::string(parameter), p.spec(),
+                            "is a divide-and-conquer placement: a farm takes kazouris, ss, a chunk policy's spec, or "
+                            "an estimate placement (dlpt, random, round-robin, objects, messages, or your own)");
 }
 
 namespace detail {
@@ -144,7 +149,7 @@ struct farm_settings {
     std::size_t stop_after_results = 0;
     double time_limit = 0.0;
     std::size_t expected_tasks = 0;
-    placement_rule rule = placement_rule::dlpt; ///< the estimates scheme's rule
+    std::optional<any_estimate_placement> estimates{}; ///< the estimates scheme's placement
     // A hierarchical farm's levels (runtime/farm_hierarchy.hpp):
     /// Workers each "worker" stands for (a group's): its thresholds scale by
     /// it, plus a task each held ahead at its sub-master. Empty: one each, none ahead.
@@ -176,6 +181,13 @@ struct farm_transfer {
     std::uint64_t to_index = 0;
     double lambda = 0.0, h = 0.0, nc = 1.0; ///< the model, to estimate its own tasks
     std::uint64_t modelled = 0;             ///< whether the model is ready
+};
+
+/// A revised estimate a farm worker sends its master: its running task's
+/// remaining work, in the units of the task's cost (this_task::estimate).
+struct farm_revision {
+    std::uint64_t id = 0;
+    double remaining = 0.0;
 };
 
 /// Who holds the tasks a worker moved (a transfer) or dropped (a cancel).
@@ -216,10 +228,11 @@ public:
         if (fs.scheme == farm_scheme_kind::estimates) {
             std::vector<double> speeds;
             for (auto const& w : workers_) speeds.push_back(w.speed);
-            board_.emplace(speeds);
+            sched_.emplace(*fs.estimates, speeds, migration_cost{});
             placed_.resize(workers_.size());
             held_.resize(workers_.size());
             since_.assign(workers_.size(), 0.0);
+            revisions_.resize(workers_.size());
         }
         if (fs.scheme == farm_scheme_kind::policy) {
             policy_ = *policy;
@@ -349,7 +362,7 @@ public:
         ++resolved_;
         ++results_;
         model_.add(id, t.heur, seconds * w.speed);
-        if (board_) {
+        if (sched_) {
             auto const k = static_cast<std::size_t>(t.owner);
             std::erase(held_[k], id);
             since_[k] = port_.now(); // its next task starts now
@@ -359,6 +372,7 @@ public:
     }
 
     void on_message(std::size_t k, kind what, message_view m) {
+        if (what == kind::info && sched_) return revised(k, wire_reader(m.payload).get<farm_revision>());
         if (what != kind::moved)
             throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) + " in a task farm");
         wire_reader r(m.payload);
@@ -503,7 +517,7 @@ private:
             auto& t = tasks_[id];
             double key = fs_.scheme == farm_scheme_kind::kazouris && model_.ready() ? ordering(t.heur)
                                                                                     : -static_cast<double>(id);
-            if (board_) { // largest estimate first
+            if (sched_) { // largest estimate first
                 key = estimate(id);
                 if (wk.count == 0) since_[k] = port_.now();
                 held_[k].push_back(id);
@@ -535,7 +549,7 @@ private:
     /// Gives idle workers work: from the master's queue, else by redistribution.
     void distribute() {
         if (stopping_ || distributing_) return;
-        if (board_) return feed_all();
+        if (sched_) return feed_all();
         distributing_ = true;
         rekey();
         // The fastest idle first. Only workers that may be idle are looked at,
@@ -669,20 +683,27 @@ private:
         return with_cost_ ? tasks_[id].heur : 1.0;
     }
     /// Worker k's entry: its running task taken as the largest it holds
-    /// (workers run largest first), started at its last reply (t_s).
+    /// (workers run largest first), started at its last reply (t_s), unless
+    /// the task told its remaining work since (this_task::estimate).
     void refresh(std::size_t k) {
         std::vector<estimated_task> ready;
         std::optional<double> running;
         std::uint64_t running_id = 0;
+        double started = since_[k];
         for (auto const id : held_[k])
             if (!running || estimate(id) > *running) {
                 running = estimate(id);
                 running_id = id;
             }
+        if (auto const& r = revisions_[k]; r && std::ranges::find(held_[k], r->id) != held_[k].end()) {
+            running_id = r->id;
+            running = r->rho;
+            started = r->at;
+        }
         for (auto const id : held_[k])
             if (id != running_id) ready.push_back({id, estimate(id), 0.0});
         for (auto const id : placed_[k]) ready.push_back({id, estimate(id), 0.0});
-        board_->report(k, running, std::move(ready), since_[k]);
+        sched_->board().report(k, running, std::move(ready), started);
     }
     void refresh_all() {
         for (std::size_t k = 0; k < workers_.size(); ++k) refresh(k);
@@ -690,7 +711,7 @@ private:
     /// Rule 1 (or a baseline's choice) for a new task.
     void place(std::uint64_t id) {
         refresh_all();
-        std::size_t const k = board_->choose(fs_.rule, estimate(id), port_.now(), random_);
+        std::size_t const k = sched_->place(estimate(id), port_.now());
         tasks_[id].owner = static_cast<int>(k);
         placed_[k].push_back(id);
         feed(k);
@@ -704,17 +725,36 @@ private:
             send_tasks(k, std::span(&id, 1));
         }
     }
+    /// Worker k's running task revised its estimate (rule 3): the tasks
+    /// placed on k and still here are placed again, and moved for nothing.
+    void revised(std::size_t k, farm_revision const& r) {
+        if (k >= workers_.size() || stopping_) return;
+        double const rho = model_.ready() ? model_.estimate(r.remaining) : r.remaining;
+        revisions_[k] = revision{r.id, rho, port_.now()};
+        refresh_all();
+        auto const here = [&](std::size_t from, estimated_task const& t) {
+            return std::ranges::find(placed_[from], t.id) != placed_[from].end();
+        };
+        for (auto const& m : sched_->revised(k, port_.now(), here, free_move_)) {
+            std::erase(placed_[m.from], m.id);
+            tasks_[m.id].owner = static_cast<int>(m.to);
+            placed_[m.to].push_back(m.id);
+            ++moved_;
+        }
+        distribute();
+    }
+
     /// Every worker fed; under D_LPT, an idle one pulls (rule 4) the
     /// lowest-priority task placed on the most loaded worker and not yet sent.
     void feed_all() {
         for (std::size_t k = 0; k < workers_.size(); ++k) {
             feed(k);
-            if (fs_.rule != placement_rule::dlpt || workers_[k].count > 0) continue;
+            if (!sched_->dlpt_rules() || workers_[k].count > 0) continue;
             refresh_all();
             auto const movable = [&](std::size_t from, estimated_task const& t) {
                 return std::ranges::find(placed_[from], t.id) != placed_[from].end();
             };
-            if (auto const m = board_->pull(k, free_move_, port_.now(), movable)) {
+            if (auto const m = sched_->idle(k, port_.now(), movable, free_move_)) {
                 std::erase(placed_[m->from], m->id);
                 tasks_[m->id].owner = static_cast<int>(k);
                 placed_[k].push_back(m->id);
@@ -769,12 +809,16 @@ private:
     std::vector<std::optional<chunk>> pending_ = std::vector<std::optional<chunk>>(workers_.size());
     std::optional<any_policy> policy_;
     std::optional<chunk_sequencer<any_policy>> sequencer_;
-    std::optional<dlpt_board> board_;               ///< the estimates scheme's
+    std::optional<estimate_scheduler> sched_;        ///< the estimates scheme's load table and rules
     std::vector<std::vector<std::uint64_t>> placed_; ///< placed on a worker, still at the master
     std::vector<std::vector<std::uint64_t>> held_;   ///< sent to a worker, no result yet
     std::vector<double> since_;                      ///< t_s: when a worker's running task started
+    struct revision {
+        std::uint64_t id = 0;
+        double rho = 0.0, at = 0.0;
+    };
+    std::vector<std::optional<revision>> revisions_; ///< each worker's last this_task::estimate
     migration_cost free_move_{};                     ///< a task still at the master moves for nothing
-    std::mt19937_64 random_{20260};                  ///< the random baseline's
     std::vector<std::uint64_t> cancelled_;
     std::size_t resolved_ = 0, results_ = 0, transfers_ = 0, first_size_ = 0, moved_ = 0;
     bool with_cost_ = false, by_size_ = false, producing_ = true, stopping_ = false, distributing_ = false,
@@ -786,11 +830,14 @@ private:
 
 /// The farm's worker client. `Run(task bytes, result bytes)` runs one task and
 /// appends its result; the worker times it and replies with it at once.
+/// `hears_estimates`: the master places by estimates, so this_task::estimate()
+/// from a running task reaches it.
 template <Transport T, class Run>
-class farm_worker {
+class farm_worker : private estimate_listener {
 public:
-    farm_worker(worker_port<T>& port, rank_profile& profile, Run& run)
-            : port_(port), profile_(profile), run_(run), status_(profile.status()) {
+    farm_worker(worker_port<T>& port, rank_profile& profile, Run& run, bool hears_estimates = false)
+            : port_(port), profile_(profile), run_(run), status_(profile.status()),
+              hears_estimates_(hears_estimates) {
         mine_.rank = port.rank();
     }
 
@@ -820,6 +867,8 @@ public:
         results_.add_written(static_cast<index_t>(t.head.id), 1, [&](std::vector<std::byte>& out) {
             std::size_t const at = out.size();
             out.resize(at + sizeof(double));
+            running_ = t.head.id;
+            listening const listen(hears_estimates_ ? this : nullptr); // this_task::estimate() from the body
             profile_.run([&] { run_(t.payload, out); });
             end = port_.now(); // the result's encoding is counted with the task
             double const seconds = end - start;
@@ -854,6 +903,12 @@ public:
     [[nodiscard]] std::span<chunk_event const> trace() const noexcept { return trace_; }
 
 private:
+    /// this_task::estimate(remaining) from the running task: told to the master at once.
+    void revise(double remaining) override {
+        farm_revision const r{running_, remaining};
+        port_.send_master(kind::info, std::as_bytes(std::span(&r, 1)));
+    }
+
     /// A transfer: the largest tasks whose estimates fit in the amount go to
     /// the idle worker; this worker keeps at least one.
     void give(farm_transfer const& ask) {
@@ -892,6 +947,8 @@ private:
     result_blocks results_;
     std::vector<chunk_event> trace_;
     worker_status status_;
+    bool hears_estimates_;
+    std::uint64_t running_ = 0; ///< the task running now, or last
 };
 
 } // namespace detail

@@ -1,0 +1,126 @@
+// any_placement: where a task farm's or a divide-and-conquer tree's tasks go,
+// held by value (a library placement, a chunk policy over a farm's task stream,
+// or any EstimatePlacement, the user's included); the engines take one of these.
+#pragma once
+
+#include <loopsched/any_policy.hpp>
+#include <loopsched/concepts.hpp>
+#include <loopsched/detail/fingerprint.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/mapping/estimates.hpp>
+#include <loopsched/mapping/placement.hpp>
+
+#include <array>
+#include <concepts>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+namespace loopsched {
+
+/// SS for a task farm: an idle worker gets one task.
+struct self_scheduling_placement {
+    static constexpr std::string_view name = "ss";
+    [[nodiscard]] std::string spec() const { return std::string(name); }
+    friend constexpr bool operator==(self_scheduling_placement, self_scheduling_placement) = default;
+};
+
+/// A chunk policy over a farm's task stream: a worker's next chunk of tasks
+/// is the policy's next chunk of iterations (the count must be known ahead,
+/// task_farm_options::expected_tasks, except within a hierarchical farm's group).
+struct chunked_placement {
+    any_policy policy;
+    [[nodiscard]] std::string spec() const { return policy.spec(); }
+    friend bool operator==(chunked_placement const&, chunked_placement const&) = default;
+};
+
+/// Any placement of tasks, by value. The task farm takes kazouris, ss, a
+/// chunked policy or an estimate placement; divide-and-conquer takes kazouris,
+/// april, steal (steal-half) or an estimate placement.
+class any_placement {
+public:
+    /// What kind of placement it holds: the engines' protocols differ by it.
+    enum class family : std::uint8_t { kazouris, self_scheduling, chunks, april, steal, estimates };
+
+    any_placement() = default; // seed 000's scheme
+    any_placement(kazouris_placement p) : held_(std::move(p)) {}
+    any_placement(april_placement p) : held_(std::move(p)) {}
+    any_placement(steal_placement p) : held_(std::move(p)) {}
+    any_placement(self_scheduling_placement p) : held_(p) {}
+    any_placement(chunked_placement p) : held_(std::move(p)) {}
+    // The wrapper itself is excluded before EstimatePlacement<P> is asked.
+    template <class P>
+    requires(!std::is_same_v<std::remove_cvref_t<P>, any_placement> && EstimatePlacement<P>)
+    any_placement(P p) : held_(any_estimate_placement(std::move(p))) {}
+
+    [[nodiscard]] family kind() const noexcept { return static_cast<family>(held_.index()); }
+    /// The canonical spec ("kazouris", "steal-half", "random:seed=7", "fss"); "custom" for a user's without one.
+    [[nodiscard]] std::string spec() const {
+        return std::visit([](auto const& p) { return p.spec(); }, held_);
+    }
+    /// Tells placements apart (kind, type and spec), for the agreement.
+    [[nodiscard]] std::uint64_t fingerprint() const {
+        detail::fingerprint f;
+        f.add(held_.index()).add(std::string_view(spec()));
+        if (auto const* e = estimates()) f.add(e->fingerprint());
+        if (auto const* c = std::get_if<chunked_placement>(&held_)) f.add(c->policy.fingerprint());
+        return f.value();
+    }
+    /// The estimate placement held, if any.
+    [[nodiscard]] any_estimate_placement const* estimates() const noexcept {
+        return std::get_if<any_estimate_placement>(&held_);
+    }
+    /// The chunk policy over the task stream, if it is one.
+    [[nodiscard]] any_policy const* policy() const noexcept {
+        auto const* c = std::get_if<chunked_placement>(&held_);
+        return c ? &c->policy : nullptr;
+    }
+    /// The held placement if it is a P (one of the library's kinds), else nullptr.
+    template <class P>
+    [[nodiscard]] P const* target() const noexcept {
+        return std::get_if<P>(&held_);
+    }
+    friend bool operator==(any_placement const&, any_placement const&) = default;
+
+private:
+    // In family order.
+    std::variant<kazouris_placement, self_scheduling_placement, chunked_placement, april_placement, steal_placement,
+                 any_estimate_placement>
+            held_{};
+};
+
+namespace detail {
+
+/// The decisions a divide-and-conquer run makes with `p` (`spill`: the
+/// options' word, which the placement's own must agree with); a placement of
+/// a farm's kind is refused, naming `parameter`.
+inline std::unique_ptr<task_decisions> decisions_for(any_placement const& p, bool spill, std::string_view parameter) {
+    placement_info const info{};
+    switch (p.kind()) {
+    case any_placement::family::kazouris: {
+        auto const& k = *p.target<kazouris_placement>();
+        return std::make_unique<decisions_of<kazouris_placement>>(p.spec(), k.start(info), spill);
+    }
+    case any_placement::family::april:
+        return std::make_unique<decisions_of<april_placement>>(p.spec(), p.target<april_placement>()->start(info),
+                                                               spill);
+    case any_placement::family::steal:
+        return std::make_unique<decisions_of<steal_placement>>(p.spec(), p.target<steal_placement>()->start(info),
+                                                               spill);
+    case any_placement::family::estimates:
+        return std::make_unique<decisions_of<estimate_decisions>>(p.spec(), estimate_decisions{}, spill,
+                                                                  *p.estimates());
+    case any_placement::family::self_scheduling:
+    case any_placement::family::chunks: break;
+    }
+    throw invalid_parameter(std::string(parameter), p.spec(),
+                            "is a task farm's placement: divide and conquer takes kazouris, april, steal, steal-half, "
+                            "or an estimate placement (dlpt, random, round-robin, objects, messages, or your own)");
+}
+
+} // namespace detail
+} // namespace loopsched
