@@ -126,26 +126,59 @@ private:
     std::vector<std::size_t> touched_;
 };
 
+/// The optional hooks a master client has, as it declares them in
+/// `static constexpr master_hooks hooks{.holds = true, ...}`: a misspelled
+/// name does not compile, and MasterClient checks that every declared hook is
+/// there with its signature and that no undeclared one is (which would be ignored).
+///   results_first    hand a request's results to the client before serving it
+///                    (it must know what finished);
+///   late_requests    a request from a stopped worker is dropped (workers that
+///                    request unasked: its stop was on the way);
+///   pushes_work      a parked worker gets work only by a push (it is touched
+///                    then): asking the client again for every parked worker at
+///                    each turn is skipped until the client is done;
+///   holds            bool holds(k) const: worker k will send again without a
+///                    grant (it holds work): it is not parked;
+///   expecting_work   bool expecting_work() const: more work may still be
+///                    created: workers all parked is a wait, not a dead end;
+///   complete         void complete(loop_statistics&): completes the table.
+struct master_hooks {
+    bool results_first = false;
+    bool late_requests = false;
+    bool pushes_work = false;
+    bool holds = false;
+    bool expecting_work = false;
+    bool complete = false;
+};
+
 /// The master's side of the protocol for any client. The client provides:
 ///   index_t serve(k, request)   grants worker k a unit (sending it through the
 ///                               port) and returns its iterations, or 0 for none now;
 ///   bool done()                 nothing is left to grant;
 ///   void take_result(first, size, bytes)   a result block riding on a request or report;
-///   void on_message(k, kind, message_view) the algorithm's own kinds.
-/// and optionally (the task farm's, where work is pushed, not only granted):
-///   bool holds(k)                 worker k will send again without a grant
-///                                 (it holds work): it is not parked;
-///   bool expecting_work()         more work may still be created: workers
-///                                 all parked is a wait, not a dead end;
-///   static constexpr bool results_first   hand a request's results to the
-///                                 client before serving it (it must know what finished);
-///   static constexpr bool late_requests   a request from a stopped worker is dropped
-///                                 (workers that request unasked: its stop was on the way);
-///   static constexpr bool pushes_work   a parked worker gets work only by a push
-///                                 (it is touched then): asking the client again
-///                                 for every parked worker at each turn is
-///                                 skipped until the client is done.
-template <Transport T, class Client>
+///   void on_message(k, kind, message_view) the algorithm's own kinds;
+///   static constexpr master_hooks hooks    the optional hooks it has (above).
+template <class C>
+concept MasterClient =
+        requires {
+            { C::hooks } -> std::convertible_to<master_hooks>;
+        } &&
+        requires(C& c, std::size_t k, request const& r, index_t i, std::span<std::byte const> b, kind what,
+                 message_view m) {
+            { c.serve(k, r) } -> std::same_as<index_t>;
+            { c.done() } -> std::convertible_to<bool>;
+            c.take_result(i, i, b);
+            c.on_message(k, what, m);
+        } &&
+        (C::hooks.holds == requires(C const& c, std::size_t k) {
+            { c.holds(k) } -> std::convertible_to<bool>;
+        }) &&
+        (C::hooks.expecting_work == requires(C const& c) {
+            { c.expecting_work() } -> std::convertible_to<bool>;
+        }) &&
+        (C::hooks.complete == requires(C& c, loop_statistics& table) { c.complete(table); });
+
+template <Transport T, MasterClient Client>
 class master_core {
 public:
     /// `aborted` is set once this master has sent the loop's abort (see as_root).
@@ -220,7 +253,7 @@ public:
     /// complete(table), if it has one); the root keeps the trace.
     loop_statistics close() {
         loop_statistics table{port_.now() - start_, std::move(port_.statistics()), {}};
-        if constexpr (requires { client_.complete(table); }) client_.complete(table);
+        if constexpr (Client::hooks.complete) client_.complete(table);
         send_table_to_everyone(port_.link(), table);
         table.trace = std::move(trace_);
         std::ranges::sort(table.trace, {}, &chunk_event::start);
@@ -244,18 +277,18 @@ private:
     enum class peer : std::uint8_t { active, parked, stopped, reported };
 
     static constexpr bool owes(peer p) noexcept { return p != peer::reported; }
-    static constexpr bool results_first = requires { requires Client::results_first; };
-    static constexpr bool late_requests = requires { requires Client::late_requests; };
-    static constexpr bool pushes_work = requires { requires Client::pushes_work; };
+    static constexpr bool results_first = Client::hooks.results_first;
+    static constexpr bool late_requests = Client::hooks.late_requests;
+    static constexpr bool pushes_work = Client::hooks.pushes_work;
 
     [[nodiscard]] bool holds(std::size_t k) const {
-        if constexpr (requires(Client const& c) { c.holds(k); })
+        if constexpr (Client::hooks.holds)
             return client_.holds(k);
         else
             return false;
     }
     [[nodiscard]] bool expecting_work() const {
-        if constexpr (requires(Client const& c) { c.expecting_work(); })
+        if constexpr (Client::hooks.expecting_work)
             return client_.expecting_work();
         else
             return false;
@@ -432,6 +465,13 @@ private:
     void* pump_context_ = nullptr;
 };
 
+/// The optional hooks a worker client has, declared as
+/// `static constexpr worker_hooks hooks{.waited = true}` and checked as MasterClient's are.
+///   waited   void waited(double seconds): how long its rank was blocked waiting for a message.
+struct worker_hooks {
+    bool waited = false;
+};
+
 /// The worker's side of the protocol for any client. The client provides:
 ///   void on_work(message_view)          a grant arrived;
 ///   bool can_step(), double step()       one bounded piece of work, if any is ready
@@ -440,7 +480,25 @@ private:
 ///   void on_message(kind, message_view)  the algorithm's own kinds;
 ///   worker_statistics statistics(double stopped), result_blocks& results(),
 ///   std::span<chunk_event const> trace() what its report carries.
-template <Transport T, class Client>
+///   static constexpr worker_hooks hooks   the optional hooks it has (above).
+template <class C>
+concept WorkerClient =
+        requires {
+            { C::hooks } -> std::convertible_to<worker_hooks>;
+        } &&
+        requires(C& c, kind what, message_view m, double t) {
+            c.on_work(m);
+            { c.can_step() } -> std::convertible_to<bool>;
+            { c.step() } -> std::convertible_to<double>;
+            { c.poll_after_step() } -> std::convertible_to<bool>;
+            c.on_message(what, m);
+            { c.statistics(t) } -> std::convertible_to<worker_statistics>;
+            { c.results() } -> std::same_as<result_blocks&>;
+            c.trace();
+        } &&
+        (C::hooks.waited == requires(C& c, double seconds) { c.waited(seconds); });
+
+template <Transport T, WorkerClient Client>
 class worker_core {
 public:
     /// `verdict` is set once the master's abort arrived (see as_worker).
@@ -462,7 +520,7 @@ public:
     }
 
     /// Whether the client wants to hear how long its rank was blocked waiting for a message.
-    static constexpr bool counts_waits = requires(Client & c) { c.waited(0.0); };
+    static constexpr bool counts_waits = Client::hooks.waited;
     void waited(double seconds) {
         if constexpr (counts_waits)
             if (!reported_) client_.waited(seconds);

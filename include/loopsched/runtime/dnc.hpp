@@ -145,8 +145,8 @@ inline double queue_weight(double cost, cost_measure m) noexcept {
 template <Transport T>
 class dnc_manager {
 public:
-    static constexpr bool results_first = true;
-    static constexpr bool late_requests = true;
+    static constexpr master_hooks hooks{
+            .results_first = true, .late_requests = true, .holds = true, .expecting_work = true};
 
     dnc_manager(master_port<T>& port, task_decisions const& placement, std::span<worker_status const> statuses,
                 std::vector<std::byte> problem, migration_cost const& cost)
@@ -436,6 +436,8 @@ private:
 template <Transport T, class Ops, class Problem, class Result>
 class dnc_worker : private estimate_listener {
 public:
+    static constexpr worker_hooks hooks{.waited = true};
+
     dnc_worker(worker_port<T>& port, rank_profile& profile, task_decisions const& placement, dnc_settings const& ds,
                Ops& ops)
             : port_(port), profile_(profile), placement_(placement), ds_(ds), ops_(ops),

@@ -33,6 +33,8 @@ void unpack_fields(std::tuple<W...>& windows, box<N> const& part, std::span<std:
 template <Transport T, ChunkPolicy P, std::size_t N, class Windows>
 class doacross_master {
 public:
+    static constexpr master_hooks hooks{};
+
     /// `results`: the root's windows over the whole space (null: nothing gathered).
     doacross_master(master_port<T>& port, doacross_geometry<N> const& geometry, P const& policy, loop_info info,
                     Windows* results)

@@ -24,6 +24,7 @@ namespace loopsched::detail {
 template <Transport T, std::size_t N, class Body, class... F>
 class doacross_worker {
 public:
+    static constexpr worker_hooks hooks{.waited = true};
     using windows_t = std::tuple<window<typename F::value_type, N>...>;
 
     /// `root_results`: the root's windows over the whole space, when this

@@ -99,6 +99,8 @@ private:
 template <Transport T, ChunkPolicy P, Mapping M, class Body>
 class doall_master {
 public:
+    static constexpr master_hooks hooks{};
+
     doall_master(master_port<T>& port, P const& policy, M const& mapping, loop_info info, Body& body)
             : port_(port), placement_(mapping.start(placement_info{info.workers, info.status, 0})),
               seq_(policy, std::move(info)), body_(body) {}
@@ -211,6 +213,8 @@ private:
 template <Transport T, class Body>
 class doall_worker {
 public:
+    static constexpr worker_hooks hooks{};
+
     doall_worker(worker_port<T>& port, rank_profile& profile, Body& body)
             : port_(port), settings_(port.settings()), profile_(profile), body_(body), mine_{port.rank()},
               sampler_(settings_.trace || settings_.request_ahead > 0.0), status_(profile.status()) {

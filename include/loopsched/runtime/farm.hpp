@@ -214,8 +214,9 @@ inline void write_task(wire_writer& w, farm_task_header const& h, std::span<std:
 template <Transport T, class Deliver>
 class farm_master {
 public:
-    static constexpr bool results_first = true;
-    static constexpr bool pushes_work = true; // every idle worker is looked at by distribute()
+    // pushes_work: every idle worker is looked at by distribute()
+    static constexpr master_hooks hooks{
+            .results_first = true, .pushes_work = true, .holds = true, .expecting_work = true};
 
     farm_master(master_port<T>& port, farm_settings const& fs, std::span<worker_status const> statuses,
                 std::optional<any_policy> const& policy, Deliver deliver)
@@ -835,6 +836,8 @@ private:
 template <Transport T, class Run>
 class farm_worker : private estimate_listener {
 public:
+    static constexpr worker_hooks hooks{.waited = true};
+
     farm_worker(worker_port<T>& port, rank_profile& profile, Run& run, bool hears_estimates = false)
             : port_(port), profile_(profile), run_(run), status_(profile.status()),
               hears_estimates_(hears_estimates) {

@@ -320,6 +320,8 @@ private:
 template <Transport T, ChunkPolicy P>
 class group_granting {
 public:
+    static constexpr master_hooks hooks{.expecting_work = true};
+
     group_granting(master_port<T>& port, group_relay<T, P>& relay) : port_(port), relay_(relay) {}
 
     index_t serve(std::size_t k, request const& r) {
@@ -356,9 +358,12 @@ private:
 template <class Client>
 class with_groups {
 public:
-    static constexpr bool results_first = requires { requires Client::results_first; };
-    static constexpr bool late_requests = requires { requires Client::late_requests; };
-    static constexpr bool pushes_work = requires { requires Client::pushes_work; };
+    static constexpr master_hooks hooks{.results_first = Client::hooks.results_first,
+                                        .late_requests = Client::hooks.late_requests,
+                                        .pushes_work = Client::hooks.pushes_work,
+                                        .holds = Client::hooks.holds,
+                                        .expecting_work = Client::hooks.expecting_work,
+                                        .complete = true};
 
     template <class... Args>
     explicit with_groups(std::size_t groups, Args&&... args) : inner_(std::forward<Args>(args)...), leaves_(groups) {}
@@ -367,12 +372,12 @@ public:
     index_t serve(std::size_t k, request const& r) { return inner_.serve(k, r); }
     [[nodiscard]] bool done() const noexcept { return inner_.done(); }
     [[nodiscard]] bool holds(std::size_t k) const noexcept
-    requires requires(Client const& c) { c.holds(k); }
+    requires(Client::hooks.holds)
     {
         return inner_.holds(k);
     }
     [[nodiscard]] bool expecting_work() const noexcept
-    requires requires(Client const& c) { c.expecting_work(); }
+    requires(Client::hooks.expecting_work)
     {
         return inner_.expecting_work();
     }

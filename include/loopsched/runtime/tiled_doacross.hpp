@@ -102,6 +102,8 @@ box<N> enclosing(std::vector<box<N>> const& boxes) {
 template <Transport T, std::size_t N, class Windows>
 class tiled_master {
 public:
+    static constexpr master_hooks hooks{.holds = true};
+
     /// `powers`: every worker's V/Q, which the go carries so that all place the tiles alike.
     tiled_master(master_port<T>& port, tiled_plan<N> const& plan, std::vector<double> powers, Windows* results)
         : port_(port), plan_(plan), powers_(std::move(powers)), results_(results), served_(plan.workers, false),
@@ -154,6 +156,7 @@ private:
 template <Transport T, std::size_t N, class Body, class... F>
 class tiled_worker {
 public:
+    static constexpr worker_hooks hooks{.waited = true};
     using windows_t = std::tuple<window<typename F::value_type, N>...>;
 
     /// `root_results`: the root's windows when this is the root's own worker and the loop gathers.
