@@ -22,7 +22,9 @@ namespace loopsched {
 /// starting a loop (back-to-back short loops start many) does not allocate.
 class any_state {
 public:
-    template <ChunkState S>
+    // Itself excluded first, as any_policy's constructor does (no recursion through move_constructible).
+    template <class S>
+    requires(!std::is_same_v<std::remove_cvref_t<S>, any_state> && ChunkState<S>)
     explicit any_state(S s) {
         if constexpr (fits_inline<S>)
             self_ = new (buffer_) model<S>(std::move(s));
