@@ -56,7 +56,8 @@ int main(int argc, char** argv) {
     bool optimal = false;
     int random_sets = 0, max_tasks = 10;
     std::uint64_t seed = 1;
-    line.add_option("--placement", placement, "dlpt, random[:seed=N], round-robin, objects or messages")->capture_default_str();
+    line.add_option("--placement", placement, "dlpt, random[:seed=N], round-robin, objects or messages")
+            ->capture_default_str();
     line.add_option("--speeds", speeds, "each processor's speed b (a task of cost c takes c / b)")
             ->delimiter(',')
             ->capture_default_str();
@@ -73,7 +74,7 @@ int main(int argc, char** argv) {
             return 0;
         }
         detail::require(!costs.empty(), "--costs", "(none)", "must list at least one task");
-        any_placement const chosen = parse_placement(placement);
+        any_placement const chosen = placement_choice(placement).resolve("placement");
         auto const* by_estimates = chosen.estimates();
         detail::require(by_estimates != nullptr, "--placement", placement,
                         "must place by estimates: dlpt, random, round-robin, objects or messages");
