@@ -144,6 +144,30 @@ int main(int argc, char** argv) {
                 for (long long i = 0; i < loops / 10; ++i)
                     loopsched::parallel_for(world, loopsched::make_range(200000), new_gss, nothing);
             });
+    // Task farms of empty tasks, dedicated master: the farm's engine per task
+    // (the raw loop sends one request/reply pair per task, as SS does).
+    long long const tasks = 10000;
+    auto farm = [&](auto& library, auto options, char const* scheme) {
+        options.scheme = scheme;
+        options.master_computes = false;
+        library(world, options);
+    };
+    auto const old_farm = [&](boost::mpi::communicator const& w, loopsched_old::task_farm_options const& o) {
+        loopsched_old::task_farm<int>(
+                w, [&](auto& f) { for (long long t = 0; t < tasks; ++t) f.submit(static_cast<int>(t)); },
+                [](int const& t) { return t; }, o);
+    };
+    auto const new_farm = [&](boost::mpi::communicator const& w, loopsched::task_farm_options const& o) {
+        loopsched::task_farm<int>(
+                w, [&](auto& f) { for (long long t = 0; t < tasks; ++t) f.submit(static_cast<int>(t)); },
+                [](int const& t) { return t; }, o);
+    };
+    for (char const* scheme : {"ss", "kazouris"})
+        compare(
+                world, scheme == std::string("ss") ? "farm_ss_empty_tasks" : "farm_kazouris_empty_tasks", rounds,
+                [&] { raw_loops(world, tasks, 1); },
+                [&] { farm(old_farm, loopsched_old::task_farm_options{}, scheme); },
+                [&] { farm(new_farm, loopsched::task_farm_options{}, scheme); });
     compare(
             world, "gss_one_chunk_loops_both_computing", rounds, [&] { raw_loops(world, 1, loops / 10); },
             [&] {
