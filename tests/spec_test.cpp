@@ -36,10 +36,24 @@ TEST_CASE("specs with parameters round-trip to their canonical text") {
 TEST_CASE("every accepted spec survives parse(p.spec()) exactly") {
     // Exact reals, full 64-bit seeds, lists, the S adaptor's interval: each
     // combination that parses must print a spec that parses to an equal policy.
-    std::vector<std::string> const values{"1",     "2",      "3",      "7",         "64",    "2.0000001",
-                                          "0.1",   "1e-7",   "1e+300", "-1",        "0",     "ceil",
-                                          "floor", "auto",   "4m",     "1/0.3333333333333333/2.5",
-                                          "18446744073709551615", "0.30000000000000004"};
+    std::vector<std::string> const values{"1",
+                                          "2",
+                                          "3",
+                                          "7",
+                                          "64",
+                                          "2.0000001",
+                                          "0.1",
+                                          "1e-7",
+                                          "1e+300",
+                                          "-1",
+                                          "0",
+                                          "ceil",
+                                          "floor",
+                                          "auto",
+                                          "4m",
+                                          "1/0.3333333333333333/2.5",
+                                          "18446744073709551615",
+                                          "0.30000000000000004"};
     std::size_t accepted = 0;
     auto check = [&](std::string const& spec) {
         std::optional<any_policy> p;
@@ -224,7 +238,8 @@ TEST_CASE("placements: every name parses and its spec round-trips; one parser fo
         }
         return std::string("accepted");
     };
-    CHECK(message("lpt").find("unknown placement 'lpt' in spec 'lpt'; valid: kazouris, ss, april") != std::string::npos);
+    CHECK(message("lpt").find("unknown placement 'lpt' in spec 'lpt'; valid: kazouris, ss, april") !=
+          std::string::npos);
     CHECK(message("random:sed=3").find("placement 'random' has no parameter 'sed'; valid: seed") != std::string::npos);
     CHECK(message("random:seed=-1").find("placement 'random' parameter 'seed' expects an integer") !=
           std::string::npos);

@@ -19,21 +19,30 @@ namespace loopsched {
 
 /// The placement names parse_placement() accepts besides chunk policies' specs.
 inline std::vector<std::string_view> placement_names() {
-    return {kazouris_placement::name, self_scheduling_placement::name, april_placement::name, "steal", "steal-half",
-            dlpt_placement::name,      random_placement::name,          round_robin_placement::name,
-            objects_placement::name,   messages_placement::name};
+    return {kazouris_placement::name,
+            self_scheduling_placement::name,
+            april_placement::name,
+            "steal",
+            "steal-half",
+            dlpt_placement::name,
+            random_placement::name,
+            round_robin_placement::name,
+            objects_placement::name,
+            messages_placement::name};
 }
 
 namespace detail {
 
-template <class P>
-P placement_from(std::string_view name, std::vector<spec_args::pair> pairs) {
-    return P::from_spec(spec_args(name, std::span<std::string_view const>(P::keys), std::move(pairs), "placement"));
-}
-
-/// Placements without parameters refuse any key=value.
-inline void no_arguments(std::string_view name, std::vector<spec_args::pair> pairs) {
-    (void)spec_args(name, std::span<std::string_view const>(), std::move(pairs), "placement");
+/// A placement from its arguments: its from_spec(), or, for one without
+/// parameters, itself (refusing any key=value).
+template <class P, class... Args>
+P placement_from(std::string_view name, std::vector<spec_args::pair> pairs, Args&&... made_with) {
+    if constexpr (requires { P::from_spec; }) {
+        return P::from_spec(spec_args(name, std::span<std::string_view const>(P::keys), std::move(pairs), "placement"));
+    } else {
+        (void)spec_args(name, std::span<std::string_view const>(), std::move(pairs), "placement");
+        return P(std::forward<Args>(made_with)...);
+    }
 }
 
 } // namespace detail
@@ -59,12 +68,12 @@ inline any_placement parse_placement(std::string_view spec) {
     if (colon != std::string_view::npos && args.empty())
         throw spec_error("loopsched: placement spec '" + std::string(spec) + "' has ':' but no key=value");
     auto pairs = detail::split_arguments(spec, args, "placement");
-    if (name == kazouris_placement::name) return detail::no_arguments(name, std::move(pairs)), kazouris_placement{};
+    if (name == kazouris_placement::name) return detail::placement_from<kazouris_placement>(name, std::move(pairs));
     if (name == self_scheduling_placement::name)
-        return detail::no_arguments(name, std::move(pairs)), self_scheduling_placement{};
-    if (name == april_placement::name) return detail::no_arguments(name, std::move(pairs)), april_placement{};
+        return detail::placement_from<self_scheduling_placement>(name, std::move(pairs));
+    if (name == april_placement::name) return detail::placement_from<april_placement>(name, std::move(pairs));
     if (name == "steal" || name == "steal-half")
-        return detail::no_arguments(name, std::move(pairs)), steal_placement(name == "steal-half");
+        return detail::placement_from<steal_placement>(name, std::move(pairs), name == "steal-half");
     if (name == dlpt_placement::name) return detail::placement_from<dlpt_placement>(name, std::move(pairs));
     if (name == random_placement::name) return detail::placement_from<random_placement>(name, std::move(pairs));
     if (name == round_robin_placement::name)
@@ -89,7 +98,8 @@ public:
     template <class P>
     requires(!std::is_same_v<std::remove_cvref_t<P>, placement_choice> && !std::is_same_v<P, any_placement> &&
              !std::is_convertible_v<P, std::string_view> && std::is_constructible_v<any_placement, P>)
-    placement_choice(P p) : held_(any_placement(std::move(p))) {}
+            placement_choice(P p)
+            : held_(any_placement(std::move(p))) {}
 
     /// The placement; a spec is parsed here, and a bad one raises
     /// invalid_parameter naming `parameter` (the option) and the spec.

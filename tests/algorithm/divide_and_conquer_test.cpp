@@ -169,8 +169,10 @@ TEST_CASE("divide_and_conquer: D_LPT moves tasks by their estimates to workers o
                 for (auto const& w : out.workers) given += w.given;
             }
         });
-        if (latency > 1e8) CHECK(given.load() == 0); // no gain reaches f(theta): nothing moves
-        else CHECK(given.load() > 0);
+        if (latency > 1e8)
+            CHECK(given.load() == 0); // no gain reaches f(theta): nothing moves
+        else
+            CHECK(given.load() > 0);
     }
 }
 

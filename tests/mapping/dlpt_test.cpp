@@ -16,8 +16,8 @@ using namespace loopsched;
 TEST_CASE("dlpt: the compensated load subtracts the running task's elapsed time, never below zero") {
     std::vector<double> const speeds{2, 1};
     dlpt_board b(speeds);
-    b.revise(0, 4.0, 0.0);            // E(H) = 4 / 2 = 2 s from t_s = 0
-    b.add(0, {1, 2.0, 0.0}, 0.0);     // R = 2 / 2 = 1 s; P0 is busy so it waits
+    b.revise(0, 4.0, 0.0);        // E(H) = 4 / 2 = 2 s from t_s = 0
+    b.add(0, {1, 2.0, 0.0}, 0.0); // R = 2 / 2 = 1 s; P0 is busy so it waits
     CHECK(b.ready(0).size() == 1);
     CHECK(b.load(0, 0.0) == doctest::Approx(3.0));
     CHECK(b.load(0, 0.5) == doctest::Approx(2.5));
@@ -38,8 +38,8 @@ TEST_CASE("dlpt: estimate updates and completion start the largest ready task") 
     b.add(0, {3, 4.0, 0.0}, 0.0);
     CHECK(b.load(0, 0.0) == doctest::Approx(1.0 + 3.0 + 2.0));
     CHECK(b.complete(0, 0.5) == std::optional<std::uint64_t>{2}); // 6 before 4
-    CHECK(b.load(0, 1.5) == doctest::Approx(2.0 + 2.0));           // 3 s from 0.5, 1 elapsed, + 4/2
-    b.revise(0, 10.0, 1.5);                                        // update_estimate: 10 left as of 1.5
+    CHECK(b.load(0, 1.5) == doctest::Approx(2.0 + 2.0));          // 3 s from 0.5, 1 elapsed, + 4/2
+    b.revise(0, 10.0, 1.5);                                       // update_estimate: 10 left as of 1.5
     CHECK(b.load(0, 1.5) == doctest::Approx(5.0 + 2.0));
     CHECK(b.load(0, 2.5) == doctest::Approx(4.0 + 2.0));
     CHECK(b.complete(0, 3.0) == std::optional<std::uint64_t>{3});
@@ -210,7 +210,8 @@ TEST_CASE("dlpt: the exhaustive optimum equals brute force, and D_LPT stays with
             CAPTURE(costs.size());
             REQUIRE(opt.makespan == doctest::Approx(brute_force(costs, speeds)));
             std::vector<double> finish(speeds.size(), 0.0); // the schedule it returns has that makespan
-            for (std::size_t i = 0; i < costs.size(); ++i) finish[opt.processor[i]] += costs[i] / speeds[opt.processor[i]];
+            for (std::size_t i = 0; i < costs.size(); ++i)
+                finish[opt.processor[i]] += costs[i] / speeds[opt.processor[i]];
             CHECK(*std::ranges::max_element(finish) == doctest::Approx(opt.makespan));
             double const ours = place_static(dlpt_placement{}, costs, speeds).makespan;
             CHECK(ours >= opt.makespan * (1 - 1e-12));

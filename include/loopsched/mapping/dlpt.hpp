@@ -182,14 +182,15 @@ public:
         return task_move{from, to, id, task.bytes};
     }
     /// Rule 1 and 2 over every ready task of `from` that `movable(from,
-    /// task)` allows, largest estimate first.
-    template <class Movable = bool (*)(std::size_t, estimated_task const&)>
+    /// task)` allows, largest estimate first (`choose`: as for migrate).
+    template <class Movable = bool (*)(std::size_t, estimated_task const&), class Choose = std::nullptr_t>
     std::vector<task_move> rebalance(std::size_t from, migration_cost const& cost, double t,
-                                     Movable movable = [](std::size_t, estimated_task const&) { return true; }) {
+                                     Movable movable = [](std::size_t, estimated_task const&) { return true; },
+                                     Choose&& choose = nullptr) {
         std::vector<task_move> moves;
         for (auto const& task : by_priority(from))
             if (movable(from, task))
-                if (auto m = migrate(from, task.id, cost, t)) moves.push_back(*m);
+                if (auto m = migrate(from, task.id, cost, t, choose)) moves.push_back(*m);
         return moves;
     }
     /// Rule 4: idle processor `idle` takes the lowest-priority ready task T of

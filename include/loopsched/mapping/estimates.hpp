@@ -88,7 +88,6 @@ std::size_t fewest(std::size_t n, Count&& count) {
 /// workers, re-placement on a revised estimate).
 struct dlpt_placement {
     static constexpr std::string_view name = "dlpt";
-    static constexpr std::array<std::string_view, 0> keys{};
     struct state {
         [[nodiscard]] std::size_t choose(dlpt_board const& b, double rho, double now) const {
             return b.earliest_finish(rho, now);
@@ -97,7 +96,6 @@ struct dlpt_placement {
     };
     [[nodiscard]] state start(placement_info const&) const noexcept { return {}; }
     [[nodiscard]] std::string spec() const { return std::string(name); }
-    static dlpt_placement from_spec(spec_args const&) { return {}; }
     friend constexpr bool operator==(dlpt_placement, dlpt_placement) = default;
 };
 
@@ -123,21 +121,18 @@ struct random_placement {
 /// Workers in turn.
 struct round_robin_placement {
     static constexpr std::string_view name = "round-robin";
-    static constexpr std::array<std::string_view, 0> keys{};
     struct state {
         std::size_t turn = 0;
         [[nodiscard]] std::size_t choose(dlpt_board const& b, double, double) { return turn++ % b.size(); }
     };
     [[nodiscard]] state start(placement_info const&) const noexcept { return {}; }
     [[nodiscard]] std::string spec() const { return std::string(name); }
-    static round_robin_placement from_spec(spec_args const&) { return {}; }
     friend constexpr bool operator==(round_robin_placement, round_robin_placement) = default;
 };
 
 /// The fewest tasks held, running and ready: the load index "number of objects".
 struct objects_placement {
     static constexpr std::string_view name = "objects";
-    static constexpr std::array<std::string_view, 0> keys{};
     struct state {
         [[nodiscard]] std::size_t choose(dlpt_board const& b, double, double) const {
             return detail::fewest(b.size(), [&](std::size_t j) { return b.held(j); });
@@ -145,14 +140,12 @@ struct objects_placement {
     };
     [[nodiscard]] state start(placement_info const&) const noexcept { return {}; }
     [[nodiscard]] std::string spec() const { return std::string(name); }
-    static objects_placement from_spec(spec_args const&) { return {}; }
     friend constexpr bool operator==(objects_placement, objects_placement) = default;
 };
 
 /// The fewest ready tasks (each arrived as a message not yet handled): "number of pending messages".
 struct messages_placement {
     static constexpr std::string_view name = "messages";
-    static constexpr std::array<std::string_view, 0> keys{};
     struct state {
         [[nodiscard]] std::size_t choose(dlpt_board const& b, double, double) const {
             return detail::fewest(b.size(), [&](std::size_t j) { return b.waiting(j); });
@@ -160,7 +153,6 @@ struct messages_placement {
     };
     [[nodiscard]] state start(placement_info const&) const noexcept { return {}; }
     [[nodiscard]] std::string spec() const { return std::string(name); }
-    static messages_placement from_spec(spec_args const&) { return {}; }
     friend constexpr bool operator==(messages_placement, messages_placement) = default;
 };
 
@@ -199,7 +191,8 @@ public:
     // recursion through copyable, which asks this constructor again).
     template <class P>
     requires(!std::is_same_v<std::remove_cvref_t<P>, any_estimate_placement> && EstimatePlacement<P>)
-    any_estimate_placement(P placement) : self_(std::make_shared<model<P>>(std::move(placement))) {}
+            any_estimate_placement(P placement)
+            : self_(std::make_shared<model<P>>(std::move(placement))) {}
 
     [[nodiscard]] state start(placement_info const& info) const { return self_->start(info); }
     /// Its spec ("dlpt", "random:seed=7"), or "custom" for a placement without one.
@@ -258,7 +251,16 @@ private:
 /// divide-and-conquer both place through one of these, so D_LPT's rules and
 /// the migration cost's fit are written once.
 class estimate_scheduler {
+    /// The placement's choice for a task of estimate rho at `now`, as D_LPT's migration rule asks it.
+    struct choice {
+        estimate_scheduler* self;
+        double now;
+        std::size_t operator()(double rho) const { return self->checked(self->state_.choose(self->board_, rho, now)); }
+    };
+    [[nodiscard]] choice chooser(double now) noexcept { return {this, now}; }
+
 public:
+    /// `cost`: what moving a task costs (a farm's tasks wait at its master: nothing).
     estimate_scheduler(any_estimate_placement const& placement, std::span<double const> speeds, migration_cost cost)
             : board_(speeds), state_(placement.start(placement_info{speeds.size(), {}, 0})),
               dlpt_rules_(state_.dlpt_rules()), cost_(std::move(cost)) {
@@ -270,22 +272,16 @@ public:
 
     [[nodiscard]] dlpt_board& board() noexcept { return board_; }
     [[nodiscard]] bool dlpt_rules() const noexcept { return dlpt_rules_; }
-    [[nodiscard]] migration_cost const& cost() const noexcept { return cost_; }
 
     /// A new task not yet on any worker (a farm's, at its master): its worker.
-    [[nodiscard]] std::size_t place(double rho, double now) {
-        return checked(state_.choose(board_, rho, now));
-    }
+    [[nodiscard]] std::size_t place(double rho, double now) { return checked(state_.choose(board_, rho, now)); }
 
     /// A new ready task on worker `from`'s queue (a divided problem's part):
     /// where it goes, if it moves. Under D_LPT's rules it is compared without
     /// itself on `from` and moves only for a gain of at least f(theta); the
     /// others move it wherever they choose.
     std::optional<task_move> place_from(std::size_t from, estimated_task const& task, double now) {
-        if (dlpt_rules_)
-            return board_.migrate(from, task.id, cost_, now, [&](double rho) {
-                return checked(state_.choose(board_, rho, now));
-            });
+        if (dlpt_rules_) return board_.migrate(from, task.id, cost_, now, chooser(now));
         std::size_t const to = checked(state_.choose(board_, task.rho, now));
         if (to == from) return std::nullopt;
         board_.remove(from, task.id);
@@ -294,20 +290,20 @@ public:
     }
 
     /// Worker `idle` has nothing: under D_LPT's rules it pulls (rule 4) a
-    /// task that `movable(from, task)` allows, at `cost`.
+    /// task that `movable(from, task)` allows.
     template <class Movable>
-    std::optional<task_move> idle(std::size_t idle, double now, Movable&& movable, migration_cost const& cost) {
+    std::optional<task_move> idle(std::size_t idle, double now, Movable&& movable) {
         if (!dlpt_rules_) return std::nullopt;
-        return board_.pull(idle, cost, now, movable);
+        return board_.pull(idle, cost_, now, movable);
     }
 
     /// Worker `from`'s running task revised its estimate: under D_LPT's rules
-    /// its ready tasks are placed again (rules 1 and 2, largest first), those
-    /// `movable(from, task)` allows, at `cost`.
+    /// its ready tasks that `movable(from, task)` allows are placed again
+    /// (rules 1 and 2, largest first), each where the placement chooses.
     template <class Movable>
-    std::vector<task_move> revised(std::size_t from, double now, Movable&& movable, migration_cost const& cost) {
+    std::vector<task_move> revised(std::size_t from, double now, Movable&& movable) {
         if (!dlpt_rules_) return {};
-        return board_.rebalance(from, cost, now, movable);
+        return board_.rebalance(from, cost_, now, movable, chooser(now));
     }
 
     /// A move's handshake took `seconds` for a task of `task_bytes`: theta =

@@ -7,8 +7,8 @@
 // baselines place every new task from the manager instead (mapping/estimates.hpp).
 #pragma once
 
-#include <loopsched/error.hpp>
 #include <loopsched/concepts.hpp>
+#include <loopsched/error.hpp>
 #include <loopsched/mapping/estimates.hpp>
 
 #include <algorithm>
@@ -264,6 +264,8 @@ private:
     bool half_, spill_;
 };
 
+namespace detail {
+
 /// The decisions at the workers when every new task is placed from the
 /// manager by estimates (seed 002's D_LPT or a baseline, any EstimatePlacement):
 /// every problem that is not a leaf is divided into queued tasks (each a unit
@@ -278,7 +280,7 @@ struct estimate_decisions {
         return {{list.begin(), list.end()}};
     }
     [[nodiscard]] bool divides(std::size_t, std::size_t) const { return true; }
-    [[nodiscard]] std::size_t next(std::span<queued_task const> q, bool) const { return detail::costliest(q); }
+    [[nodiscard]] std::size_t next(std::span<queued_task const> q, bool) const { return costliest(q); }
     [[nodiscard]] std::vector<std::size_t> give(std::span<queued_task const>, bool) const {
         return {}; // only the task the manager names moves
     }
@@ -286,8 +288,6 @@ struct estimate_decisions {
     [[nodiscard]] bool balances() const { return false; }
     [[nodiscard]] bool spills() const { return false; }
 };
-
-namespace detail {
 
 /// A dividing placement's decisions behind one interface: what the
 /// divide-and-conquer runtime holds (one per rank, the same on every rank).

@@ -323,9 +323,8 @@ private:
         double const now = port_.now();
         sched_->board().report(k, std::nullopt, {}, now);
         // only a task its holder reported can be named to it
-        if (auto const m = sched_->idle(
-                    k, now, [](std::size_t from, estimated_task const& t) { return owner_of(t.id) == from; },
-                    sched_->cost()))
+        auto const reported = [](std::size_t from, estimated_task const& t) { return owner_of(t.id) == from; };
+        if (auto const m = sched_->idle(k, now, reported))
             ask_move(*m);
     }
     /// A worker's queue and running task: the board's entry is replaced, then
@@ -359,7 +358,7 @@ private:
         if (solved_ || w_.size() < 2) return;
         if (sched_->dlpt_rules() && head.revised != 0) { // rule 3: every task it listed, placed again
             auto const all = [](std::size_t, estimated_task const&) { return true; };
-            for (auto const& m : sched_->revised(k, now, all, sched_->cost())) ask_move(m);
+            for (auto const& m : sched_->revised(k, now, all)) ask_move(m);
             return;
         }
         std::ranges::stable_sort(fresh, [](auto const& a, auto const& b) { return a.rho > b.rho; });

@@ -70,7 +70,7 @@ public:
         if (fs.scheme == farm_scheme_kind::estimates) {
             std::vector<double> speeds;
             for (auto const& w : workers_) speeds.push_back(w.speed);
-            sched_.emplace(*fs.estimates, speeds, migration_cost{});
+            sched_.emplace(*fs.estimates, speeds, migration_cost{}); // a task still here moves for nothing
             placed_.resize(workers_.size());
             held_.resize(workers_.size());
             since_.assign(workers_.size(), 0.0);
@@ -577,7 +577,7 @@ private:
         auto const here = [&](std::size_t from, estimated_task const& t) {
             return std::ranges::find(placed_[from], t.id) != placed_[from].end();
         };
-        for (auto const& m : sched_->revised(k, port_.now(), here, free_move_)) {
+        for (auto const& m : sched_->revised(k, port_.now(), here)) {
             std::erase(placed_[m.from], m.id);
             tasks_[m.id].owner = static_cast<int>(m.to);
             placed_[m.to].push_back(m.id);
@@ -596,7 +596,7 @@ private:
             auto const movable = [&](std::size_t from, estimated_task const& t) {
                 return std::ranges::find(placed_[from], t.id) != placed_[from].end();
             };
-            if (auto const m = sched_->idle(k, port_.now(), movable, free_move_)) {
+            if (auto const m = sched_->idle(k, port_.now(), movable)) {
                 std::erase(placed_[m->from], m->id);
                 tasks_[m->id].owner = static_cast<int>(k);
                 placed_[k].push_back(m->id);
@@ -660,7 +660,6 @@ private:
         double rho = 0.0, at = 0.0;
     };
     std::vector<std::optional<revision>> revisions_; ///< each worker's last this_task::estimate
-    migration_cost free_move_{};                     ///< a task still at the master moves for nothing
     std::vector<std::uint64_t> cancelled_;
     std::size_t resolved_ = 0, results_ = 0, transfers_ = 0, first_size_ = 0, moved_ = 0;
     bool with_cost_ = false, by_size_ = false, producing_ = true, stopping_ = false, distributing_ = false,

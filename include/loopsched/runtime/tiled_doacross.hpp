@@ -378,9 +378,10 @@ auto run_tiled_doacross(C& source, box<N> const& space, D const& deps, doacross_
         fingerprint f;
         f.add(mapping.name());
         for (auto e : tiles->extents()) f.add(e);
-        loop_shape const shape = shape_of(algorithm_id::parallel_for_doacross, o, space.extent(0),
-                                          space_fingerprint(space), 0, plan.settings.result_bytes, f.value(),
-                                          mapping.name(), 0.0, doacross_fingerprint<D, F...>(deps, doacross_layout{}, o));
+        loop_shape const shape =
+                shape_of(algorithm_id::parallel_for_doacross, o, space.extent(0), space_fingerprint(space), 0,
+                         plan.settings.result_bytes, f.value(), mapping.name(), 0.0,
+                         doacross_fingerprint<D, F...>(deps, doacross_layout{}, o));
         return std::pair{std::move(plan), shape};
     });
     auto& plan = opened.plan;
