@@ -74,7 +74,9 @@ int main(int argc, char** argv) {
             return 0;
         }
         detail::require(!costs.empty(), "--costs", "(none)", "must list at least one task");
-        any_placement const chosen = placement_choice(placement).resolve("placement");
+        placement_choice const choice = resolve(placement_choice(placement), "placement");
+        detail::require(choice.placement() != nullptr, "--placement", placement, "must be one placement");
+        any_placement const chosen = *choice.placement();
         auto const* by_estimates = chosen.estimates();
         detail::require(by_estimates != nullptr, "--placement", placement,
                         "must place by estimates: dlpt, random, round-robin, objects or messages");

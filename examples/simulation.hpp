@@ -511,10 +511,15 @@ inline simulated_run simulate_farm(sim::simulator& simulator, workload const& w,
         o.run_queues = p.run_queues();
         o.load_aware = true; // speeds V/Q, as the distributed loop schemes see a loaded host
         o.trace = trace;
-        o.scheme = scheme;
         o.expected_tasks = static_cast<std::size_t>(w.iterations());
-        o.group_size = group_size;
-        o.expected_task_seconds = expected_task_seconds;
+        if (scheme.find('/') == std::string::npos) {
+            o.scheme = scheme;
+        } else {
+            auto levels = parse_farm_hierarchy(scheme);
+            levels.group_size = group_size;
+            levels.expected_chunk_seconds = expected_task_seconds;
+            o.scheme = levels;
+        }
         // A task: its index in the first bytes, padded to task_bytes (what a real task carries).
         using payload = std::vector<char>;
         auto stats = task_farm<payload>(

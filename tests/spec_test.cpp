@@ -250,7 +250,52 @@ TEST_CASE("placements: every name parses and its spec round-trips; one parser fo
     CHECK(message("fss:alpha=0").find("fss alpha = 0") != std::string::npos); // the policy's own check
     // An option's placement given as a spec is parsed when the run checks it, naming the option.
     placement_choice const bad = "nope";
-    CHECK_THROWS_WITH_AS((void)bad.resolve("options.scheme"),
+    CHECK_THROWS_WITH_AS((void)resolve(bad, "options.scheme"),
                          doctest::Contains("invalid options.scheme = nope (unknown placement 'nope'"),
                          invalid_parameter);
+}
+
+TEST_CASE("placements: loop mappings and tile mappings come from the one placement parser") {
+    for (std::string_view name : {"dynamic", "block", "cyclic"}) {
+        CAPTURE(name);
+        any_placement const p = parse_placement(name);
+        REQUIRE(p.mapping() != nullptr);
+        CHECK(p.spec() == name);
+        CHECK(parse_mapping(name) == *p.mapping());
+        CHECK(parse_placement(p.spec()) == p);
+    }
+    for (std::string_view name : {"sds", "chains-cyclic", "cps", "acs"}) {
+        CAPTURE(name);
+        any_placement const p = parse_placement(name);
+        REQUIRE(p.tiles() != nullptr);
+        CHECK(p.spec() == name);
+        CHECK(parse_doacross_mapping(name, {2, 3}) == doacross_mapping{p.tiles()->how, {2, 3}});
+    }
+    // "cyclic" alone: the loop's round robin, or the tiles' chains in round robin.
+    CHECK(parse_doacross_mapping("cyclic").how == doacross_mapping::rule::cyclic);
+    CHECK_THROWS_AS(parse_placement("block:n=2"), spec_error);
+    CHECK_THROWS_WITH_AS(parse_mapping("sds"), doctest::Contains("mapping = sds (one of: dynamic, block, cyclic)"),
+                         invalid_parameter);
+    CHECK_THROWS_WITH_AS(parse_doacross_mapping("block"), doctest::Contains("mapping = block (one of: sds"),
+                         invalid_parameter);
+}
+
+TEST_CASE("placements: a farm's two levels as a hierarchical value or its spec") {
+    placement_choice const value = hierarchical{self_scheduling_placement{}, kazouris_placement{}, 4, true};
+    REQUIRE(value.hierarchy() != nullptr);
+    CHECK(value.spec() == "ss/kazouris");
+    CHECK(value.hierarchy()->group_size == 4);
+    CHECK(value.hierarchy()->sub_masters_compute);
+    placement_choice const parsed = resolve(placement_choice("ss/kazouris"), "options.scheme");
+    REQUIRE(parsed.hierarchy() != nullptr);
+    CHECK(parsed.hierarchy()->between == any_placement(self_scheduling_placement{}));
+    CHECK(parsed.hierarchy()->within == any_placement(kazouris_placement{}));
+    CHECK(parsed.hierarchy()->group_size == 0); // the hierarchy's defaults
+    CHECK(resolve(placement_choice("dlpt"), "options.scheme").placement() != nullptr);
+    for (char const* bad : {"ss/", "/ss", "ss/ss/ss", "ss/nope"}) {
+        CAPTURE(bad);
+        std::string const expected = "invalid options.scheme = " + std::string(bad);
+        CHECK_THROWS_WITH_AS((void)resolve(placement_choice(bad), "options.scheme"),
+                             doctest::Contains(expected.c_str()), invalid_parameter);
+    }
 }

@@ -1,10 +1,11 @@
 // Run-time choice of a task placement: parse_placement("random:seed=7"), as
-// parse_policy is for chunk policies, and placement_choice, the options' field
-// that takes a placement or its spec.
+// parse_policy is for chunk policies, and resolve(), which parses the spec an
+// option's placement_choice holds.
 #pragma once
 
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/any_placement.hpp>
+#include <loopsched/mapping/placement_choice.hpp>
 #include <loopsched/spec.hpp>
 
 #include <algorithm>
@@ -28,7 +29,14 @@ inline std::vector<std::string_view> placement_names() {
             random_placement::name,
             round_robin_placement::name,
             objects_placement::name,
-            messages_placement::name};
+            messages_placement::name,
+            dynamic_mapping::name,
+            static_block_mapping::name,
+            static_cyclic_mapping::name,
+            "sds",
+            "chains-cyclic",
+            "cps",
+            "acs"};
 }
 
 namespace detail {
@@ -47,10 +55,12 @@ P placement_from(std::string_view name, std::vector<spec_args::pair> pairs, Args
 
 } // namespace detail
 
-/// Builds a placement from `NAME[:key=value,...]`: "kazouris", "ss", "april",
-/// "steal", "steal-half", "dlpt", "random[:seed=N]", "round-robin", "objects",
-/// "messages", or a chunk policy's spec ("fss", "w-af", "gss:min=4") for a
-/// farm's task stream. Unknown names and keys raise spec_error listing the
+/// Builds a placement from `NAME[:key=value,...]`: for tasks "kazouris", "ss",
+/// "april", "steal", "steal-half", "dlpt", "random[:seed=N]", "round-robin",
+/// "objects", "messages", or a chunk policy's spec ("fss", "w-af",
+/// "gss:min=4") for a farm's task stream; for a DOALL loop's chunks
+/// "dynamic", "block", "cyclic"; for a DOACROSS loop's tiles "sds",
+/// "chains-cyclic", "cps", "acs" (see parse_mapping, parse_doacross_mapping). Unknown names and keys raise spec_error listing the
 /// valid ones; bad values raise spec_error or invalid_parameter naming them.
 inline any_placement parse_placement(std::string_view spec) {
     auto const colon = spec.find(':');
@@ -80,51 +90,83 @@ inline any_placement parse_placement(std::string_view spec) {
         return detail::placement_from<round_robin_placement>(name, std::move(pairs));
     if (name == objects_placement::name) return detail::placement_from<objects_placement>(name, std::move(pairs));
     if (name == messages_placement::name) return detail::placement_from<messages_placement>(name, std::move(pairs));
+    if (name == dynamic_mapping::name) return detail::placement_from<dynamic_mapping>(name, std::move(pairs));
+    if (name == static_block_mapping::name) return detail::placement_from<static_block_mapping>(name, std::move(pairs));
+    if (name == static_cyclic_mapping::name)
+        return detail::placement_from<static_cyclic_mapping>(name, std::move(pairs));
+    using tile_rule = doacross_mapping::rule;
+    for (auto [tiles, rule] : {std::pair{"sds", tile_rule::sds}, std::pair{"chains-cyclic", tile_rule::cyclic},
+                               std::pair{"cps", tile_rule::cps}, std::pair{"acs", tile_rule::acs}})
+        if (name == tiles) {
+            auto m = detail::placement_from<doacross_mapping>(name, std::move(pairs));
+            m.how = rule;
+            return m;
+        }
     std::string valid;
     for (auto n : names) valid += (valid.empty() ? "" : ", ") + std::string(n);
     throw spec_error("loopsched: unknown placement '" + std::string(name) + "' in spec '" + std::string(spec) +
                      "'; valid: " + valid + ", or a chunk policy's spec (" + detail::known_names() + ")");
 }
 
-/// A placement as an option takes it: a value (any placement, the user's
-/// EstimatePlacement included), or its spec, parsed when the run checks its
-/// arguments so that a bad spec fails on every rank alike.
-class placement_choice {
-public:
-    placement_choice(char const* spec) : held_(std::string(spec)) {}
-    placement_choice(std::string spec) : held_(std::move(spec)) {}
-    placement_choice(std::string_view spec) : held_(std::string(spec)) {}
-    placement_choice(any_placement p) : held_(std::move(p)) {}
-    template <class P>
-    requires(!std::is_same_v<std::remove_cvref_t<P>, placement_choice> && !std::is_same_v<P, any_placement> &&
-             !std::is_convertible_v<P, std::string_view> && std::is_constructible_v<any_placement, P>)
-            placement_choice(P p)
-            : held_(any_placement(std::move(p))) {}
+/// A hierarchical farm's two levels from `BETWEEN/WITHIN` (each a
+/// parse_placement() spec), e.g. "ss/kazouris" or "fss/af", with the
+/// hierarchy's default parameters (group size chosen, sub-masters only schedule).
+inline placement_choice::levels parse_farm_hierarchy(std::string_view spec) {
+    auto const slash = spec.find('/');
+    if (slash == std::string_view::npos || slash == 0 || slash + 1 == spec.size() ||
+        spec.find('/', slash + 1) != std::string_view::npos)
+        throw spec_error("loopsched: a hierarchical farm's spec has two levels, BETWEEN/WITHIN: " + std::string(spec));
+    return {parse_placement(spec.substr(0, slash)), parse_placement(spec.substr(slash + 1))};
+}
 
-    /// The placement; a spec is parsed here, and a bad one raises
-    /// invalid_parameter naming `parameter` (the option) and the spec.
-    [[nodiscard]] any_placement resolve(std::string_view parameter = "placement") const {
-        auto const* spec = std::get_if<std::string>(&held_);
-        if (spec == nullptr) return std::get<any_placement>(held_);
-        try {
-            return parse_placement(*spec);
-        } catch (spec_error const& e) {
-            std::string_view why = e.what();
-            if (why.starts_with("loopsched: ")) why.remove_prefix(11);
-            throw invalid_parameter(std::string(parameter), *spec, why);
-        }
+/// A DOALL loop's mapping by name: "dynamic", "block" or "cyclic" (parse_placement's).
+inline any_mapping parse_mapping(std::string_view name) {
+    try {
+        any_placement const p = parse_placement(name);
+        if (auto const* m = p.mapping()) return *m;
+    } catch (spec_error const&) { // named below, as a mapping
     }
-    /// The spec as given, or nullptr for a value.
-    [[nodiscard]] std::string const* given_spec() const noexcept { return std::get_if<std::string>(&held_); }
-    /// Its text: the spec as given, or the value's canonical spec.
-    [[nodiscard]] std::string spec() const {
-        if (auto const* spec = std::get_if<std::string>(&held_)) return *spec;
-        return std::get<any_placement>(held_).spec();
+    throw invalid_parameter("mapping", std::string(name), "one of: dynamic, block, cyclic");
+}
+
+/// A DOACROSS loop's tile mapping by name: "sds", "cyclic" (the chains'
+/// round robin, also "chains-cyclic"), "cps" or "acs", with the tiles' extents
+/// (empty: chosen); parse_placement's.
+inline doacross_mapping parse_doacross_mapping(std::string_view name, std::vector<index_t> tile = {}) {
+    try {
+        any_placement const p = parse_placement(name == static_cyclic_mapping::name ? "chains-cyclic" : name);
+        if (auto const* m = p.tiles()) return {m->how, std::move(tile)};
+    } catch (spec_error const&) { // named below, as a mapping
     }
-    friend std::ostream& operator<<(std::ostream& out, placement_choice const& c) { return out << c.spec(); }
+    throw invalid_parameter("mapping", std::string(name), "one of: sds, cyclic, cps, acs");
+}
 
-private:
-    std::variant<std::string, any_placement> held_;
-};
+/// `choice` as a value: a spec parsed, "BETWEEN/WITHIN" as two levels with
+/// the hierarchy's default parameters. A bad spec raises invalid_parameter
+/// naming `parameter` (the option) and the spec.
+inline placement_choice resolve(placement_choice const& choice, std::string_view parameter = "placement") {
+    std::string const* given = choice.given_spec();
+    if (given == nullptr) return choice;
+    try {
+        if (given->find('/') == std::string::npos) return parse_placement(*given);
+        return parse_farm_hierarchy(*given);
+    } catch (spec_error const& e) {
+        std::string_view why = e.what();
+        if (why.starts_with("loopsched: ")) why.remove_prefix(11);
+        throw invalid_parameter(std::string(parameter), *given, why);
+    }
+}
 
+namespace detail {
+
+/// resolve(choice), its error kept for the run's checks to raise on every rank.
+inline resolved_choice resolve_choice(placement_choice const& choice, std::string_view parameter) {
+    try {
+        return {resolve(choice, parameter), nullptr};
+    } catch (...) {
+        return {any_placement{}, std::current_exception()};
+    }
+}
+
+} // namespace detail
 } // namespace loopsched

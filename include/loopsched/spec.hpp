@@ -5,6 +5,7 @@
 #include <loopsched/adaptor/weighted.hpp>
 #include <loopsched/any_policy.hpp>
 #include <loopsched/error.hpp>
+#include <loopsched/hierarchical.hpp>
 #include <loopsched/policies.hpp>
 #include <loopsched/policy/spec_args.hpp>
 
@@ -146,6 +147,17 @@ inline any_policy parse_policy(std::string_view spec) {
     any_policy scheme = weight ? any_policy(weighted<any_policy>(std::move(*found))) : std::move(*found);
     if (synchronize) return any_policy(synchronized<any_policy>(std::move(scheme), interval.value_or(sync_interval{})));
     return scheme;
+}
+
+/// A hierarchical pair from `BETWEEN/WITHIN` (each a parse_policy() spec; one
+/// spec alone is used at both levels), e.g. "fss/af" or "w-fss/ss".
+inline hierarchical<any_policy, any_policy> parse_hierarchy(std::string_view spec) {
+    auto const slash = spec.find('/');
+    if (slash != std::string_view::npos && spec.find('/', slash + 1) != std::string_view::npos)
+        throw spec_error("loopsched: a hierarchical spec has two levels, BETWEEN/WITHIN: " + std::string(spec));
+    std::string_view const between = spec.substr(0, slash);
+    std::string_view const within = slash == std::string_view::npos ? between : spec.substr(slash + 1);
+    return hierarchical<any_policy, any_policy>{parse_policy(between), parse_policy(within)};
 }
 
 } // namespace loopsched

@@ -216,6 +216,14 @@ TEST_CASE("divide_and_conquer: a user's own placement, by value, on 1 to 4 ranks
     CHECK_THROWS_WITH_AS(
             in_process::run(1, [&](in_process::endpoint& t) { (void)divide_and_conquer(t, 5, fibonacci{}, o); }),
             doctest::Contains("options.placement = ss (is a task farm's placement"), invalid_parameter);
+    o.placement = "sds"; // a DOACROSS loop's tile mapping
+    CHECK_THROWS_WITH_AS(
+            in_process::run(1, [&](in_process::endpoint& t) { (void)divide_and_conquer(t, 5, fibonacci{}, o); }),
+            doctest::Contains("options.placement = sds (is a loop's mapping"), invalid_parameter);
+    o.placement = "ss/kazouris"; // a farm's two levels
+    CHECK_THROWS_WITH_AS(
+            in_process::run(1, [&](in_process::endpoint& t) { (void)divide_and_conquer(t, 5, fibonacci{}, o); }),
+            doctest::Contains("must be one placement"), invalid_parameter);
 }
 
 TEST_CASE("divide_and_conquer: serialized problems and results (QuickSort), any root, the size measure") {

@@ -361,9 +361,10 @@ TEST_CASE("hierarchy: task farms run every task once, results bit-identical, for
                 CAPTURE(s.compute);
                 CAPTURE(costs);
                 task_farm_options o;
-                o.scheme = scheme;
-                o.group_size = s.group;
-                o.sub_masters_compute = s.compute;
+                auto levels = parse_farm_hierarchy(scheme);
+                levels.group_size = s.group;
+                levels.sub_masters_compute = s.compute;
+                o.scheme = levels;
                 o.expected_tasks = 211;
                 o.root = s.ranks > 4 ? 2 : 0;
                 auto const r = check_farm_hierarchy(s.ranks, 211, o, costs);
@@ -381,8 +382,7 @@ TEST_CASE("hierarchy: task farms run every task once, results bit-identical, for
 
 TEST_CASE("hierarchy: a task farm's trace shows the groups' batches and the workers' tasks under the root's ids") {
     task_farm_options o;
-    o.scheme = "ss/ss";
-    o.group_size = 2;
+    o.scheme = hierarchical{self_scheduling_placement{}, self_scheduling_placement{}, 2};
     o.trace = true;
     auto const r = check_farm_hierarchy(5, 120, o);
     REQUIRE(r.root.groups.size() == 2);
@@ -406,8 +406,7 @@ TEST_CASE("hierarchy: a task farm's trace shows the groups' batches and the work
 TEST_CASE("hierarchy: a task farm in work cycles, and one stopped early whose cancels pass through sub-masters") {
     in_process::run(6, [&](in_process::endpoint& t) {
         task_farm_options o;
-        o.scheme = "ss/kazouris";
-        o.group_size = 2;
+        o.scheme = hierarchical{self_scheduling_placement{}, kazouris_placement{}, 2};
         std::vector<double> last;
         auto out = task_farm<double>(
                 t,
@@ -433,8 +432,9 @@ TEST_CASE("hierarchy: a task farm in work cycles, and one stopped early whose ca
         std::vector<std::atomic<int>> runs(400);
         in_process::run(6, [&](in_process::endpoint& t) {
             task_farm_options o;
-            o.scheme = scheme;
-            o.group_size = 2;
+            auto levels = parse_farm_hierarchy(scheme);
+            levels.group_size = 2;
+            o.scheme = levels;
             o.stop_after_results = 30;
             auto out = task_farm<int>(
                     t,
@@ -459,8 +459,7 @@ TEST_CASE("hierarchy: a task farm whose task throws, or whose scheme is bad, fai
     std::vector<std::string> seen(6);
     in_process::run(6, [&](in_process::endpoint& t) {
         task_farm_options o;
-        o.scheme = "ss/ss";
-        o.group_size = 2;
+        o.scheme = hierarchical{self_scheduling_placement{}, self_scheduling_placement{}, 2};
         try {
             task_farm<int>(
                     t,

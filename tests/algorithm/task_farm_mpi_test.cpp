@@ -88,15 +88,15 @@ int main(int argc, char** argv) {
     if (world.size() > 1) {
         for (std::string scheme : {"ss/ss", "ss/kazouris", "fss/af", "kazouris/dlpt"}) {
             task_farm_options o;
-            o.scheme = scheme;
-            o.group_size = 3;
-            o.sub_masters_compute = true;
+            auto levels = parse_farm_hierarchy(scheme);
+            levels.group_size = 3;
+            levels.sub_masters_compute = true;
+            o.scheme = levels;
             o.expected_tasks = 211;
             check_farm(world, t, 211, o, "hierarchical " + scheme + ", a computing sub-master of two");
         }
         task_farm_options o; // groups of two, sub-masters that only schedule, the root last
-        o.scheme = "ss/ss";
-        o.group_size = 2;
+        o.scheme = hierarchical{self_scheduling_placement{}, self_scheduling_placement{}, 2};
         o.root = world.size() - 1;
         check_farm(world, t, 150, o, "hierarchical ss/ss, groups of two, the root last");
     }

@@ -477,6 +477,17 @@ TEST_CASE("task_farm: bad options are rejected on every rank, naming the paramet
     o.scheme = "nope";
     rejects(o, "options.scheme");
     o = {};
+    o.scheme = "block"; // a DOALL loop's mapping
+    rejects(o, "options.scheme");
+    o = {};
+    o.scheme = "ss/"; // two levels, one missing
+    rejects(o, "options.scheme");
+    o = {};
+    auto levels = parse_farm_hierarchy("ss/ss");
+    levels.message_seconds = -1.0;
+    o.scheme = levels;
+    rejects(o, "hierarchical.message_seconds");
+    o = {};
     o.scheme = "fss";
     o.expected_tasks = 5; // one task is submitted
     rejects(o, "options.expected_tasks");

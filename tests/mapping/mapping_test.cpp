@@ -1,6 +1,7 @@
 // The mappings as placement: who runs each unit, given the unit and the worker
 // that asks; the concept's requirements; choosing a mapping by name.
 #include <loopsched/mapping/mapping.hpp>
+#include <loopsched/placement_spec.hpp>
 
 #include <doctest/doctest.h>
 

@@ -269,9 +269,10 @@ TEST_CASE("simgrid: hierarchical loops and task farms run everything once, resul
             std::vector<double> results;
             s.run([&](sim::transport& t) {
                 task_farm_options o;
-                o.scheme = scheme;
-                o.group_size = 3;
-                o.sub_masters_compute = compute;
+                auto levels = parse_farm_hierarchy(scheme);
+                levels.group_size = 3;
+                levels.sub_masters_compute = compute;
+                o.scheme = levels;
                 o.expected_tasks = 301;
                 o.powers = s.layout().powers();
                 o.run_queues = s.layout().run_queues();

@@ -7,58 +7,20 @@
 #pragma once
 
 #include <loopsched/concepts.hpp>
-#include <loopsched/error.hpp>
-#include <loopsched/options.hpp>
 #include <loopsched/placement_spec.hpp>
-#include <loopsched/runtime/dnc.hpp>
-#include <loopsched/runtime/payload.hpp>
-#include <loopsched/runtime/plan.hpp>
+#include <loopsched/runtime/dnc_driver.hpp>
 #include <loopsched/runtime/statistics.hpp>
+#include <loopsched/task_options.hpp>
 #include <loopsched/transport/channel.hpp>
 
-#include <algorithm>
-#include <cmath>
 #include <concepts>
-#include <functional>
-#include <memory>
-#include <optional>
 #include <ranges>
 #include <span>
-#include <string>
 #include <type_traits>
-#include <typeinfo>
 #include <utility>
 #include <vector>
 
 namespace loopsched {
-
-/// divide_and_conquer's options.
-struct dnc_options : loop_options {
-    /// Where tasks go, as a value or its spec (parse_placement): "kazouris"
-    /// (seed 000's scheme, the default), "april" (static keep-half-send-half
-    /// over a binomial tree), "steal" (random work stealing, one task per
-    /// steal), "steal-half" (half the victim's queue), "dlpt" (seed 002: the
-    /// manager places each new task where it finishes first by the cost
-    /// estimates, with migration and idle pull), one of D_LPT's baselines:
-    /// "random", "round-robin", "objects", "messages", or any EstimatePlacement
-    /// value of your own.
-    placement_choice placement = "kazouris";
-    /// A worker asked for work while it recurses with an empty queue queues
-    /// its next division to answer (kazouris, steal); false: it refuses at
-    /// once, as the document does.
-    bool spill = true;
-    /// Seconds between two reports of a worker's queue cost to the manager
-    /// (kazouris), or of its running task's progress (dlpt and its baselines,
-    /// which also report every division at once).
-    double info_period = 1e-3;
-    /// dlpt: the migration cost theta = c_d + bytes * c_c, in seconds; negative:
-    /// measured on the run's moves (the manager's handshake with the donor).
-    double migration_latency = -1.0;  ///< c_d
-    double migration_per_byte = -1.0; ///< c_c
-    /// dlpt: f(theta), the gain (seconds) a move must reach; empty: theta
-    /// itself. Must not decrease. The root's is the one used.
-    std::function<double(double)> migration_threshold{};
-};
 
 /// What ops.solve(problem) returns: the result type.
 template <class Ops, class Problem>
@@ -115,70 +77,6 @@ requires DivideAndConquer<Ops, Problem> dnc_result_t<Ops, Problem> sequential_di
     return ops.combine(p, std::span<dnc_result_t<Ops, Problem>>(results));
 }
 
-namespace detail {
-
-template <class Problem, class Result>
-std::uint64_t dnc_types_fingerprint() {
-    return fingerprint().add_types<Problem, Result>().value();
-}
-
-template <class Problem, channel_source C, class Ops>
-auto run_divide_and_conquer(C& source, Problem const& problem, Ops& ops, dnc_options const& o) {
-    using Result = dnc_result_t<Ops, Problem>;
-    auto& ch = channel_of(source);
-    using T = std::remove_cvref_t<decltype(ch.transport())>;
-    loop_link<T> link(ch);
-    int const self = link.rank();
-    std::unique_ptr<task_decisions> placement;
-    migration_cost cost;
-    dnc_settings ds;
-    auto opened = open_loop(link, [&] {
-        validate(o, link.size());
-        require(!o.deterministic, "options.deterministic", o.deterministic,
-                "is not supported by divide_and_conquer (tasks finish in no fixed order)");
-        require(std::isfinite(o.info_period) && o.info_period >= 0.0, "options.info_period", o.info_period,
-                "must be >= 0 seconds");
-        require(std::isfinite(o.migration_latency), "options.migration_latency", o.migration_latency,
-                "must be finite (negative: measured)");
-        require(std::isfinite(o.migration_per_byte), "options.migration_per_byte", o.migration_per_byte,
-                "must be finite (negative: measured)");
-        any_placement const chosen = o.placement.resolve("options.placement");
-        placement = decisions_for(chosen, o.spill, "options.placement");
-        cost = migration_cost{o.migration_latency, o.migration_per_byte, o.migration_threshold};
-        ds.info_period = o.info_period;
-        return std::pair{plan_ranks(link.size(), self, 0, o),
-                         shape_of(algorithm_id::divide_and_conquer, o, 0, dnc_types_fingerprint<Problem, Result>(), 0,
-                                  0, chosen.fingerprint(), "placement", 0.0, fingerprint()
-                                                                         .add(o.spill)
-                                                                         .add(o.info_period)
-                                                                         .add(o.migration_latency)
-                                                                         .add(o.migration_per_byte)
-                                                                         .value())};
-    });
-    auto& plan = opened.plan;
-    std::span<worker_status const> const opening = opened.statuses();
-
-    dnc_outcome<Result> out;
-    std::vector<std::byte> solution;
-    out.statistics = run_loop(
-            link, plan.settings, opening,
-            [&](master_port<T>& port) { return dnc_manager<T>(port, *placement, opening, to_bytes(problem), cost); },
-            [&](worker_port<T>& port) {
-                return dnc_worker<T, Ops, Problem, Result>(port, plan.profile, *placement, ds, ops);
-            },
-            [&](auto& loop) {
-                loop.run();
-                auto& manager = loop.master().client();
-                solution = manager.solution();
-                out.workers = manager.take_statistics();
-                std::ranges::sort(out.workers, {}, &dnc_worker_statistics::rank);
-            });
-    if (self == o.root) out.result = from_bytes<Result>(solution);
-    return out;
-}
-
-} // namespace detail
-
 /// Solves `problem` by dividing it, on every rank of `transport`: collective,
 /// every rank calls it with the same options (checked, as for loops). The
 /// root's problem is the one solved; the result is on the root, identical to
@@ -187,7 +85,10 @@ auto run_divide_and_conquer(C& source, Problem const& problem, Ops& ops, dnc_opt
 template <class Problem, channel_source C, class Ops>
 requires DivideAndConquer<std::remove_reference_t<Ops>, Problem> dnc_outcome<dnc_result_t<Ops, Problem>>
 divide_and_conquer(C& transport, Problem const& problem, Ops&& ops, dnc_options const& options = {}) {
-    return detail::run_divide_and_conquer<Problem>(transport, problem, ops, options);
+    dnc_outcome<dnc_result_t<Ops, Problem>> out;
+    detail::run_divide_and_conquer<Problem, dnc_result_t<Ops, Problem>>(
+            transport, problem, ops, options, detail::resolve_choice(options.placement, "options.placement"), out);
+    return out;
 }
 
 } // namespace loopsched

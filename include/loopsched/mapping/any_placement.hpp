@@ -1,13 +1,16 @@
-// any_placement: where a task farm's or a divide-and-conquer tree's tasks go,
-// held by value (a library placement, a chunk policy over a farm's task stream,
-// or any EstimatePlacement, the user's included); the engines take one of these.
+// any_placement: where work goes, held by value: a task farm's or a
+// divide-and-conquer tree's placement (a library one, a chunk policy over a
+// farm's task stream, or any EstimatePlacement, the user's included), a DOALL
+// loop's mapping or a DOACROSS loop's tile mapping; parse_placement makes one.
 #pragma once
 
 #include <loopsched/any_policy.hpp>
 #include <loopsched/concepts.hpp>
 #include <loopsched/detail/fingerprint.hpp>
 #include <loopsched/error.hpp>
+#include <loopsched/mapping/doacross_mapping.hpp>
 #include <loopsched/mapping/estimates.hpp>
+#include <loopsched/mapping/mapping.hpp>
 #include <loopsched/mapping/placement.hpp>
 
 #include <array>
@@ -38,13 +41,15 @@ struct chunked_placement {
     friend bool operator==(chunked_placement const&, chunked_placement const&) = default;
 };
 
-/// Any placement of tasks, by value. The task farm takes kazouris, ss, a
-/// chunked policy or an estimate placement; divide-and-conquer takes kazouris,
-/// april, steal (steal-half) or an estimate placement.
+/// Any placement, by value. The task farm takes kazouris, ss, a chunked
+/// policy or an estimate placement; divide-and-conquer takes kazouris, april,
+/// steal (steal-half) or an estimate placement; parallel_for a loop mapping
+/// (any_mapping: dynamic, block, cyclic); parallel_for_doacross a tile mapping
+/// (doacross_mapping: sds, chains-cyclic, cps, acs).
 class any_placement {
 public:
     /// What kind of placement it holds: the engines' protocols differ by it.
-    enum class family : std::uint8_t { kazouris, self_scheduling, chunks, april, steal, estimates };
+    enum class family : std::uint8_t { kazouris, self_scheduling, chunks, april, steal, estimates, loop_mapping, tiles };
 
     any_placement() = default; // seed 000's scheme
     any_placement(kazouris_placement p) : held_(std::move(p)) {}
@@ -52,6 +57,11 @@ public:
     any_placement(steal_placement p) : held_(std::move(p)) {}
     any_placement(self_scheduling_placement p) : held_(p) {}
     any_placement(chunked_placement p) : held_(std::move(p)) {}
+    any_placement(any_mapping m) : held_(std::move(m)) {}
+    any_placement(dynamic_mapping m) : held_(any_mapping(m)) {}
+    any_placement(static_block_mapping m) : held_(any_mapping(m)) {}
+    any_placement(static_cyclic_mapping m) : held_(any_mapping(m)) {}
+    any_placement(doacross_mapping m) : held_(std::move(m)) {}
     // The wrapper itself is excluded before EstimatePlacement<P> is asked.
     template <class P>
     requires(!std::is_same_v<std::remove_cvref_t<P>, any_placement> && EstimatePlacement<P>)
@@ -60,7 +70,14 @@ public:
     [[nodiscard]] family kind() const noexcept { return static_cast<family>(held_.index()); }
     /// The canonical spec ("kazouris", "steal-half", "random:seed=7", "fss"); "custom" for a user's without one.
     [[nodiscard]] std::string spec() const {
-        return std::visit([](auto const& p) { return p.spec(); }, held_);
+        return std::visit(
+                [](auto const& p) {
+                    if constexpr (requires { p.spec(); })
+                        return p.spec();
+                    else
+                        return std::string(p.name()); // the loops' mappings
+                },
+                held_);
     }
     /// Tells placements apart (kind, type and spec), for the agreement.
     [[nodiscard]] std::uint64_t fingerprint() const {
@@ -68,6 +85,7 @@ public:
         f.add(held_.index()).add(std::string_view(spec()));
         if (auto const* e = estimates()) f.add(e->fingerprint());
         if (auto const* c = std::get_if<chunked_placement>(&held_)) f.add(c->policy.fingerprint());
+        if (auto const* t = tiles()) f.add_all(std::span<index_t const>(t->tile));
         return f.value();
     }
     /// The estimate placement held, if any.
@@ -79,6 +97,10 @@ public:
         auto const* c = std::get_if<chunked_placement>(&held_);
         return c ? &c->policy : nullptr;
     }
+    /// The DOALL loop mapping held, if any.
+    [[nodiscard]] any_mapping const* mapping() const noexcept { return std::get_if<any_mapping>(&held_); }
+    /// The DOACROSS tile mapping held, if any.
+    [[nodiscard]] doacross_mapping const* tiles() const noexcept { return std::get_if<doacross_mapping>(&held_); }
     /// The held placement if it is a P (one of the library's kinds), else nullptr.
     template <class P>
     [[nodiscard]] P const* target() const noexcept {
@@ -89,7 +111,7 @@ public:
 private:
     // In family order.
     std::variant<kazouris_placement, self_scheduling_placement, chunked_placement, april_placement, steal_placement,
-                 any_estimate_placement>
+                 any_estimate_placement, any_mapping, doacross_mapping>
             held_{};
 };
 
@@ -115,10 +137,14 @@ inline std::unique_ptr<task_decisions> decisions_for(any_placement const& p, boo
         return std::make_unique<decisions_of<estimate_decisions>>(p.spec(), estimate_decisions{}, spill,
                                                                   *p.estimates());
     case any_placement::family::self_scheduling:
-    case any_placement::family::chunks: break;
+    case any_placement::family::chunks:
+    case any_placement::family::loop_mapping:
+    case any_placement::family::tiles: break;
     }
+    bool const loops = p.mapping() != nullptr || p.tiles() != nullptr;
     throw invalid_parameter(std::string(parameter), p.spec(),
-                            "is a task farm's placement: divide and conquer takes kazouris, april, steal, steal-half, "
+                            std::string(loops ? "is a loop's mapping" : "is a task farm's placement") +
+                                    ": divide and conquer takes kazouris, april, steal, steal-half, "
                             "or an estimate placement (dlpt, random, round-robin, objects, messages, or your own)");
 }
 

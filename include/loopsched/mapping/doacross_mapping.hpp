@@ -13,7 +13,8 @@
 namespace loopsched {
 
 /// How parallel_for_doacross places tiles on ranks when it runs without
-/// self-scheduling: pass one where the chunk policy goes.
+/// self-scheduling: pass one where the chunk policy goes (by name:
+/// parse_doacross_mapping or parse_placement, in placement_spec.hpp).
 ///
 /// - sds: tiles hyperplane by hyperplane (the optimal hyperplane of the
 ///   tiles' dependences for the last tile), each hyperplane
@@ -42,15 +43,5 @@ struct doacross_mapping {
     }
     friend bool operator==(doacross_mapping const&, doacross_mapping const&) = default;
 };
-
-/// "sds", "cyclic", "cps" or "acs".
-inline doacross_mapping parse_doacross_mapping(std::string_view name, std::vector<index_t> tile = {}) {
-    using rule = doacross_mapping::rule;
-    if (name == "sds") return {rule::sds, std::move(tile)};
-    if (name == "cyclic" || name == "chains-cyclic") return {rule::cyclic, std::move(tile)};
-    if (name == "cps") return {rule::cps, std::move(tile)};
-    if (name == "acs") return {rule::acs, std::move(tile)};
-    throw invalid_parameter("mapping", std::string(name), "one of: sds, cyclic, cps, acs");
-}
 
 } // namespace loopsched

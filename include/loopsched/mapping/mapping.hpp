@@ -64,7 +64,7 @@ struct static_cyclic_mapping {
     friend constexpr bool operator==(static_cyclic_mapping, static_cyclic_mapping) = default;
 };
 
-/// One of the library's mappings, chosen at run time (parse_mapping).
+/// One of the library's mappings, chosen at run time (parse_mapping, in placement_spec.hpp).
 class any_mapping {
 public:
     using variant = std::variant<dynamic_mapping, static_block_mapping, static_cyclic_mapping>;
@@ -99,14 +99,6 @@ public:
 private:
     variant held_{};
 };
-
-/// The mapping named `name`: "dynamic", "block" or "cyclic".
-inline any_mapping parse_mapping(std::string_view name) {
-    if (name == dynamic_mapping::name) return dynamic_mapping{};
-    if (name == static_block_mapping::name) return static_block_mapping{};
-    if (name == static_cyclic_mapping::name) return static_cyclic_mapping{};
-    throw invalid_parameter("mapping", std::string(name), "one of: dynamic, block, cyclic");
-}
 
 namespace detail {
 /// The name a mapping goes by in the loop's agreement.

@@ -550,21 +550,15 @@ loop_statistics run_hierarchical_doall(C& source, S const& space, hierarchical<B
     auto opened = open_loop(link, [&] {
         require(!o.deterministic, "options.deterministic", o.deterministic,
                 "must be false in a hierarchical loop (a group's pool fills as the root answers)");
-        require(std::isfinite(h.expected_chunk_seconds) && h.expected_chunk_seconds >= 0.0,
-                "hierarchical.expected_chunk_seconds", h.expected_chunk_seconds, "must be >= 0");
-        require(std::isfinite(h.message_seconds) && h.message_seconds >= 0.0, "hierarchical.message_seconds",
-                h.message_seconds, "must be >= 0");
+        check_hierarchy(h);
         auto [plan, result_bytes] = plan_doall<S, R>(space, per_iteration, o, ranks, self);
         n = plan.info.iterations;
         (void)h.between.start(loop_info{n, 1, {}}); // each policy's own checks, on every rank before any message
         (void)h.within.start(loop_info{n, 1, {}});
-        fingerprint levels;
-        levels.add(policy_fingerprint(h.between))
-                .add(policy_fingerprint(h.within))
-                .add(static_cast<index_t>(h.group_size))
-                .add(static_cast<index_t>(h.sub_masters_compute));
+        std::uint64_t const levels =
+                hierarchy_fingerprint(h, policy_fingerprint(h.between), policy_fingerprint(h.within));
         loop_shape const shape = shape_of(algorithm_id::parallel_for, o, n, space_fingerprint(space), o.dimension,
-                                          result_bytes, levels.value(), mapping_name(dynamic_mapping{}),
+                                          result_bytes, levels, mapping_name(dynamic_mapping{}),
                                           o.request_ahead, 1);
         if (self == o.root) root_values = detail::root_buffer(values, n, per_iteration);
         return std::pair{std::move(plan), shape};

@@ -1,0 +1,103 @@
+// The producer's side of a task farm: task_farm_handle (submit tasks, wait
+// for them, take their results on the root) and the hints a task may carry.
+#pragma once
+
+#include <loopsched/concepts.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/runtime/payload.hpp>
+
+#include <concepts>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+namespace loopsched {
+
+/// What the producer may tell about a task.
+struct task_hints {
+    /// The task's estimated cost, in any unit (the cost measure then: give it
+    /// for every task or for none).
+    std::optional<double> cost{};
+    double priority = 0.0; ///< higher runs first, whatever the cost order
+};
+
+/// What body(task) returns, with void carried as std::monostate.
+template <class Body, class Task>
+using farm_result_t = std::conditional_t<std::is_void_v<std::invoke_result_t<Body&, Task const&>>, std::monostate,
+                                         std::invoke_result_t<Body&, Task const&>>;
+
+namespace detail {
+/// What a farm handle asks of the running farm on the root.
+struct farm_driver {
+    virtual std::uint64_t submit(std::vector<std::byte> task, std::optional<double> cost, double priority) = 0;
+    virtual void wait_all() = 0;
+    [[nodiscard]] virtual bool stopping() const = 0;
+
+protected:
+    ~farm_driver() = default;
+};
+} // namespace detail
+
+/// The producer's view of the farm, on the root: submit tasks, wait for them.
+template <transferable Task, transferable Result>
+class task_farm_handle {
+public:
+    /// A new task; returns its id (creation order, from 0). Sends it at once or
+    /// queues it; results arriving meanwhile are taken in.
+    std::uint64_t submit(Task const& task, task_hints const& hints = {}) {
+        if (!driver_) throw error("loopsched: task_farm_handle::submit after the producer returned");
+        std::uint64_t const id = driver_->submit(to_bytes(task), hints.cost, hints.priority);
+        if (!callback_ && results_.size() <= id) {
+            results_.resize(id + 1);
+            arrived_.resize(id + 1, 0);
+        }
+        return id;
+    }
+    /// Blocks until every task submitted so far has its result (or was
+    /// cancelled): a work cycle ends. The fitted model carries over to the next.
+    void wait_all() {
+        if (!driver_) throw error("loopsched: task_farm_handle::wait_all after the producer returned");
+        driver_->wait_all();
+    }
+    /// Results go to `f(id, Result&&)` as they arrive, instead of being collected.
+    template <std::invocable<std::uint64_t, Result&&> F>
+    void on_result(F f) {
+        callback_ = std::move(f);
+    }
+    /// The farm stopped (stop_after_results or time_limit): further tasks are cancelled at once.
+    [[nodiscard]] bool stopping() const { return driver_ && driver_->stopping(); }
+    /// The results collected so far, by creation order (only without a callback).
+    [[nodiscard]] std::span<Result const> results() const noexcept { return results_; }
+    /// Whether task `id`'s result arrived (only without a callback).
+    [[nodiscard]] bool has_result(std::uint64_t id) const noexcept { return id < arrived_.size() && arrived_[id]; }
+
+    // the farm's own
+    void attach(detail::farm_driver* d) noexcept { driver_ = d; }
+    void deliver(std::uint64_t id, std::span<std::byte const> b) {
+        Result value = from_bytes<Result>(b);
+        if (callback_) {
+            callback_(id, std::move(value));
+            return;
+        }
+        if (results_.size() <= id) {
+            results_.resize(id + 1);
+            arrived_.resize(id + 1, 0);
+        }
+        results_[id] = std::move(value);
+        arrived_[id] = 1;
+    }
+    std::vector<Result> take_results() { return std::move(results_); }
+
+private:
+    detail::farm_driver* driver_ = nullptr;
+    std::function<void(std::uint64_t, Result&&)> callback_;
+    std::vector<Result> results_;
+    std::vector<char> arrived_;
+};
+
+} // namespace loopsched

@@ -1,0 +1,71 @@
+// The options of the task algorithms: task_farm_options and dnc_options, each
+// a loop_options with where tasks go (a placement_choice) and its own parameters.
+#pragma once
+
+#include <loopsched/mapping/placement_choice.hpp>
+#include <loopsched/options.hpp>
+
+#include <cstddef>
+#include <functional>
+
+namespace loopsched {
+
+/// task_farm's options; the defaults are seed 000's.
+struct task_farm_options : loop_options {
+    /// Where tasks go, as a value or its spec (parse_placement): "kazouris"
+    /// (seed 000's scheme), "ss" (self-scheduling: one task per idle worker),
+    /// "dlpt" (seed 002: each new task placed where it finishes first by its
+    /// estimate, idle workers pulling), its baselines "random", "round-robin",
+    /// "objects", "messages", any EstimatePlacement value of your own, or a
+    /// chunk policy's spec ("fss", "af", "w-gss", ...) applied to the tasks in
+    /// creation order, which needs expected_tasks.
+    /// Two levels make the farm hierarchical: hierarchical{between, within}
+    /// (its group size and the rest as for loops), or the spec "BETWEEN/WITHIN"
+    /// (e.g. "ss/kazouris", "fss/af", with the hierarchy's defaults): the root
+    /// farms tasks out to groups of workers with the first, each group's
+    /// sub-master among its workers with the second (a chunk policy there takes
+    /// each batch the root sends as a loop of its own; work moves between
+    /// workers of a group, not between groups).
+    placement_choice scheme = "kazouris";
+    std::size_t initial_tasks = 3;        ///< f: tasks a worker may hold at the start
+    std::size_t idle_below = 2;           ///< d: a worker holding fewer tasks is idle
+    std::size_t replies_before_model = 4; ///< r: replies before estimates are used
+    std::size_t model_window = 10;        ///< replies (the newest by creation order) the model is fitted on
+    double transfer_gain = 0.10;          ///< (4.4): move work only if the busiest worker gains this fraction
+    std::size_t expected_tasks = 0;       ///< the number of tasks, for a chunk-policy scheme (0: unknown)
+    bool load_aware = false;              ///< worker speeds from V/Q reported with every reply, not V alone
+    /// Stop once this many results arrived (0: never): tasks not started are
+    /// cancelled (see farm_outcome::cancelled); running ones finish and deliver.
+    std::size_t stop_after_results = 0;
+    double time_limit = 0.0; ///< seconds from the farm's start; then as stop_after_results (0: none)
+};
+
+/// divide_and_conquer's options.
+struct dnc_options : loop_options {
+    /// Where tasks go, as a value or its spec (parse_placement): "kazouris"
+    /// (seed 000's scheme, the default), "april" (static keep-half-send-half
+    /// over a binomial tree), "steal" (random work stealing, one task per
+    /// steal), "steal-half" (half the victim's queue), "dlpt" (seed 002: the
+    /// manager places each new task where it finishes first by the cost
+    /// estimates, with migration and idle pull), one of D_LPT's baselines:
+    /// "random", "round-robin", "objects", "messages", or any EstimatePlacement
+    /// value of your own.
+    placement_choice placement = "kazouris";
+    /// A worker asked for work while it recurses with an empty queue queues
+    /// its next division to answer (kazouris, steal); false: it refuses at
+    /// once, as the document does.
+    bool spill = true;
+    /// Seconds between two reports of a worker's queue cost to the manager
+    /// (kazouris), or of its running task's progress (dlpt and its baselines,
+    /// which also report every division at once).
+    double info_period = 1e-3;
+    /// dlpt: the migration cost theta = c_d + bytes * c_c, in seconds; negative:
+    /// measured on the run's moves (the manager's handshake with the donor).
+    double migration_latency = -1.0;  ///< c_d
+    double migration_per_byte = -1.0; ///< c_c
+    /// dlpt: f(theta), the gain (seconds) a move must reach; empty: theta
+    /// itself. Must not decrease. The root's is the one used.
+    std::function<double(double)> migration_threshold{};
+};
+
+} // namespace loopsched
