@@ -142,7 +142,7 @@ run_result run_once(sim::simulator& s, std::vector<int> const& data, std::size_t
         auto r = divide_and_conquer(t, data, sim_quicksort{&t, leaf, quality, slow}, o);
         if (t.rank() == 0) {
             out.seconds = r.statistics.parallel_seconds;
-            out.sorted = std::ranges::is_sorted(r.result) && r.result.size() == data.size();
+            out.sorted = std::ranges::is_sorted(r.value) && r.value.size() == data.size();
         }
     };
     s.run(program);

@@ -71,7 +71,7 @@ int main(int argc, char** argv) try {
                 ops.node_seconds = node_seconds;
                 auto out = divide_and_conquer(t, u.root(), ops, o);
                 if (t.rank() == 0) {
-                    counted = out.result;
+                    counted = out.value;
                     seconds = out.statistics.parallel_seconds;
                 }
             });

@@ -104,7 +104,7 @@ int main(int argc, char** argv) {
             if (world.rank() != 0) continue;
             // Images are made after all runs: meanwhile the workers would wait for the master.
             rows.push_back({e.spec, e.heterogeneous ? "V = 1, 0.4" : "dedicated", result.statistics});
-            columns.push_back(std::move(result.values));
+            columns.push_back(std::move(result.value));
         }
         if (world.rank() == 0) {
             for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -162,7 +162,7 @@ int main(int argc, char** argv) {
             o.powers = slow;
             o.emulate_powers = true;
             auto r = kernels::run<kernels::floyd_steinberg>(world, image, parse_policy(spec), o);
-            if (world.rank() == 0) runs.push_back({spec, r.statistics, r.interval, kernels::raw_bytes(r.arrays)});
+            if (world.rank() == 0) runs.push_back({spec, r.statistics, r.interval, kernels::raw_bytes(r.value)});
         }
         bool all_same = true;
         if (world.rank() == 0) {

@@ -98,14 +98,14 @@ std::pair<int, dnc_result_t<Ops, Problem>> run(boost::mpi::communicator const& w
                   << std::setw(8) << w.inlined << std::setw(8) << w.given << std::setw(9) << w.received << std::setw(7)
                   << w.steals << std::setw(9) << std::fixed << std::setprecision(4) << w.idle_seconds
                   << std::defaultfloat << '\n';
-    if (!check) return {0, std::move(out.result)};
+    if (!check) return {0, std::move(out.value)};
     auto const seq_start = std::chrono::steady_clock::now();
     auto const expected = sequential_divide_and_conquer(problem, ops);
     double const sequential = std::chrono::duration<double>(std::chrono::steady_clock::now() - seq_start).count();
-    bool const same = out.result == expected;
+    bool const same = out.value == expected;
     std::cout << "  sequential " << sequential << " s, speedup " << sequential / parallel << "; result "
               << (same ? "identical to" : "DIFFERS from") << " the sequential recursion\n";
-    return {same ? 0 : 1, std::move(out.result)};
+    return {same ? 0 : 1, std::move(out.value)};
 }
 
 } // namespace
@@ -170,7 +170,7 @@ int main(int argc, char** argv) {
                         for (int c = 0; c < 3; ++c)
                             differing +=
                                     image[(static_cast<std::size_t>(y * side + x)) * 3 + static_cast<std::size_t>(c)] !=
-                                    columns.values[static_cast<std::size_t>(x) * ops.image.column_bytes() +
+                                    columns.value[static_cast<std::size_t>(x) * ops.image.column_bytes() +
                                                    static_cast<std::size_t>(y) * 3 + static_cast<std::size_t>(c)];
                 std::cout << "  bytes differing from the loop version's image: " << differing << '\n';
                 if (differing != 0) code = 1;

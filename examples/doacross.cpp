@@ -88,7 +88,7 @@ int run(boost::mpi::communicator const& world, flags args) {
                 std::cout << ": u_c = dimension " << r.layout.chunk_dim << ", u_s = dimension " << r.layout.sync_dim
                           << ", h = " << r.interval << ", skew " << r.layout.skew;
             std::cout << "\n" << r.statistics;
-            if (o.gather) result = kernels::raw_bytes(r.arrays);
+            if (o.gather) result = kernels::raw_bytes(r.value);
             if (!args.trace.empty()) {
                 std::ofstream json(args.trace);
                 write_chrome_trace(json, r.statistics, std::string(K::name));

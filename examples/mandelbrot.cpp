@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
                 std::cout << "mandelbrot " << problem.width << "x" << problem.height << ", " << spec << ", "
                           << world.size() << " rank(s)\n"
                           << out.statistics;
-                image = problem.png(out.values);
+                image = problem.png(out.value);
                 if (!trace.empty()) {
                     std::ofstream json(trace);
                     write_chrome_trace(json, out.statistics, spec);

@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
         if (world.rank() == 0) {
             std::size_t mismatches = 0;
             for (index_t i = 0; i < rows; ++i)
-                mismatches += y.values[static_cast<std::size_t>(i)] != a.row_times(i, x); // bit-identical
+                mismatches += y.value[static_cast<std::size_t>(i)] != a.row_times(i, x); // bit-identical
             std::cout << "y = A x, " << rows << " rows, " << a.value.size() << " non-zeros, longest row " <<
                     [&] {
                         std::int64_t longest = 0;

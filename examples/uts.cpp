@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
             auto const start = std::chrono::steady_clock::now();
             auto out = divide_and_conquer(world, t.root(), uts_search{t}, options);
             best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-            nodes = out.result;
+            nodes = out.value;
         }
         if (world.rank() != 0) return 0;
         report(placement.c_str(), nodes, best);

@@ -5,6 +5,7 @@
 #include <loopsched/adaptor/weighted.hpp>
 #include <loopsched/concepts.hpp>
 #include <loopsched/detail/fingerprint.hpp>
+#include <loopsched/detail/spec_of.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -153,14 +154,7 @@ private:
         explicit model(P p) : policy(std::move(p)) {}
         std::unique_ptr<concept_base> clone() const override { return std::make_unique<model>(policy); }
         any_state start(loop_info const& info) const override { return any_state(policy.start(info)); }
-        std::string spec() const override {
-            if constexpr (requires {
-                              { policy.spec() } -> std::convertible_to<std::string>;
-                          })
-                return policy.spec();
-            else
-                return "custom";
-        }
+        std::string spec() const override { return detail::spec_of(policy); }
         index_t min_chunk() const override { return detail::min_chunk_of(policy); }
         std::optional<sync_interval> synchronization() const override {
             if constexpr (is_synchronized_v<P>)

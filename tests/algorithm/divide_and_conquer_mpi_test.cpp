@@ -29,7 +29,7 @@ void check(boost::mpi::communicator const& world, testing::tally& t, Problem con
            dnc_options const& o, std::string const& what) {
     auto out = divide_and_conquer(world, p, ops, o);
     if (world.rank() == o.root) {
-        t.check(out.result == sequential_divide_and_conquer(p, ops), what + ": the sequential result");
+        t.check(out.value == sequential_divide_and_conquer(p, ops), what + ": the sequential result");
         std::uint64_t tasks = 0;
         for (auto const& w : out.workers) tasks += w.tasks;
         t.check(tasks >= 1, what + ": statistics from every worker");
@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
             uts_tree const u = uts_tree::named(tree);
             auto out = divide_and_conquer(world, u.root(), uts_search{u}, o);
             if (world.rank() == 0)
-                t.check(out.result == nodes, name + " UTS " + tree + ": " + std::to_string(out.result) + " nodes");
+                t.check(out.value == nodes, name + " UTS " + tree + ": " + std::to_string(out.value) + " nodes");
         }
         // Emulated speeds 4:1:...: the fast rank sleeps nothing, the others 3x their compute time.
         dnc_options slow = o;

@@ -84,7 +84,7 @@ void check_run(int ranks, Problem const& problem, Ops const& ops, dnc_options co
         counted<Ops> c{ops, &leaves};
         auto out = divide_and_conquer(t, problem, c, o);
         if (t.rank() == o.root) {
-            CHECK(out.result == expected);
+            CHECK(out.value == expected);
             std::lock_guard lock(m);
             rows = out.workers;
         }
@@ -165,7 +165,7 @@ TEST_CASE("divide_and_conquer: D_LPT moves tasks by their estimates to workers o
         in_process::run(4, [&](in_process::endpoint& t) {
             auto out = divide_and_conquer(t, data, estimated_quicksort{{500}}, o);
             if (t.rank() == 0) {
-                CHECK(out.result == expected);
+                CHECK(out.value == expected);
                 for (auto const& w : out.workers) given += w.given;
             }
         });
@@ -192,7 +192,7 @@ TEST_CASE("divide_and_conquer: this_task::estimate reaches the manager under dlp
         auto const expected = sequential_divide_and_conquer(20, fibonacci{12, 0});
         in_process::run(3, [&](in_process::endpoint& t) {
             auto out = divide_and_conquer(t, 20, revising{{12, 0}, &heard}, o);
-            if (t.rank() == 0) CHECK(out.result == expected);
+            if (t.rank() == 0) CHECK(out.value == expected);
         });
         CHECK((heard.load() > 0) == (std::string_view(placement) == "dlpt"));
     }
@@ -208,7 +208,7 @@ TEST_CASE("divide_and_conquer: a user's own placement, by value, on 1 to 4 ranks
         o.placement = testing::least_work_placement{};
         in_process::run(ranks, [&](in_process::endpoint& t) {
             auto out = divide_and_conquer(t, 22, fibonacci{10, 0}, o);
-            if (t.rank() == 0) CHECK(out.result == expected);
+            if (t.rank() == 0) CHECK(out.value == expected);
         });
     }
     dnc_options o;
@@ -380,7 +380,7 @@ TEST_CASE("divide_and_conquer: back-to-back runs on one transport") {
     in_process::run(3, [&](in_process::endpoint& t) {
         for (int n = 10; n < 20; ++n) {
             auto out = divide_and_conquer(t, n, fibonacci{3, 0});
-            if (t.rank() == 0) CHECK(out.result == fibonacci::iterative(n));
+            if (t.rank() == 0) CHECK(out.value == fibonacci::iterative(n));
         }
     });
 }

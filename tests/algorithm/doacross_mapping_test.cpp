@@ -27,7 +27,7 @@ void check_mapped(int ranks, box<K::rank> const& space, doacross_mapping const& 
     in_process::run(ranks, [&](in_process::endpoint& t) {
         auto r = kernels::run<K>(t, space, mapping, options);
         if (t.rank() == options.root) {
-            got = kernels::raw_bytes(r.arrays);
+            got = kernels::raw_bytes(r.value);
             iterations = r.statistics.iterations();
         }
     });

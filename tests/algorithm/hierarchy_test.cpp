@@ -53,7 +53,7 @@ hierarchy_run check_hierarchy(int ranks, index_t n, hierarchical<B, W> const& h,
                     }
                 },
                 gather<double>{}, options);
-        if (t.rank() == options.root) gathered_values = std::move(g.values);
+        if (t.rank() == options.root) gathered_values = std::move(g.value);
         out.all[static_cast<std::size_t>(t.rank())] = std::move(g.statistics);
     });
     REQUIRE(gathered_values.size() == static_cast<std::size_t>(n));
@@ -326,7 +326,7 @@ farm_check check_farm_hierarchy(int ranks, int n, task_farm_options const& o, bo
                     return farm_work(i);
                 },
                 o);
-        if (t.rank() == o.root) results = std::move(out.results);
+        if (t.rank() == o.root) results = std::move(out.value);
         all[static_cast<std::size_t>(t.rank())] = std::move(out.statistics);
     });
     REQUIRE(results.size() == static_cast<std::size_t>(n));

@@ -27,7 +27,7 @@ bool same_as_sequential(boost::mpi::communicator const& comm, box<K::rank> const
                         doacross_options options = {}) {
     auto r = kernels::run<K>(comm, space, parse_policy(spec), options);
     if (comm.rank() != options.root) return r.statistics.iterations() > 0;
-    return kernels::raw_bytes(r.arrays) == kernels::raw_bytes(kernels::sequential<K>(space));
+    return kernels::raw_bytes(r.value) == kernels::raw_bytes(kernels::sequential<K>(space));
 }
 
 /// The same under a static mapping (seed 003's SDS or a chain mapping): no master deals.
@@ -36,7 +36,7 @@ bool mapped_as_sequential(boost::mpi::communicator const& comm, box<K::rank> con
                           doacross_mapping const& mapping, doacross_options options = {}) {
     auto r = kernels::run<K>(comm, space, mapping, options);
     if (comm.rank() != options.root) return true;
-    return kernels::raw_bytes(r.arrays) == kernels::raw_bytes(kernels::sequential<K>(space)) &&
+    return kernels::raw_bytes(r.value) == kernels::raw_bytes(kernels::sequential<K>(space)) &&
            (comm.size() == 1 || r.statistics.iterations() == space.size());
 }
 

@@ -31,7 +31,7 @@ void check_kernel(int ranks, box<K::rank> const& space, any_policy const& policy
     in_process::run(ranks, [&](in_process::endpoint& t) {
         auto r = kernels::run<K>(t, space, policy, options);
         if (t.rank() == options.root) {
-            got = kernels::raw_bytes(r.arrays);
+            got = kernels::raw_bytes(r.value);
             iterations = r.statistics.iterations();
             chunk_dim = r.layout.chunk_dim;
         }
@@ -201,7 +201,7 @@ slow_rank_run run_with_a_slow_rank(int ranks, int slow, box<K::rank> const& spac
                 },
                 K::fields());
         if (t.rank() == 0) {
-            got = kernels::raw_bytes(r.arrays);
+            got = kernels::raw_bytes(r.value);
             out.widest.assign(static_cast<std::size_t>(ranks), 0);
             for (auto const& w : r.statistics.workers) out.iterations.push_back(w.iterations);
             for (auto const& e : r.statistics.trace)
@@ -310,8 +310,8 @@ TEST_CASE("parallel_for_doacross: h and the input halo at the limit of index_t s
             halo.input_halo = most;
             auto b = kernels::run<kernels::heat>(t, space, parse_policy("s-css:chunk=4,h=3"), halo);
             if (t.rank() == 0) {
-                got[0] = kernels::raw_bytes(a.arrays);
-                got[1] = kernels::raw_bytes(b.arrays);
+                got[0] = kernels::raw_bytes(a.value);
+                got[1] = kernels::raw_bytes(b.value);
                 CHECK(a.interval == most);
             }
         });

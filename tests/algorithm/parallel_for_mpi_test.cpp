@@ -78,12 +78,12 @@ bool run_gathered(boost::mpi::communicator const& comm, index_t n, any_policy co
             gather<double>{2}, options);
     bool ok = out.statistics.iterations() == n;
     if (comm.rank() == options.root) {
-        ok = ok && out.values.size() == static_cast<std::size_t>(2 * n);
+        ok = ok && out.value.size() == static_cast<std::size_t>(2 * n);
         for (index_t i = 0; ok && i < n; ++i)
-            ok = out.values[static_cast<std::size_t>(2 * i)] == work(i) &&
-                 out.values[static_cast<std::size_t>(2 * i + 1)] == -work(i);
+            ok = out.value[static_cast<std::size_t>(2 * i)] == work(i) &&
+                 out.value[static_cast<std::size_t>(2 * i + 1)] == -work(i);
     } else {
-        ok = ok && out.values.empty();
+        ok = ok && out.value.empty();
     }
     return ok;
 }
@@ -99,9 +99,9 @@ bool run_gathered_strings(boost::mpi::communicator const& comm, index_t n, any_p
                 for (index_t i : part.indices()) values[j++] = text(i);
             },
             gather<std::string>{1});
-    if (comm.rank() != 0) return out.values.empty() && out.statistics.iterations() == n;
-    bool ok = out.values.size() == static_cast<std::size_t>(n);
-    for (index_t i = 0; ok && i < n; ++i) ok = out.values[static_cast<std::size_t>(i)] == text(i);
+    if (comm.rank() != 0) return out.value.empty() && out.statistics.iterations() == n;
+    bool ok = out.value.size() == static_cast<std::size_t>(n);
+    for (index_t i = 0; ok && i < n; ++i) ok = out.value[static_cast<std::size_t>(i)] == text(i);
     return ok;
 }
 
@@ -135,8 +135,8 @@ bool run_hierarchical(boost::mpi::communicator const& comm, index_t n, hierarchi
         ok = ok && all[static_cast<std::size_t>(options.root)].empty(); // the root does not compute
     }
     if (comm.rank() == options.root) {
-        ok = ok && out.values.size() == static_cast<std::size_t>(n);
-        for (index_t i = 0; ok && i < n; ++i) ok = out.values[static_cast<std::size_t>(i)] == std::to_string(work(i));
+        ok = ok && out.value.size() == static_cast<std::size_t>(n);
+        for (index_t i = 0; ok && i < n; ++i) ok = out.value[static_cast<std::size_t>(i)] == std::to_string(work(i));
     }
     return ok;
 }

@@ -63,7 +63,7 @@ bool check_loop_here(in_process::endpoint& t) {
             gather<index_t>{1});
     bool ok = out.statistics.iterations() == 300;
     if (t.rank() == 0)
-        for (index_t i = 0; ok && i < 300; ++i) ok = out.values[static_cast<std::size_t>(i)] == i;
+        for (index_t i = 0; ok && i < 300; ++i) ok = out.value[static_cast<std::size_t>(i)] == i;
     return ok;
 }
 
@@ -213,11 +213,11 @@ gathered<double> check_gathered(int ranks, index_t n, any_policy const& policy, 
                 gather<double>{3}, options);
     });
     auto const& root = out[static_cast<std::size_t>(options.root)];
-    REQUIRE(root.values.size() == static_cast<std::size_t>(n) * 3);
+    REQUIRE(root.value.size() == static_cast<std::size_t>(n) * 3);
     for (index_t i = 0; i < n; ++i)
-        for (int v = 0; v < 3; ++v) REQUIRE(root.values[static_cast<std::size_t>(i * 3 + v)] == work(i) + v);
+        for (int v = 0; v < 3; ++v) REQUIRE(root.value[static_cast<std::size_t>(i * 3 + v)] == work(i) + v);
     for (int r = 0; r < ranks; ++r)
-        if (r != options.root) CHECK(out[static_cast<std::size_t>(r)].values.empty());
+        if (r != options.root) CHECK(out[static_cast<std::size_t>(r)].value.empty());
     CHECK(root.statistics.iterations() == n);
     return root;
 }
@@ -409,8 +409,8 @@ TEST_CASE("parallel_for: static mappings run every chunk once, with no master, a
                         });
                         for (auto& r : runs) REQUIRE(r == 1);
                         auto const& at_root = out[static_cast<std::size_t>(root)];
-                        REQUIRE(at_root.values.size() == static_cast<std::size_t>(n));
-                        for (index_t i = 0; i < n; ++i) REQUIRE(at_root.values[static_cast<std::size_t>(i)] == work(i));
+                        REQUIRE(at_root.value.size() == static_cast<std::size_t>(n));
+                        for (index_t i = 0; i < n; ++i) REQUIRE(at_root.value[static_cast<std::size_t>(i)] == work(i));
                         for (auto const& each : out) {
                             CHECK(each.statistics.iterations() == n);
                             CHECK(each.statistics.workers.size() ==

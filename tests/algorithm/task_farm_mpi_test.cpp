@@ -47,10 +47,10 @@ void check_farm(boost::mpi::communicator const& world, testing::tally& t, int n,
     std::vector<int> total(ran.size(), 0);
     boost::mpi::reduce(world, ran.data(), n, total.data(), std::plus<>(), o.root);
     if (world.rank() != o.root) return;
-    bool once = true, identical = out.results.size() == static_cast<std::size_t>(n);
+    bool once = true, identical = out.value.size() == static_cast<std::size_t>(n);
     for (int i = 0; i < n; ++i) {
         once = once && total[static_cast<std::size_t>(i)] == 1;
-        identical = identical && out.results[static_cast<std::size_t>(i)] == compute(i);
+        identical = identical && out.value[static_cast<std::size_t>(i)] == compute(i);
     }
     t.check(once, what + ": every task ran exactly once");
     t.check(identical, what + ": results identical to a sequential run");
@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
         if (world.rank() == 0) {
             t.check(last.size() == 64 && last.front() == "a1" + std::string("1") + "1" && last.back() == "a161616",
                     "work cycles: results made from the previous cycle's");
-            t.check(out.results.size() == 4 + 16 + 64, "work cycles: every result collected");
+            t.check(out.value.size() == 4 + 16 + 64, "work cycles: every result collected");
         }
     }
 

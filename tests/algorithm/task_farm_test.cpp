@@ -59,7 +59,7 @@ farm_run check_farm(int ranks, int n, task_farm_options const& o) {
         CHECK(out.statistics.iterations() == n);
         if (t.rank() == o.root) {
             std::lock_guard lock(m);
-            root = {std::move(out.results), std::move(out.cancelled), std::move(out.statistics)};
+            root = {std::move(out.value), std::move(out.cancelled), std::move(out.statistics)};
         }
     });
     REQUIRE(root.results.size() == static_cast<std::size_t>(n));
@@ -114,7 +114,7 @@ TEST_CASE("task_farm: D_LPT places by estimates on speeds 4:1:1; round robin dea
                     },
                     spin, o);
             if (t.rank() == 0) {
-                for (int i = 0; i < 120; ++i) REQUIRE(out.results[static_cast<std::size_t>(i)] == i);
+                for (int i = 0; i < 120; ++i) REQUIRE(out.value[static_cast<std::size_t>(i)] == i);
                 stats = out.statistics;
             }
         });
@@ -158,7 +158,7 @@ TEST_CASE("task_farm: this_task::estimate reaches the master under dlpt and is i
                     },
                     o);
             if (t.rank() == 0)
-                for (int i = 0; i < 60; ++i) CHECK(out.results[static_cast<std::size_t>(i)] == compute(i));
+                for (int i = 0; i < 60; ++i) CHECK(out.value[static_cast<std::size_t>(i)] == compute(i));
         });
         CHECK((heard.load() > 0) == (std::string_view(scheme) == "dlpt"));
     }
@@ -180,7 +180,7 @@ TEST_CASE("task_farm: speeds and load from every reply, a slow worker, tracing")
                 },
                 spin, o);
         if (t.rank() == 0) {
-            for (int i = 0; i < 120; ++i) REQUIRE(out.results[static_cast<std::size_t>(i)] == i);
+            for (int i = 0; i < 120; ++i) REQUIRE(out.value[static_cast<std::size_t>(i)] == i);
             stats = out.statistics;
         }
     });
@@ -211,7 +211,7 @@ TEST_CASE("task_farm: redistribution moves queued tasks from a worker slower tha
                     },
                     o);
             if (t.rank() == 0) {
-                for (int i = 0; i < 60; ++i) REQUIRE(out.results[static_cast<std::size_t>(i)] == i);
+                for (int i = 0; i < 60; ++i) REQUIRE(out.value[static_cast<std::size_t>(i)] == i);
                 moved = out.moved;
             }
         });
@@ -249,7 +249,7 @@ TEST_CASE("task_farm: an unknown number of tasks in work cycles, each cycle's ta
                     [](double const& v) { return std::sqrt(v); });
             if (t.rank() == 0) {
                 CHECK(last == sequential);
-                CHECK(out.results.size() == 3 + 9 + 27 + 81);
+                CHECK(out.value.size() == 3 + 9 + 27 + 81);
             }
             CHECK(out.statistics.iterations() == 3 + 9 + 27 + 81);
         });
@@ -339,7 +339,7 @@ TEST_CASE("task_farm: user cost estimates order a worker's tasks, largest first 
                     },
                     o);
             if (t.rank() == 0)
-                for (int i = 0; i < 300; ++i) REQUIRE(out.results[static_cast<std::size_t>(i)] == compute(300 - i));
+                for (int i = 0; i < 300; ++i) REQUIRE(out.value[static_cast<std::size_t>(i)] == compute(300 - i));
         });
         for (auto const& r : runs) REQUIRE(r == 1);
     }

@@ -173,11 +173,11 @@ int main(int argc, char** argv) {
     auto const expected = kernels::raw_bytes(kernels::sequential<kernels::heat>(space));
     auto h_max =
             kernels::run<kernels::heat>(world, space, any_policy(synchronized(css(3), sync_interval::fixed(most))));
-    results.check(self != 0 || kernels::raw_bytes(h_max.arrays) == expected, "DOACROSS with h = 2^63 - 1");
+    results.check(self != 0 || kernels::raw_bytes(h_max.value) == expected, "DOACROSS with h = 2^63 - 1");
     doacross_options halo;
     halo.input_halo = most;
     auto halo_max = kernels::run<kernels::heat>(world, space, parse_policy("s-css:chunk=3,h=5"), halo);
-    results.check(self != 0 || kernels::raw_bytes(halo_max.arrays) == expected, "DOACROSS with input_halo = 2^63 - 1");
+    results.check(self != 0 || kernels::raw_bytes(halo_max.value) == expected, "DOACROSS with input_halo = 2^63 - 1");
 
     // measure_powers with disagreeing roots.
     if (!alone) {

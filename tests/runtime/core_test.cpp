@@ -39,7 +39,7 @@ bool clean_loop(in_process::endpoint& t, index_t n, any_policy const& policy) {
             gather<index_t>{1});
     bool ok = out.statistics.iterations() == n;
     if (t.rank() == 0)
-        for (index_t i = 0; ok && i < n; ++i) ok = out.values[static_cast<std::size_t>(i)] == 7 * i;
+        for (index_t i = 0; ok && i < n; ++i) ok = out.value[static_cast<std::size_t>(i)] == 7 * i;
     return ok;
 }
 
@@ -114,7 +114,7 @@ TEST_CASE("core: a DOACROSS loop after a failing root runs right") {
             } catch (remote_error const&) {
             }
             auto r = kernels::run<kernels::heat>(t, space, parse_policy("s-tss:h=6"));
-            if (t.rank() != 0 || kernels::raw_bytes(r.arrays) == expected) ++right[static_cast<std::size_t>(t.rank())];
+            if (t.rank() != 0 || kernels::raw_bytes(r.value) == expected) ++right[static_cast<std::size_t>(t.rank())];
         }
     });
     for (int r : right) CHECK(r == 10);
@@ -236,7 +236,7 @@ TEST_CASE("core: consecutive chunks of one worker send no halo; chunks on other 
                 o.master_computes = computes;
                 o.extend_when_waiting = false;
                 auto result = kernels::run<kernels::heat>(ch, space, parse_policy("s-css:chunk=4,h=8"), o);
-                got[static_cast<std::size_t>(r)] = kernels::raw_bytes(result.arrays);
+                got[static_cast<std::size_t>(r)] = kernels::raw_bytes(result.value);
             });
         for (auto& th : threads) th.join();
         CHECK(got[0] == expected);

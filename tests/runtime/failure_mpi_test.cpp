@@ -55,8 +55,8 @@ bool clean_loop(boost::mpi::communicator const& world, index_t n, std::string co
             gather<index_t>{1});
     bool ok = seen_only_this_loop && out.statistics.iterations() == n;
     if (world.rank() == 0) {
-        ok = ok && out.values.size() == static_cast<std::size_t>(n);
-        for (index_t i = 0; ok && i < n; ++i) ok = out.values[static_cast<std::size_t>(i)] == 3 * i + 1;
+        ok = ok && out.value.size() == static_cast<std::size_t>(n);
+        for (index_t i = 0; ok && i < n; ++i) ok = out.value[static_cast<std::size_t>(i)] == 3 * i + 1;
     }
     return ok;
 }
@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
         results.check(caught, "DOACROSS round " + std::to_string(round) + " failed everywhere");
         auto const space = box<2>::from_extents({80, 70});
         auto r = kernels::run<kernels::heat>(world, space, parse_policy("s-css:chunk=5,h=7"));
-        results.check(self != 0 || kernels::raw_bytes(r.arrays) ==
+        results.check(self != 0 || kernels::raw_bytes(r.value) ==
                                            kernels::raw_bytes(kernels::sequential<kernels::heat>(space)),
                       "DOACROSS round " + std::to_string(round) + ": the next loop equals the sequential one");
     }
@@ -165,7 +165,7 @@ int main(int argc, char** argv) {
             [&](index_range const&, std::span<int> v) { v[0] = body_messages; }, gather<int>{1});
     if (self == 0) {
         int expected = 0;
-        for (int r = 0; r < ranks; ++r) expected += counted.values[static_cast<std::size_t>(r)];
+        for (int r = 0; r < ranks; ++r) expected += counted.value[static_cast<std::size_t>(r)];
         bool ok = true;
         for (int k = 0; k < expected; ++k) {
             int v = 0;

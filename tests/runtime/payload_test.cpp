@@ -82,9 +82,9 @@ TEST_CASE("payload: a loop gathers values of a serialized type, dynamic and stat
                             },
                             gather<particle>{2}, o);
                     if (t.rank() == 0)
-                        root_values = std::move(out.values);
+                        root_values = std::move(out.value);
                     else
-                        CHECK(out.values.empty());
+                        CHECK(out.value.empty());
                 });
                 REQUIRE(root_values.size() == 1000);
                 for (index_t i = 0; i < 500; ++i) {

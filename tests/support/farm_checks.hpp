@@ -23,7 +23,7 @@ inline std::size_t check_ran_or_cancelled(std::vector<std::atomic<int>> const& r
         bool const ran = runs[i] == 1;
         CHECK(cancelled != ran); // each task either ran (and delivered) or was cancelled
         if (ran) {
-            CHECK(out.results[i] == static_cast<int>(i));
+            CHECK(out.value[i] == static_cast<int>(i));
             ++delivered;
         }
     }

@@ -189,7 +189,7 @@ TEST_CASE("simgrid: a DOACROSS loop on simulated hosts gives the sequential loop
                         t.compute(300.0 * static_cast<double>(part.size()));
                     },
                     o);
-            if (t.rank() == 0) got = kernels::raw_bytes(result.arrays);
+            if (t.rank() == 0) got = kernels::raw_bytes(result.value);
         });
         CHECK(got == expected);
     }
@@ -221,7 +221,7 @@ TEST_CASE("simgrid: divide and conquer gives the sequential result with every pl
                 timed ops{{10}, &t};
                 auto out = divide_and_conquer(t, uneven_tree::node{}, ops, o);
                 if (t.rank() == 0) {
-                    got = out.result;
+                    got = out.value;
                     seconds = out.statistics.parallel_seconds;
                 }
             });
@@ -287,7 +287,7 @@ TEST_CASE("simgrid: hierarchical loops and task farms run everything once, resul
                             return std::sqrt(static_cast<double>(i));
                         },
                         o);
-                if (t.rank() == 0) results = std::move(out.results);
+                if (t.rank() == 0) results = std::move(out.value);
             });
             REQUIRE(results.size() == 301);
             for (int i = 0; i < 301; ++i) {

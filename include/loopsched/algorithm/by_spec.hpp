@@ -51,7 +51,7 @@ parallel_for(C& transport, S const& space, std::string_view spec, M const& mappi
     auto [policy, earlier] = detail::parse_on_this_rank(spec);
     gathered<R> out;
     out.statistics = detail::run_doall<C, S, any_policy, M, std::remove_reference_t<Body>, R>(
-            transport, space, policy, mapping, body, how.per_iteration, &out.values, options, earlier);
+            transport, space, policy, mapping, body, how.per_iteration, &out.value, options, earlier);
     return out;
 }
 

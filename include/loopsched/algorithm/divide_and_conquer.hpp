@@ -7,6 +7,7 @@
 #pragma once
 
 #include <loopsched/concepts.hpp>
+#include <loopsched/outcome.hpp>
 #include <loopsched/placement_spec.hpp>
 #include <loopsched/runtime/dnc_driver.hpp>
 #include <loopsched/runtime/statistics.hpp>
@@ -57,13 +58,11 @@ template <class Ops, class Problem>
 concept DivideAndConquer = transferable<Problem> && has_is_leaf<Ops, Problem> && has_solve<Ops, Problem> &&
         has_divide<Ops, Problem> && has_combine<Ops, Problem>;
 
-/// A run's outcome: the result (on the root; a default value elsewhere), one
+/// A run's outcome: the result in `value` (on the root; a default value elsewhere), one
 /// row per worker (on the root), and the loop statistics on every rank.
 template <class Result>
-struct dnc_outcome {
-    Result result{};
+struct dnc_outcome : outcome<Result> {
     std::vector<dnc_worker_statistics> workers;
-    loop_statistics statistics;
 };
 
 /// The same computation by plain recursion on one rank: the reference every

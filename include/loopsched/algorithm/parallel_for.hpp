@@ -7,6 +7,7 @@
 #include <loopsched/concepts.hpp>
 #include <loopsched/mapping/mapping.hpp>
 #include <loopsched/options.hpp>
+#include <loopsched/outcome.hpp>
 #include <loopsched/runtime/doall.hpp>
 #include <loopsched/runtime/hierarchy.hpp>
 #include <loopsched/runtime/statistics.hpp>
@@ -26,14 +27,6 @@ namespace loopsched {
 template <transferable R>
 struct gather {
     std::size_t per_iteration = 1;
-};
-
-/// A loop's gathered results (filled on the root rank only, empty elsewhere;
-/// values of iteration i at [i * per_iteration, (i + 1) * per_iteration)) and its statistics.
-template <class R>
-struct gathered {
-    std::vector<R> values;
-    loop_statistics statistics;
 };
 
 /// Runs `body(part)` over every part of `space`, the parts sized by `policy`
@@ -71,7 +64,7 @@ parallel_for(C& transport, S const& space, P const& policy, M const& mapping, Bo
              parallel_for_options const& options = {}) {
     gathered<R> out;
     out.statistics = detail::run_doall<C, S, P, M, std::remove_reference_t<Body>, R>(
-            transport, space, policy, mapping, body, how.per_iteration, &out.values, options);
+            transport, space, policy, mapping, body, how.per_iteration, &out.value, options);
     return out;
 }
 
@@ -102,7 +95,7 @@ parallel_for(C& transport, S const& space, hierarchical<B, W> const& h, Body&& b
              parallel_for_options const& options = {}) {
     gathered<R> out;
     out.statistics = detail::run_hierarchical_doall<C, S, B, W, std::remove_reference_t<Body>, R>(
-            transport, space, h, body, how.per_iteration, &out.values, options);
+            transport, space, h, body, how.per_iteration, &out.value, options);
     return out;
 }
 

@@ -7,8 +7,10 @@
 #include <loopsched/adaptor/synchronized.hpp>
 #include <loopsched/any_policy.hpp>
 #include <loopsched/concepts.hpp>
-#include <loopsched/options.hpp>
+#include <loopsched/dependence/layout.hpp>
 #include <loopsched/mapping/doacross_mapping.hpp>
+#include <loopsched/options.hpp>
+#include <loopsched/outcome.hpp>
 #include <loopsched/runtime/doacross.hpp>
 #include <loopsched/runtime/tiled_doacross.hpp>
 #include <loopsched/space/window.hpp>
@@ -22,7 +24,34 @@
 
 namespace loopsched {
 
+/// What a DOACROSS loop returns on every rank: the fields as windows over the
+/// whole space (`value`, on the root, holding the final values when
+/// gathered), the statistics, and the layout and interval that ran.
+template <std::size_t N, class... T>
+struct doacross_outcome : outcome<std::tuple<window<T, N>...>> {
+    doacross_layout layout;
+    index_t interval = 0; ///< h
+
+    /// Field I's window.
+    template <std::size_t I = 0>
+    [[nodiscard]] auto& array() noexcept {
+        return std::get<I>(this->value);
+    }
+    template <std::size_t I = 0>
+    [[nodiscard]] auto const& array() const noexcept {
+        return std::get<I>(this->value);
+    }
+};
+
 namespace detail {
+
+/// The outcome of a loop over a tuple of fields.
+template <std::size_t N, class Fields>
+struct doacross_outcome_of;
+template <std::size_t N, class... F>
+struct doacross_outcome_of<N, std::tuple<F...>> {
+    using type = doacross_outcome<N, typename F::value_type...>;
+};
 
 template <class F>
 inline constexpr bool is_field_v = false;
@@ -75,10 +104,11 @@ auto doacross_with(C& transport, box<N> const& space, D const& deps, P const& po
             "one window per field, in order");
     doacross_options options;
     if constexpr (has_options) options = std::get<n - 1>(all);
+    using outcome_type = typename doacross_outcome_of<N, decltype(fields)>::type;
     if constexpr (mapped)
-        return run_tiled_doacross(transport, space, deps, policy, body, options, fields, earlier);
+        return run_tiled_doacross<outcome_type>(transport, space, deps, policy, body, options, fields, earlier);
     else
-        return run_doacross(transport, space, deps, policy, body, options, fields, earlier);
+        return run_doacross<outcome_type>(transport, space, deps, policy, body, options, fields, earlier);
 }
 
 } // namespace detail

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <loopsched/concepts.hpp>
+#include <loopsched/outcome.hpp>
 #include <loopsched/placement_spec.hpp>
 #include <loopsched/runtime/farm_driver.hpp>
 #include <loopsched/runtime/statistics.hpp>
@@ -19,14 +20,13 @@
 
 namespace loopsched {
 
-/// A farm's outcome: on the root, every task's result by creation order
-/// (unless a callback took them) and the ids of cancelled tasks; the statistics on every rank.
+/// A farm's outcome: on the root, every task's result by creation order in
+/// `value` (unless a callback took them) and the ids of cancelled tasks; the
+/// statistics on every rank.
 template <class Result>
-struct farm_outcome {
-    std::vector<Result> results;
+struct farm_outcome : outcome<std::vector<Result>> {
     std::vector<std::uint64_t> cancelled;
     std::size_t moved = 0; ///< on the root: tasks a busy worker passed to an idle one (redistribution)
-    loop_statistics statistics;
 };
 
 /// Runs a task farm on every rank of `transport`. On the root,

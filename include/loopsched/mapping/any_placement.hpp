@@ -117,6 +117,18 @@ private:
 
 namespace detail {
 
+/// Refuses `p`, given as `parameter` to an algorithm that takes `takes`:
+/// named as a loop's mapping, or as the other task algorithm's (`other`).
+[[noreturn]] inline void refuse_placement(any_placement const& p, std::string_view parameter, std::string_view other,
+                                          std::string_view takes) {
+    bool const loops = p.mapping() != nullptr || p.tiles() != nullptr;
+    throw invalid_parameter(std::string(parameter), p.spec(),
+                            (loops ? std::string("is a loop's mapping") : "is " + std::string(other)) + ": " +
+                                    std::string(takes) +
+                                    " or an estimate placement (dlpt, random, round-robin, objects, messages, or "
+                                    "your own)");
+}
+
 /// The decisions a divide-and-conquer run makes with `p` (`spill`: the
 /// options' word, which the placement's own must agree with); a placement of
 /// a farm's kind is refused, naming `parameter`.
@@ -141,11 +153,7 @@ inline std::unique_ptr<task_decisions> decisions_for(any_placement const& p, boo
     case any_placement::family::loop_mapping:
     case any_placement::family::tiles: break;
     }
-    bool const loops = p.mapping() != nullptr || p.tiles() != nullptr;
-    throw invalid_parameter(std::string(parameter), p.spec(),
-                            std::string(loops ? "is a loop's mapping" : "is a task farm's placement") +
-                                    ": divide and conquer takes kazouris, april, steal, steal-half, "
-                            "or an estimate placement (dlpt, random, round-robin, objects, messages, or your own)");
+    refuse_placement(p, parameter, "a task farm's placement", "divide and conquer takes kazouris, april, steal, steal-half,");
 }
 
 } // namespace detail

@@ -6,6 +6,7 @@
 
 #include <loopsched/concepts.hpp>
 #include <loopsched/detail/fingerprint.hpp>
+#include <loopsched/detail/spec_of.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/dlpt.hpp>
 #include <loopsched/policy/spec_args.hpp>
@@ -224,14 +225,7 @@ private:
             using S = decltype(placement.start(info));
             return state(std::make_unique<state::model<S>>(placement.start(info)));
         }
-        std::string spec() const override {
-            if constexpr (requires {
-                              { placement.spec() } -> std::convertible_to<std::string>;
-                          })
-                return placement.spec();
-            else
-                return "custom";
-        }
+        std::string spec() const override { return detail::spec_of(placement); }
         std::uint64_t fingerprint() const override {
             return detail::fingerprint().add_types<P>().add(std::string_view(spec())).value();
         }

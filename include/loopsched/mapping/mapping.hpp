@@ -3,6 +3,7 @@
 #pragma once
 
 #include <loopsched/concepts.hpp>
+#include <loopsched/detail/spec_of.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/policy/request.hpp>
 
@@ -103,17 +104,8 @@ private:
 namespace detail {
 /// The name a mapping goes by in the loop's agreement.
 template <Mapping M>
-std::string_view mapping_name(M const& m) {
-    if constexpr (requires {
-                      { m.name() } -> std::convertible_to<std::string_view>;
-                  })
-        return m.name();
-    else if constexpr (requires {
-                           { M::name } -> std::convertible_to<std::string_view>;
-                       })
-        return M::name;
-    else
-        return "custom";
+std::string mapping_name(M const& m) {
+    return spec_of(m);
 }
 } // namespace detail
 

@@ -31,7 +31,8 @@ public:
     template <class P>
     requires(!std::is_same_v<std::remove_cvref_t<P>, placement_choice> && !std::is_same_v<P, any_placement> &&
              !std::is_convertible_v<P, std::string_view> && std::is_constructible_v<any_placement, P>)
-    placement_choice(P p) : held_(any_placement(std::move(p))) {}
+            placement_choice(P p)
+            : held_(any_placement(std::move(p))) {}
     template <class B, class W>
     requires std::is_constructible_v<any_placement, B> && std::is_constructible_v<any_placement, W>
     placement_choice(hierarchical<B, W> h)

@@ -61,12 +61,13 @@ void run_divide_and_conquer(C& source, Problem const& problem, Ops& ops, dnc_opt
         ds.info_period = o.info_period;
         return std::pair{plan_ranks(link.size(), self, 0, o),
                          shape_of(algorithm_id::divide_and_conquer, o, 0, dnc_types_fingerprint<Problem, Result>(), 0,
-                                  0, chosen.fingerprint(), "placement", 0.0, fingerprint()
-                                                                         .add(o.spill)
-                                                                         .add(o.info_period)
-                                                                         .add(o.migration_latency)
-                                                                         .add(o.migration_per_byte)
-                                                                         .value())};
+                                  0, chosen.fingerprint(), "placement", 0.0,
+                                  fingerprint()
+                                          .add(o.spill)
+                                          .add(o.info_period)
+                                          .add(o.migration_latency)
+                                          .add(o.migration_per_byte)
+                                          .value())};
     });
     auto& plan = opened.plan;
     std::span<worker_status const> const opening = opened.statuses();
@@ -85,7 +86,7 @@ void run_divide_and_conquer(C& source, Problem const& problem, Ops& ops, dnc_opt
                 out.workers = manager.take_statistics();
                 std::ranges::sort(out.workers, {}, &dnc_worker_statistics::rank);
             });
-    if (self == o.root) out.result = from_bytes<Result>(solution);
+    if (self == o.root) out.value = from_bytes<Result>(solution);
 }
 
 } // namespace loopsched::detail

@@ -32,26 +32,6 @@
 
 namespace loopsched {
 
-/// What a DOACROSS loop returns on every rank: the fields (on the root, each a
-/// window over the whole space holding the final values, when gathered), the
-/// statistics, and the layout and interval that ran.
-template <std::size_t N, class... T>
-struct doacross_result {
-    std::tuple<window<T, N>...> arrays;
-    loop_statistics statistics;
-    doacross_layout layout;
-    index_t interval = 0; ///< h
-
-    template <std::size_t I = 0>
-    [[nodiscard]] auto& array() noexcept {
-        return std::get<I>(arrays);
-    }
-    template <std::size_t I = 0>
-    [[nodiscard]] auto const& array() const noexcept {
-        return std::get<I>(arrays);
-    }
-};
-
 namespace detail {
 
 template <class P>
@@ -148,13 +128,13 @@ std::uint64_t doacross_fingerprint(D const& deps, doacross_layout const& layout,
 }
 
 /// One rank: the loop runs in its sequential order, the body over the whole space at once.
-template <Transport T, std::size_t N, class Body, class... F>
-doacross_result<N, typename F::value_type...> run_doacross_alone(T& t, box<N> const& space,
-                                                                 doacross_layout const& layout, Body& body,
-                                                                 std::tuple<F...> const& fields) {
-    doacross_result<N, typename F::value_type...> out;
+/// Outcome: a doacross_outcome over F's value types, which the facade names.
+template <class Outcome, Transport T, std::size_t N, class Body, class... F>
+Outcome run_doacross_alone(T& t, box<N> const& space, doacross_layout const& layout, Body& body,
+                           std::tuple<F...> const& fields) {
+    Outcome out;
     out.layout = layout;
-    auto& arrays = out.arrays;
+    auto& arrays = out.value;
     [&]<std::size_t... I>(std::index_sequence<I...>) {
         ((std::get<I>(arrays).reset(space), std::get<I>(arrays).fill(space, std::get<I>(fields).initial)), ...);
     }
@@ -173,10 +153,10 @@ doacross_result<N, typename F::value_type...> run_doacross_alone(T& t, box<N> co
 }
 
 /// `earlier`: an error this rank met making the arguments (see run_doall).
-template <channel_source C, std::size_t N, DependenceSet D, ChunkPolicy P, class Body, class... F>
-auto run_doacross(C& source, box<N> const& space, D const& deps, P const& policy, Body& body, doacross_options const& o,
+template <class Outcome, channel_source C, std::size_t N, DependenceSet D, ChunkPolicy P, class Body, class... F>
+Outcome run_doacross(C& source, box<N> const& space, D const& deps, P const& policy, Body& body, doacross_options const& o,
                   std::tuple<F...> const& fields, std::exception_ptr earlier = nullptr) {
-    using result_type = doacross_result<N, typename F::value_type...>;
+    using result_type = Outcome;
     using windows_t = std::tuple<window<typename F::value_type, N>...>;
     auto& ch = channel_of(source);
     using T = std::remove_cvref_t<decltype(ch.transport())>;
@@ -193,7 +173,7 @@ auto run_doacross(C& source, box<N> const& space, D const& deps, P const& policy
         for (std::size_t d = 0; d < N; ++d) extents[d] = space.extent(d);
         return o.dimension ? make_layout(deps, *o.dimension, *o.sync_dimension) : choose_layout(deps, extents);
     };
-    if (ch.size() == 1) return run_doacross_alone(ch.transport(), space, check(1), body, fields);
+    if (ch.size() == 1) return run_doacross_alone<Outcome>(ch.transport(), space, check(1), body, fields);
 
     loop_link<T> link(ch);
     int const ranks = link.size(), self = link.rank();
@@ -220,7 +200,7 @@ auto run_doacross(C& source, box<N> const& space, D const& deps, P const& policy
     doacross_geometry<N> geo(space, layout, interval.resolve(space.extent(layout.sync_dim), plan.info.workers),
                              o.input_halo);
     out.interval = geo.h;
-    windows_t* const results = o.gather && is_root ? &out.arrays : nullptr;
+    windows_t* const results = o.gather && is_root ? &out.value : nullptr;
     auto make_master = [&](master_port<T>& port) {
         if (interval.how() == sync_interval::kind::automatic) {
             // The root and its first other rank measure the link; the root
@@ -242,7 +222,7 @@ auto run_doacross(C& source, box<N> const& space, D const& deps, P const& policy
             out.interval = geo.h;
         }
         if (results) [&]<std::size_t... I>(std::index_sequence<I...>) {
-                (std::get<I>(out.arrays).reset(space), ...);
+                (std::get<I>(out.value).reset(space), ...);
             }
         (std::index_sequence_for<F...>{});
         return doacross_master<T, P, N, windows_t>(port, geo, policy, plan.info, results);

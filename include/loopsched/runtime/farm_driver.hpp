@@ -229,7 +229,7 @@ void run_task_farm(C& source, Produce& produce, Body& body, task_farm_options co
             return run_farm_group_worker(link, first, plan, make_worker, verdict);
         });
     }
-    if (self == o.root) out.results = handle.take_results();
+    if (self == o.root) out.value = handle.take_results();
 }
 
 } // namespace loopsched::detail

@@ -41,11 +41,8 @@ inline farm_scheme_kind farm_scheme_of(any_placement const& p, std::string_view 
     case any_placement::family::loop_mapping:
     case any_placement::family::tiles: break;
     }
-    bool const loops = p.mapping() != nullptr || p.tiles() != nullptr;
-    throw invalid_parameter(std::string(parameter), p.spec(),
-                            std::string(loops ? "is a loop's mapping" : "is a divide-and-conquer placement") +
-                                    ": a farm takes kazouris, ss, a chunk policy's spec, or "
-                            "an estimate placement (dlpt, random, round-robin, objects, messages, or your own)");
+    detail::refuse_placement(p, parameter, "a divide-and-conquer placement",
+                             "a farm takes kazouris, ss, a chunk policy's spec,");
 }
 
 namespace detail {

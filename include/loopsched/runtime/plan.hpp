@@ -4,6 +4,7 @@
 #pragma once
 
 #include <loopsched/concepts.hpp>
+#include <loopsched/detail/spec_of.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/mapping.hpp>
 #include <loopsched/options.hpp>
@@ -96,13 +97,8 @@ std::uint64_t policy_fingerprint(P const& policy) {
                   }) {
         return policy.fingerprint();
     } else {
-        fingerprint f;
-        f.add(std::string_view(typeid(P).name()));
-        if constexpr (requires {
-                          { policy.spec() } -> std::convertible_to<std::string>;
-                      })
-            f.add(std::string_view(policy.spec()));
-        return f.value();
+        // A policy without a spec() is known by its type alone ("custom" adds nothing to tell it apart).
+        return fingerprint().add(std::string_view(typeid(P).name())).add(std::string_view(spec_of(policy))).value();
     }
 }
 

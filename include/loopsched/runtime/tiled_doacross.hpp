@@ -343,11 +343,11 @@ private:
 
 /// parallel_for_doacross with a static mapping: the checks every rank makes,
 /// the agreement, then the tiles on every rank (one rank: the loop in order).
-template <channel_source C, std::size_t N, DependenceSet D, class Body, class... F>
-auto run_tiled_doacross(C& source, box<N> const& space, D const& deps, doacross_mapping const& mapping, Body& body,
+template <class Outcome, channel_source C, std::size_t N, DependenceSet D, class Body, class... F>
+Outcome run_tiled_doacross(C& source, box<N> const& space, D const& deps, doacross_mapping const& mapping, Body& body,
                         doacross_options const& o, std::tuple<F...> const& fields,
                         std::exception_ptr earlier = nullptr) {
-    using result_type = doacross_result<N, typename F::value_type...>;
+    using result_type = Outcome;
     using windows_t = std::tuple<window<typename F::value_type, N>...>;
     auto& ch = channel_of(source);
     using T = std::remove_cvref_t<decltype(ch.transport())>;
@@ -365,7 +365,7 @@ auto run_tiled_doacross(C& source, box<N> const& space, D const& deps, doacross_
     };
     if (ch.size() == 1) {
         (void)check(1, 1);
-        return run_doacross_alone(ch.transport(), space, doacross_layout{}, body, fields);
+        return run_doacross_alone<Outcome>(ch.transport(), space, doacross_layout{}, body, fields);
     }
 
     loop_link<T> link(ch);
@@ -400,10 +400,10 @@ auto run_tiled_doacross(C& source, box<N> const& space, D const& deps, doacross_
     }
     result_type out;
     bool const is_root = self == o.root;
-    windows_t* const results = o.gather && is_root ? &out.arrays : nullptr;
+    windows_t* const results = o.gather && is_root ? &out.value : nullptr;
     auto make_master = [&](master_port<T>& port) {
         if (results) [&]<std::size_t... I>(std::index_sequence<I...>) {
-                (std::get<I>(out.arrays).reset(space), ...);
+                (std::get<I>(out.value).reset(space), ...);
             }
         (std::index_sequence_for<F...>{});
         return tiled_master<T, N, windows_t>(port, shared, powers, results);
