@@ -28,6 +28,8 @@
 #include <loopsched/mapping/any_placement.hpp>
 #include <loopsched/mapping/estimates.hpp>
 #include <loopsched/runtime/core.hpp>
+#include <loopsched/runtime/farm_book.hpp>
+#include <loopsched/runtime/farm_estimates.hpp>
 #include <loopsched/runtime/farm_model.hpp>
 #include <loopsched/runtime/farm_worker.hpp>
 #include <loopsched/runtime/profile.hpp>
@@ -48,12 +50,103 @@
 
 namespace loopsched::detail {
 
+/// A farm master's view of its workers: what each holds, its speed and share
+/// (nSpeed and w(W)), the order fastest first, and which may be idle.
+class farm_workers {
+public:
+    struct worker {
+        worker_status status{};
+        double speed = 1.0; ///< nSpeed: relative to the slowest worker
+        double share = 1.0; ///< w(W): speed over the sum of speeds
+        std::size_t count = 0;
+        double heur_sum = 0.0;
+        bool donating = false, receiving = false, cancelling = false, refused = false;
+    };
+
+    /// `statuses`: by rank; `load_aware`: speeds from V/Q, else V.
+    farm_workers(runtime_settings const& s, std::span<worker_status const> statuses, bool load_aware)
+            : load_aware_(load_aware), workers_(s.workers()) {
+        for (std::size_t k = 0; k < workers_.size(); ++k)
+            workers_[k].status = statuses[static_cast<std::size_t>(s.worker_ranks[k])];
+        update_speeds();
+    }
+
+    [[nodiscard]] worker& operator[](std::size_t k) noexcept { return workers_[k]; }
+    [[nodiscard]] worker const& operator[](std::size_t k) const noexcept { return workers_[k]; }
+    [[nodiscard]] std::size_t size() const noexcept { return workers_.size(); }
+    [[nodiscard]] auto begin() const noexcept { return workers_.begin(); }
+    [[nodiscard]] auto end() const noexcept { return workers_.end(); }
+    [[nodiscard]] std::vector<double> speeds() const {
+        std::vector<double> out;
+        for (auto const& w : workers_) out.push_back(w.speed);
+        return out;
+    }
+
+    /// Worker k's status as its request reports it: speeds follow it when load-aware.
+    void report(std::size_t k, worker_status const& s) {
+        if (!load_aware_ || workers_[k].status == s) return;
+        workers_[k].status = s;
+        update_speeds();
+    }
+    /// Worker k's tasks or state changed: it may be idle now.
+    void may_idle(std::size_t k) { maybe_idle_.insert(position_[k]); }
+    /// The start: the next worker round robin from the fastest that holds fewer than `limit(k)` tasks.
+    template <class Limit>
+    std::optional<std::size_t> next_starter(Limit const& limit) {
+        for (std::size_t tried = 0; tried < order_.size(); ++tried) {
+            std::size_t const k = order_[rr_];
+            rr_ = (rr_ + 1) % order_.size();
+            if (workers_[k].count < limit(k)) return k;
+        }
+        return std::nullopt;
+    }
+    /// `serve(k)` for each worker that may be idle, the fastest first, while
+    /// `more()`; a worker `serve` leaves busy is looked at no more until may_idle(k).
+    /// With thousands of workers, a scan of all of them per request or
+    /// submission was the master's cost.
+    template <class More, class Serve>
+    void serve_idle(More const& more, Serve const& serve) {
+        for (auto at = maybe_idle_.begin(); at != maybe_idle_.end() && more();) {
+            bool const still_idle = serve(order_[*at]);
+            at = still_idle ? std::next(at) : maybe_idle_.erase(at);
+        }
+    }
+
+private:
+    void update_speeds() {
+        double slowest = std::numeric_limits<double>::max(), sum = 0.0;
+        auto raw = [&](worker const& w) { return load_aware_ ? w.status.power / w.status.run_queue : w.status.power; };
+        for (auto const& w : workers_) slowest = std::min(slowest, raw(w));
+        for (auto& w : workers_) sum += (w.speed = raw(w) / slowest);
+        for (auto& w : workers_) w.share = w.speed / sum;
+        order_.resize(workers_.size());
+        for (std::size_t k = 0; k < order_.size(); ++k) order_[k] = k;
+        std::ranges::stable_sort(order_,
+                                 [&](std::size_t a, std::size_t b) { return workers_[a].speed > workers_[b].speed; });
+        position_.resize(order_.size());
+        maybe_idle_.clear();
+        for (std::size_t i = 0; i < order_.size(); ++i) {
+            position_[order_[i]] = i;
+            maybe_idle_.insert(maybe_idle_.end(), i);
+        }
+    }
+
+    bool load_aware_;
+    std::vector<worker> workers_;
+    std::vector<std::size_t> order_;    ///< workers by speed, fastest first
+    std::vector<std::size_t> position_; ///< each worker's place in order_
+    std::set<std::size_t> maybe_idle_;  ///< places in order_ of the workers that may be idle (all that are)
+    std::size_t rr_ = 0;
+};
+
 // ---------------------------------------------------------------- master
 
 /// The farm's master client. `Deliver(id, block)` takes a result on the root:
 /// the seconds the task computed (a double), then the result's bytes.
 template <Transport T, class Deliver>
 class farm_master {
+    using state = farm_book::state;
+
 public:
     // pushes_work: every idle worker is looked at by distribute()
     static constexpr master_hooks hooks{
@@ -62,20 +155,8 @@ public:
     farm_master(master_port<T>& port, farm_settings const& fs, std::span<worker_status const> statuses,
                 std::optional<any_policy> const& policy, Deliver deliver)
             : port_(port), fs_(fs), model_(fs.window, fs.r), deliver_(std::move(deliver)),
-              workers_(port.settings().workers()) {
-        auto const& s = port.settings();
-        for (std::size_t k = 0; k < workers_.size(); ++k)
-            workers_[k].status = statuses[static_cast<std::size_t>(s.worker_ranks[k])];
-        update_speeds();
-        if (fs.scheme == farm_scheme_kind::estimates) {
-            std::vector<double> speeds;
-            for (auto const& w : workers_) speeds.push_back(w.speed);
-            sched_.emplace(*fs.estimates, speeds, migration_cost{}); // a task still here moves for nothing
-            placed_.resize(workers_.size());
-            held_.resize(workers_.size());
-            since_.assign(workers_.size(), 0.0);
-            revisions_.resize(workers_.size());
-        }
+              workers_(port.settings(), statuses, fs.load_aware), pending_(workers_.size()) {
+        if (fs.scheme == farm_scheme_kind::estimates) estimates_.emplace(*fs.estimates, workers_.speeds());
         if (fs.scheme == farm_scheme_kind::policy) {
             policy_ = *policy;
             if (!fs.batches) start_sequence(fs.expected_tasks);
@@ -86,11 +167,10 @@ public:
 
     /// A new task: its bytes, its heuristic inputs, its priority. Returns its id.
     std::uint64_t submit(std::vector<std::byte> payload, std::optional<double> cost, double priority) {
-        auto const id = static_cast<std::uint64_t>(tasks_.size());
+        auto const id = static_cast<std::uint64_t>(book_.size());
         if (stopping_) {
-            tasks_.push_back(task{{}, 0.0, priority, -1, state::cancelled});
-            cancelled_.push_back(id);
-            ++resolved_;
+            book_.add(farm_book::task{{}, 0.0, priority, -1, state::queued});
+            book_.cancel(id);
             return id;
         }
         if (id == 0) {
@@ -106,25 +186,25 @@ public:
             heur = *cost;
         } else if (id == 1 && payload.size() != first_size_) {
             by_size_ = true;
-            auto& first = tasks_[0];
+            auto& first = book_[0];
             double const change = static_cast<double>(first_size_) - first.heur; // task 0 is measured again
-            if (first.where == state::queued) queue_heur_ += change;
+            if (first.where == state::queued) book_.requeued_heur(change);
             if (first.where == state::sent) workers_[static_cast<std::size_t>(first.owner)].heur_sum += change;
             first.heur = static_cast<double>(first_size_);
         }
         if (by_size_) heur = static_cast<double>(payload.size());
-        tasks_.push_back(task{std::move(payload), heur, priority, -1, state::queued});
-        if (fs_.scheme == farm_scheme_kind::estimates) {
+        book_.add(farm_book::task{std::move(payload), heur, priority, -1, state::queued});
+        if (estimates_) {
             place(id);
             return id;
         }
         if (fs_.scheme == farm_scheme_kind::kazouris && model_.replies() < fs_.r) {
-            if (auto k = next_starter()) {
+            if (auto k = workers_.next_starter([&](std::size_t w) { return limit(w, fs_.f); })) {
                 send_tasks(*k, std::span(&id, 1));
                 return id;
             }
         }
-        enqueue(id);
+        book_.enqueue(id);
         distribute();
         return id;
     }
@@ -132,17 +212,17 @@ public:
     /// The producer returned: no task will come.
     void finish_production() {
         producing_ = false;
-        if (sequencer_ && !fs_.batches && !stopping_ && tasks_.size() != fs_.expected_tasks)
+        if (sequencer_ && !fs_.batches && !stopping_ && book_.size() != fs_.expected_tasks)
             require(false, "options.expected_tasks", fs_.expected_tasks,
-                    "must equal the number of tasks submitted (" + std::to_string(tasks_.size()) + ")");
+                    "must equal the number of tasks submitted (" + std::to_string(book_.size()) + ")");
         distribute();
         for (std::size_t k = 0; k < workers_.size(); ++k) port_.touch(k);
     }
 
     /// Every task submitted so far has its result, or was cancelled.
-    [[nodiscard]] bool all_resolved() const noexcept { return resolved_ == tasks_.size(); }
+    [[nodiscard]] bool all_resolved() const noexcept { return book_.all_resolved(); }
     [[nodiscard]] bool stopping() const noexcept { return stopping_; }
-    [[nodiscard]] std::vector<std::uint64_t> const& cancelled() const noexcept { return cancelled_; }
+    [[nodiscard]] std::vector<std::uint64_t> const& cancelled() const noexcept { return book_.cancelled(); }
     [[nodiscard]] farm_cost_model const& model() const noexcept { return model_; }
     /// Tasks moved from a busy worker to an idle one (redistribution).
     [[nodiscard]] std::size_t moved() const noexcept { return moved_; }
@@ -162,12 +242,9 @@ public:
     // ---- the protocol core's client
 
     index_t serve(std::size_t k, request const& r) {
-        if (fs_.load_aware && !(workers_[k].status == r.status)) {
-            workers_[k].status = r.status;
-            update_speeds();
-        }
+        workers_.report(k, r.status);
         check_limits();
-        may_idle(k);
+        workers_.may_idle(k);
         distribute();
         return 0; // tasks went out through push_worker, counted there
     }
@@ -190,31 +267,27 @@ public:
     /// A result: [seconds the task computed][the result's bytes].
     void take_result(index_t first, index_t size, std::span<std::byte const> b) {
         auto const id = static_cast<std::uint64_t>(first);
-        if (size != 1 || id >= tasks_.size() || tasks_[id].where != state::sent || b.size() < sizeof(double))
+        if (size != 1 || id >= book_.size() || book_[id].where != state::sent || b.size() < sizeof(double))
             throw error("loopsched: protocol: a result for task " + std::to_string(id) + " that is not running");
         double seconds;
         std::memcpy(&seconds, b.data(), sizeof seconds);
-        auto& t = tasks_[id];
-        auto& w = workers_[static_cast<std::size_t>(t.owner)];
+        auto& t = book_[id];
+        auto const k = static_cast<std::size_t>(t.owner);
+        auto& w = workers_[k];
         --w.count;
         w.heur_sum -= t.heur;
         w.refused = false;
-        may_idle(static_cast<std::size_t>(t.owner));
-        t.where = state::done;
-        ++resolved_;
+        workers_.may_idle(k);
+        book_.finish(id);
         ++results_;
         model_.add(id, t.heur, seconds * w.speed);
-        if (sched_) {
-            auto const k = static_cast<std::size_t>(t.owner);
-            std::erase(held_[k], id);
-            since_[k] = port_.now(); // its next task starts now
-        }
+        if (estimates_) estimates_->finished(k, id, port_.now()); // its next task starts now
         deliver_(id, b); // [seconds][the result's bytes]: a sub-master passes both on
         if (fs_.stop_after_results > 0 && results_ >= fs_.stop_after_results) stop();
     }
 
     void on_message(std::size_t k, kind what, message_view m) {
-        if (what == kind::info && sched_) return revised(k, wire_reader(m.payload).get<farm_revision>());
+        if (what == kind::info && estimates_) return revised(k, wire_reader(m.payload).get<farm_revision>());
         if (what != kind::moved)
             throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) + " in a task farm");
         wire_reader r(m.payload);
@@ -224,131 +297,55 @@ public:
         if (to == dropped_tasks) { // the answer to a cancel
             from.cancelling = false;
             for (std::uint64_t i = 0; i < n; ++i) {
-                auto& t = tasks_.at(r.get<std::uint64_t>());
+                auto const id = r.get<std::uint64_t>();
+                auto const& t = book_.at(id);
                 if (t.where != state::sent) continue;
                 --from.count;
                 from.heur_sum -= t.heur;
-                t.where = state::cancelled;
-                cancelled_.push_back(static_cast<std::uint64_t>(&t - tasks_.data()));
-                ++resolved_;
+                book_.cancel(id);
                 --port_.statistics()[k].iterations;
             }
         } else {
-            auto const j = static_cast<std::size_t>(to);
-            if (j >= workers_.size() || !from.donating)
-                throw error("loopsched: protocol: a transfer nobody asked for (rank " + std::to_string(m.source) + ")");
-            from.donating = false;
-            workers_[j].receiving = false;
-            --transfers_;
-            if (n == 0)
-                from.refused = true;
-            else
-                ++port_.statistics()[j].chunks;
-            moved_ += n;
-            for (std::uint64_t i = 0; i < n; ++i) {
-                auto const id = r.get<std::uint64_t>();
-                auto& t = tasks_.at(id);
-                if (t.where != state::sent) continue; // already answered: it counted against the donor
-                --from.count;
-                from.heur_sum -= t.heur;
-                ++workers_[j].count;
-                workers_[j].heur_sum += t.heur;
-                t.owner = static_cast<int>(j);
-                --port_.statistics()[k].iterations;
-                ++port_.statistics()[j].iterations;
-            }
-            port_.touch(j);
-            may_idle(j);
+            moved(k, static_cast<std::size_t>(to), n, r, m.source);
         }
         port_.touch(k);
-        may_idle(k);
+        workers_.may_idle(k);
         distribute();
     }
 
 private:
-    enum class state : std::uint8_t { queued, sent, done, cancelled };
-    struct task {
-        std::vector<std::byte> payload; ///< until sent
-        double heur = 0.0;
-        double priority = 0.0;
-        int owner = -1;
-        state where = state::queued;
-    };
-    struct worker {
-        worker_status status{};
-        double speed = 1.0; ///< nSpeed: relative to the slowest worker
-        double share = 1.0; ///< w(W): speed over the sum of speeds
-        std::size_t count = 0;
-        double heur_sum = 0.0;
-        bool donating = false, receiving = false, cancelling = false, refused = false;
-    };
-
-    void update_speeds() {
-        double slowest = std::numeric_limits<double>::max(), sum = 0.0;
-        auto raw = [&](worker const& w) {
-            return fs_.load_aware ? w.status.power / w.status.run_queue : w.status.power;
-        };
-        for (auto const& w : workers_) slowest = std::min(slowest, raw(w));
-        for (auto& w : workers_) sum += (w.speed = raw(w) / slowest);
-        for (auto& w : workers_) w.share = w.speed / sum;
-        order_.resize(workers_.size());
-        for (std::size_t k = 0; k < order_.size(); ++k) order_[k] = k;
-        std::ranges::stable_sort(order_,
-                                 [&](std::size_t a, std::size_t b) { return workers_[a].speed > workers_[b].speed; });
-        position_.resize(order_.size());
-        maybe_idle_.clear();
-        for (std::size_t i = 0; i < order_.size(); ++i) {
-            position_[order_[i]] = i;
-            maybe_idle_.insert(maybe_idle_.end(), i);
+    /// Worker k's answer to a transfer (4.6): n tasks moved to worker j.
+    void moved(std::size_t k, std::size_t j, std::uint64_t n, wire_reader& r, int source) {
+        auto& from = workers_[k];
+        if (j >= workers_.size() || !from.donating)
+            throw error("loopsched: protocol: a transfer nobody asked for (rank " + std::to_string(source) + ")");
+        from.donating = false;
+        workers_[j].receiving = false;
+        --transfers_;
+        if (n == 0)
+            from.refused = true;
+        else
+            ++port_.statistics()[j].chunks;
+        moved_ += n;
+        for (std::uint64_t i = 0; i < n; ++i) {
+            auto const id = r.get<std::uint64_t>();
+            auto& t = book_.at(id);
+            if (t.where != state::sent) continue; // already answered: it counted against the donor
+            --from.count;
+            from.heur_sum -= t.heur;
+            ++workers_[j].count;
+            workers_[j].heur_sum += t.heur;
+            t.owner = static_cast<int>(j);
+            --port_.statistics()[k].iterations;
+            ++port_.statistics()[j].iterations;
         }
-    }
-    /// Worker k's tasks or state changed: it may be idle now.
-    void may_idle(std::size_t k) { maybe_idle_.insert(position_[k]); }
-
-    /// The start: the next worker round robin from the fastest that holds fewer than f tasks.
-    std::optional<std::size_t> next_starter() {
-        for (std::size_t tried = 0; tried < order_.size(); ++tried) {
-            std::size_t const k = order_[rr_];
-            rr_ = (rr_ + 1) % order_.size();
-            if (workers_[k].count < limit(k, fs_.f)) return k;
-        }
-        return std::nullopt;
+        port_.touch(j);
+        workers_.may_idle(j);
     }
 
-    /// The master's queue, best last: priority, then creation order (the
-    /// oldest best) until the model is ready, then heur: the largest estimate
-    /// is at the high end of heur when lambda >= 0, else at the low end, so a
-    /// refit that flips lambda's sign changes only which end is taken.
-    using queue_key = std::tuple<double, double, std::uint64_t>;
-    [[nodiscard]] queue_key key_of(std::uint64_t id) const {
-        auto const& t = tasks_[id];
-        if (!by_heur_) return {t.priority, -static_cast<double>(id), ~id};
-        return {t.priority, t.heur, ~id};
-    }
-    void enqueue(std::uint64_t id) {
-        queue_.insert(key_of(id));
-        queue_heur_ += tasks_[id].heur;
-    }
-    /// Once the model is ready (kazouris only), the queue is keyed by heur: rebuilt once.
-    void rekey() {
-        if (by_heur_ || fs_.scheme != farm_scheme_kind::kazouris || !model_.ready()) return;
-        by_heur_ = true;
-        std::set<queue_key> fresh;
-        for (auto const& e : queue_) fresh.insert(key_of(~std::get<2>(e)));
-        queue_ = std::move(fresh);
-    }
-    std::uint64_t take_best() {
-        auto best = std::prev(queue_.end());
-        if (by_heur_ && model_.lambda() < 0.0) // the smallest heur among the highest priority
-            best = queue_.lower_bound(
-                    queue_key{std::get<0>(*best), -std::numeric_limits<double>::infinity(), std::uint64_t{0}});
-        auto const id = ~std::get<2>(*best);
-        queue_.erase(best);
-        queue_heur_ -= tasks_[id].heur;
-        return id;
-    }
     /// Orders a worker's tasks as the model's estimates do (a linear model: by heur, up or down).
     [[nodiscard]] double ordering(double heur) const noexcept { return model_.lambda() >= 0.0 ? heur : -heur; }
+    std::uint64_t take_best() { return book_.take_best(model_.lambda() < 0.0); }
 
     /// Sends tasks `ids` to worker k in one message.
     void send_tasks(std::size_t k, std::span<std::uint64_t const> ids) {
@@ -356,13 +353,12 @@ private:
         w.put(static_cast<std::uint64_t>(ids.size()));
         auto& wk = workers_[k];
         for (auto const id : ids) {
-            auto& t = tasks_[id];
+            auto& t = book_[id];
             double key = fs_.scheme == farm_scheme_kind::kazouris && model_.ready() ? ordering(t.heur)
                                                                                     : -static_cast<double>(id);
-            if (sched_) { // largest estimate first
+            if (estimates_) { // largest estimate first
                 key = estimate(id);
-                if (wk.count == 0) since_[k] = port_.now();
-                held_[k].push_back(id);
+                estimates_->sent(k, id, wk.count == 0, port_.now());
             }
             write_task(w, farm_task_header{id, t.heur, t.priority, key, t.payload.size()}, t.payload);
             std::vector<std::byte>().swap(t.payload);
@@ -391,25 +387,23 @@ private:
     /// Gives idle workers work: from the master's queue, else by redistribution.
     void distribute() {
         if (stopping_ || distributing_) return;
-        if (sched_) return feed_all();
+        if (estimates_) return feed_all();
         distributing_ = true;
-        rekey();
-        // The fastest idle first. Only workers that may be idle are looked at,
-        // and none once nothing is left to give: with thousands of workers, a
-        // scan of all of them per request or submission was the master's cost.
+        if (fs_.scheme == farm_scheme_kind::kazouris && model_.ready()) book_.order_by_heur();
+        // The fastest idle first; none once nothing is left to give.
         bool const redistributing = fs_.scheme == farm_scheme_kind::kazouris && fs_.redistribute && !producing_;
-        for (auto at = maybe_idle_.begin(); at != maybe_idle_.end() && (!queue_.empty() || redistributing);) {
-            std::size_t const k = order_[*at];
-            while (idle(k)) {
-                if (!queue_.empty()) {
-                    if (!give_from_queue(k)) break;
-                } else {
-                    if (redistributing) try_redistribute(k);
-                    break;
-                }
-            }
-            at = idle(k) ? std::next(at) : maybe_idle_.erase(at);
-        }
+        workers_.serve_idle([&] { return !book_.queue_empty() || redistributing; },
+                            [&](std::size_t k) {
+                                while (idle(k)) {
+                                    if (!book_.queue_empty()) {
+                                        if (!give_from_queue(k)) break;
+                                    } else {
+                                        if (redistributing) try_redistribute(k);
+                                        break;
+                                    }
+                                }
+                                return idle(k);
+                            });
         distributing_ = false;
     }
 
@@ -418,45 +412,49 @@ private:
         std::vector<std::uint64_t> ids;
         switch (fs_.scheme) {
         case farm_scheme_kind::estimates: return false; // its tasks never enter the queue (place())
-        case farm_scheme_kind::self_scheduling: // a group's free places in one message
-            do
-                ids.push_back(take_best());
-            while (!fs_.capacity.empty() && !queue_.empty() && workers_[k].count + ids.size() < limit(k, 1));
+        case farm_scheme_kind::self_scheduling:         // a group's free places in one message
+            do ids.push_back(take_best());
+            while (!fs_.capacity.empty() && !book_.queue_empty() && workers_[k].count + ids.size() < limit(k, 1));
             break;
-        case farm_scheme_kind::policy: {
-            if (!pending_[k] && fs_.batches && (!sequencer_ || sequencer_->done()))
-                start_sequence(queue_.size()); // the tasks at hand, as a loop of their own
-            if (!pending_[k]) {
-                if (sequencer_->done()) { // more tasks than expected_tasks (a wait_all cut a chunk): one each
-                    ids.push_back(take_best());
-                    break;
-                }
-                request const asking{k, workers_[k].status, {}};
-                pending_[k] = sequencer_->next(asking);
-                if (!pending_[k]) return false; // left out for now
-            }
-            auto const size = static_cast<std::size_t>(pending_[k]->size);
-            if (queue_.size() < size && producing_ && !flushing_) return false; // its tasks are not all created yet
-            for (std::size_t i = 0; i < size && !queue_.empty(); ++i) ids.push_back(take_best());
-            pending_[k].reset();
+        case farm_scheme_kind::policy:
+            if (!chunk_for(k, ids)) return false;
             break;
-        }
         case farm_scheme_kind::kazouris:
             if (!model_.ready()) { // no estimates yet: fill up to f, oldest first
-                while (ids.size() + workers_[k].count < limit(k, fs_.f) && !queue_.empty())
+                while (ids.size() + workers_[k].count < limit(k, fs_.f) && !book_.queue_empty())
                     ids.push_back(take_best());
             } else {
                 double const amount = workers_[k].share * estimated_total();
                 double sum = 0.0;
-                while (!queue_.empty() && (ids.empty() || sum < amount)) {
+                while (!book_.queue_empty() && (ids.empty() || sum < amount)) {
                     ids.push_back(take_best());
-                    sum += model_.estimate(tasks_[ids.back()].heur);
+                    sum += model_.estimate(book_[ids.back()].heur);
                 }
             }
             break;
         }
         if (ids.empty()) return false;
         send_tasks(k, ids);
+        return true;
+    }
+
+    /// A chunk policy's next chunk of tasks for worker k; false if it must wait.
+    bool chunk_for(std::size_t k, std::vector<std::uint64_t>& ids) {
+        if (!pending_[k] && fs_.batches && (!sequencer_ || sequencer_->done()))
+            start_sequence(book_.queued()); // the tasks at hand, as a loop of their own
+        if (!pending_[k]) {
+            if (sequencer_->done()) { // more tasks than expected_tasks (a wait_all cut a chunk): one each
+                ids.push_back(take_best());
+                return true;
+            }
+            request const asking{k, workers_[k].status, {}};
+            pending_[k] = sequencer_->next(asking);
+            if (!pending_[k]) return false; // left out for now
+        }
+        auto const size = static_cast<std::size_t>(pending_[k]->size);
+        if (book_.queued() < size && producing_ && !flushing_) return false; // its tasks are not all created yet
+        for (std::size_t i = 0; i < size && !book_.queue_empty(); ++i) ids.push_back(take_best());
+        pending_[k].reset();
         return true;
     }
 
@@ -468,11 +466,11 @@ private:
 
     /// (4.1) over the master's queue and every worker's.
     [[nodiscard]] double estimated_total() const {
-        double total = model_.total(queue_heur_, static_cast<double>(queue_.size()));
+        double total = model_.total(book_.queued_heur(), static_cast<double>(book_.queued()));
         for (auto const& w : workers_) total += finish_normalized(w);
         return total;
     }
-    [[nodiscard]] double finish_normalized(worker const& w) const {
+    [[nodiscard]] double finish_normalized(farm_workers::worker const& w) const {
         return model_.total(w.heur_sum, static_cast<double>(w.count));
     }
 
@@ -512,95 +510,51 @@ private:
         port_.touch(to); // it will hear from the donor, not from the master
     }
 
-    // ---- the estimates scheme (seed 002): every new task is placed on a
-    // worker at once by the rule; it waits at the master, on that worker's
-    // list, until the worker holds fewer than estimates_ahead tasks. The
-    // board is rebuilt from what the master knows before each decision.
+    // ---- the estimates scheme (seed 002), its state in farm_estimates
 
     /// A task's estimate rho in speed-1 seconds: the fitted model's (on the
     /// user's cost, else the size or creation order) once ready; before it,
     /// the user's cost as it is, else 1.
     [[nodiscard]] double estimate(std::uint64_t id) const {
-        if (model_.ready()) return model_.estimate(tasks_[id].heur);
-        return with_cost_ ? tasks_[id].heur : 1.0;
+        if (model_.ready()) return model_.estimate(book_[id].heur);
+        return with_cost_ ? book_[id].heur : 1.0;
     }
-    /// Worker k's entry: its running task taken as the largest it holds
-    /// (workers run largest first), started at its last reply (t_s), unless
-    /// the task told its remaining work since (this_task::estimate).
-    void refresh(std::size_t k) {
-        std::vector<estimated_task> ready;
-        std::optional<double> running;
-        std::uint64_t running_id = 0;
-        double started = since_[k];
-        for (auto const id : held_[k])
-            if (!running || estimate(id) > *running) {
-                running = estimate(id);
-                running_id = id;
-            }
-        if (auto const& r = revisions_[k]; r && std::ranges::find(held_[k], r->id) != held_[k].end()) {
-            running_id = r->id;
-            running = r->rho;
-            started = r->at;
-        }
-        for (auto const id : held_[k])
-            if (id != running_id) ready.push_back({id, estimate(id), 0.0});
-        for (auto const id : placed_[k]) ready.push_back({id, estimate(id), 0.0});
-        sched_->board().report(k, running, std::move(ready), started);
+    [[nodiscard]] auto rho() const {
+        return [this](std::uint64_t id) { return estimate(id); };
     }
-    void refresh_all() {
-        for (std::size_t k = 0; k < workers_.size(); ++k) refresh(k);
+    /// A move of a task still at the master.
+    void relisted(task_move const& m) {
+        book_[m.id].owner = static_cast<int>(m.to);
+        ++moved_;
     }
-    /// Rule 1 (or a baseline's choice) for a new task.
     void place(std::uint64_t id) {
-        refresh_all();
-        std::size_t const k = sched_->place(estimate(id), port_.now());
-        tasks_[id].owner = static_cast<int>(k);
-        placed_[k].push_back(id);
+        std::size_t const k = estimates_->place(id, rho(), port_.now());
+        book_[id].owner = static_cast<int>(k);
         feed(k);
     }
     /// Worker k gets its largest placed tasks until it holds estimates_ahead.
     void feed(std::size_t k) {
-        while (workers_[k].count < limit(k, estimates_ahead) && !placed_[k].empty()) {
-            auto const best = std::ranges::max_element(placed_[k], {}, [&](std::uint64_t id) { return estimate(id); });
-            std::uint64_t const id = *best;
-            placed_[k].erase(best);
-            send_tasks(k, std::span(&id, 1));
-        }
+        while (workers_[k].count < limit(k, estimates_ahead))
+            if (auto const id = estimates_->take_next(k, rho()))
+                send_tasks(k, std::span(&*id, 1));
+            else
+                break;
     }
     /// Worker k's running task revised its estimate (rule 3): the tasks
     /// placed on k and still here are placed again, and moved for nothing.
     void revised(std::size_t k, farm_revision const& r) {
         if (k >= workers_.size() || stopping_) return;
-        double const rho = model_.ready() ? model_.estimate(r.remaining) : r.remaining;
-        revisions_[k] = revision{r.id, rho, port_.now()};
-        refresh_all();
-        auto const here = [&](std::size_t from, estimated_task const& t) {
-            return std::ranges::find(placed_[from], t.id) != placed_[from].end();
-        };
-        for (auto const& m : sched_->revised(k, port_.now(), here)) {
-            std::erase(placed_[m.from], m.id);
-            tasks_[m.id].owner = static_cast<int>(m.to);
-            placed_[m.to].push_back(m.id);
-            ++moved_;
-        }
+        double const remaining = model_.ready() ? model_.estimate(r.remaining) : r.remaining;
+        for (auto const& m : estimates_->revised(k, r.id, remaining, rho(), port_.now())) relisted(m);
         distribute();
     }
-
-    /// Every worker fed; under D_LPT, an idle one pulls (rule 4) the
-    /// lowest-priority task placed on the most loaded worker and not yet sent.
+    /// Every worker fed; an idle one may pull (rule 4).
     void feed_all() {
         for (std::size_t k = 0; k < workers_.size(); ++k) {
             feed(k);
-            if (!sched_->dlpt_rules() || workers_[k].count > 0) continue;
-            refresh_all();
-            auto const movable = [&](std::size_t from, estimated_task const& t) {
-                return std::ranges::find(placed_[from], t.id) != placed_[from].end();
-            };
-            if (auto const m = sched_->idle(k, port_.now(), movable)) {
-                std::erase(placed_[m->from], m->id);
-                tasks_[m->id].owner = static_cast<int>(k);
-                placed_[k].push_back(m->id);
-                ++moved_;
+            if (workers_[k].count > 0) continue;
+            if (auto const m = estimates_->pull(k, rho(), port_.now())) {
+                relisted(*m);
                 feed(k);
             }
         }
@@ -609,24 +563,9 @@ private:
     /// The target or the time limit was reached: tasks not started are cancelled.
     void stop() {
         stopping_ = true;
-        for (auto& placed : placed_) { // placed but not sent: cancelled here
-            for (auto const id : placed) {
-                tasks_[id].where = state::cancelled;
-                std::vector<std::byte>().swap(tasks_[id].payload);
-                cancelled_.push_back(id);
-                ++resolved_;
-            }
-            placed.clear();
-        }
-        queue_heur_ = 0.0;
-        for (auto const& e : queue_) {
-            auto const id = ~std::get<2>(e);
-            tasks_[id].where = state::cancelled;
-            std::vector<std::byte>().swap(tasks_[id].payload);
-            cancelled_.push_back(id);
-            ++resolved_;
-        }
-        queue_.clear();
+        if (estimates_) // placed but not sent: cancelled here
+            for (auto const id : estimates_->take_placed()) book_.cancel(id);
+        book_.cancel_queue();
         for (std::size_t k = 0; k < workers_.size(); ++k) {
             if (workers_[k].count == 0 && !workers_[k].receiving) continue;
             workers_[k].cancelling = true;
@@ -639,29 +578,13 @@ private:
     farm_settings const& fs_;
     farm_cost_model model_;
     Deliver deliver_;
-    std::vector<worker> workers_;
-    std::vector<std::size_t> order_;    ///< workers by speed, fastest first
-    std::vector<std::size_t> position_; ///< each worker's place in order_
-    std::set<std::size_t> maybe_idle_;  ///< places in order_ of the workers that may be idle (all that are)
-    std::size_t rr_ = 0;
-    std::vector<task> tasks_;
-    std::set<queue_key> queue_;
-    double queue_heur_ = 0.0; ///< the sum of heur over the queue, for (4.1)
-    bool by_heur_ = false;
-    std::vector<std::optional<chunk>> pending_ = std::vector<std::optional<chunk>>(workers_.size());
+    farm_book book_;
+    farm_workers workers_;
+    std::vector<std::optional<chunk>> pending_;
     std::optional<any_policy> policy_;
     std::optional<chunk_sequencer<any_policy>> sequencer_;
-    std::optional<estimate_scheduler> sched_;        ///< the estimates scheme's load table and rules
-    std::vector<std::vector<std::uint64_t>> placed_; ///< placed on a worker, still at the master
-    std::vector<std::vector<std::uint64_t>> held_;   ///< sent to a worker, no result yet
-    std::vector<double> since_;                      ///< t_s: when a worker's running task started
-    struct revision {
-        std::uint64_t id = 0;
-        double rho = 0.0, at = 0.0;
-    };
-    std::vector<std::optional<revision>> revisions_; ///< each worker's last this_task::estimate
-    std::vector<std::uint64_t> cancelled_;
-    std::size_t resolved_ = 0, results_ = 0, transfers_ = 0, first_size_ = 0, moved_ = 0;
+    std::optional<farm_estimates> estimates_;
+    std::size_t results_ = 0, transfers_ = 0, first_size_ = 0, moved_ = 0;
     bool with_cost_ = false, by_size_ = false, producing_ = true, stopping_ = false, distributing_ = false,
          flushing_ = false;
     double started_ = 0.0;
