@@ -32,6 +32,7 @@
 #include <loopsched/runtime/farm_estimates.hpp>
 #include <loopsched/runtime/farm_model.hpp>
 #include <loopsched/runtime/farm_worker.hpp>
+#include <loopsched/runtime/farm_workers.hpp>
 #include <loopsched/runtime/profile.hpp>
 #include <loopsched/schedule.hpp>
 #include <loopsched/this_task.hpp>
@@ -50,95 +51,6 @@
 
 namespace loopsched::detail {
 
-/// A farm master's view of its workers: what each holds, its speed and share
-/// (nSpeed and w(W)), the order fastest first, and which may be idle.
-class farm_workers {
-public:
-    struct worker {
-        worker_status status{};
-        double speed = 1.0; ///< nSpeed: relative to the slowest worker
-        double share = 1.0; ///< w(W): speed over the sum of speeds
-        std::size_t count = 0;
-        double heur_sum = 0.0;
-        bool donating = false, receiving = false, cancelling = false, refused = false;
-    };
-
-    /// `statuses`: by rank; `load_aware`: speeds from V/Q, else V.
-    farm_workers(runtime_settings const& s, std::span<worker_status const> statuses, bool load_aware)
-            : load_aware_(load_aware), workers_(s.workers()) {
-        for (std::size_t k = 0; k < workers_.size(); ++k)
-            workers_[k].status = statuses[static_cast<std::size_t>(s.worker_ranks[k])];
-        update_speeds();
-    }
-
-    [[nodiscard]] worker& operator[](std::size_t k) noexcept { return workers_[k]; }
-    [[nodiscard]] worker const& operator[](std::size_t k) const noexcept { return workers_[k]; }
-    [[nodiscard]] std::size_t size() const noexcept { return workers_.size(); }
-    [[nodiscard]] auto begin() const noexcept { return workers_.begin(); }
-    [[nodiscard]] auto end() const noexcept { return workers_.end(); }
-    [[nodiscard]] std::vector<double> speeds() const {
-        std::vector<double> out;
-        for (auto const& w : workers_) out.push_back(w.speed);
-        return out;
-    }
-
-    /// Worker k's status as its request reports it: speeds follow it when load-aware.
-    void report(std::size_t k, worker_status const& s) {
-        if (!load_aware_ || workers_[k].status == s) return;
-        workers_[k].status = s;
-        update_speeds();
-    }
-    /// Worker k's tasks or state changed: it may be idle now.
-    void may_idle(std::size_t k) { maybe_idle_.insert(position_[k]); }
-    /// The start: the next worker round robin from the fastest that holds fewer than `limit(k)` tasks.
-    template <class Limit>
-    std::optional<std::size_t> next_starter(Limit const& limit) {
-        for (std::size_t tried = 0; tried < order_.size(); ++tried) {
-            std::size_t const k = order_[rr_];
-            rr_ = (rr_ + 1) % order_.size();
-            if (workers_[k].count < limit(k)) return k;
-        }
-        return std::nullopt;
-    }
-    /// `serve(k)` for each worker that may be idle, the fastest first, while
-    /// `more()`; a worker `serve` leaves busy is looked at no more until may_idle(k).
-    /// With thousands of workers, a scan of all of them per request or
-    /// submission was the master's cost.
-    template <class More, class Serve>
-    void serve_idle(More const& more, Serve const& serve) {
-        for (auto at = maybe_idle_.begin(); at != maybe_idle_.end() && more();) {
-            bool const still_idle = serve(order_[*at]);
-            at = still_idle ? std::next(at) : maybe_idle_.erase(at);
-        }
-    }
-
-private:
-    void update_speeds() {
-        double slowest = std::numeric_limits<double>::max(), sum = 0.0;
-        auto raw = [&](worker const& w) { return load_aware_ ? w.status.power / w.status.run_queue : w.status.power; };
-        for (auto const& w : workers_) slowest = std::min(slowest, raw(w));
-        for (auto& w : workers_) sum += (w.speed = raw(w) / slowest);
-        for (auto& w : workers_) w.share = w.speed / sum;
-        order_.resize(workers_.size());
-        for (std::size_t k = 0; k < order_.size(); ++k) order_[k] = k;
-        std::ranges::stable_sort(order_,
-                                 [&](std::size_t a, std::size_t b) { return workers_[a].speed > workers_[b].speed; });
-        position_.resize(order_.size());
-        maybe_idle_.clear();
-        for (std::size_t i = 0; i < order_.size(); ++i) {
-            position_[order_[i]] = i;
-            maybe_idle_.insert(maybe_idle_.end(), i);
-        }
-    }
-
-    bool load_aware_;
-    std::vector<worker> workers_;
-    std::vector<std::size_t> order_;    ///< workers by speed, fastest first
-    std::vector<std::size_t> position_; ///< each worker's place in order_
-    std::set<std::size_t> maybe_idle_;  ///< places in order_ of the workers that may be idle (all that are)
-    std::size_t rr_ = 0;
-};
-
 // ---------------------------------------------------------------- master
 
 /// The farm's master client. `Deliver(id, block)` takes a result on the root:
@@ -155,13 +67,14 @@ public:
     farm_master(master_port<T>& port, farm_settings const& fs, std::span<worker_status const> statuses,
                 std::optional<any_policy> const& policy, Deliver deliver)
             : port_(port), fs_(fs), model_(fs.window, fs.r), deliver_(std::move(deliver)),
-              workers_(port.settings(), statuses, fs.load_aware), pending_(workers_.size()) {
+              workers_(port.settings(), statuses, fs.load_aware), redistribution_(port, fs, model_, workers_) {
         if (fs.scheme == farm_scheme_kind::estimates) estimates_.emplace(*fs.estimates, workers_.speeds());
-        if (fs.scheme == farm_scheme_kind::policy) {
-            policy_ = *policy;
-            if (!fs.batches) start_sequence(fs.expected_tasks);
-        }
+        if (fs.scheme == farm_scheme_kind::policy) chunks_.emplace(*policy, workers_, fs.batches, fs.expected_tasks);
     }
+
+    // Its parts hold references to each other (the workers, the model): it stays where it was made.
+    farm_master(farm_master const&) = delete;
+    farm_master& operator=(farm_master const&) = delete;
 
     // ---- what the producer does (through the task_farm handle)
 
@@ -212,7 +125,7 @@ public:
     /// The producer returned: no task will come.
     void finish_production() {
         producing_ = false;
-        if (sequencer_ && !fs_.batches && !stopping_ && book_.size() != fs_.expected_tasks)
+        if (chunks_ && !fs_.batches && !stopping_ && book_.size() != fs_.expected_tasks)
             require(false, "options.expected_tasks", fs_.expected_tasks,
                     "must equal the number of tasks submitted (" + std::to_string(book_.size()) + ")");
         distribute();
@@ -248,7 +161,7 @@ public:
         distribute();
         return 0; // tasks went out through push_worker, counted there
     }
-    [[nodiscard]] bool done() const noexcept { return !producing_ && all_resolved() && transfers_ == 0; }
+    [[nodiscard]] bool done() const noexcept { return !producing_ && all_resolved() && !redistribution_.under_way(); }
     [[nodiscard]] bool holds(std::size_t k) const noexcept {
         auto const& w = workers_[k];
         return w.count > 0 || w.donating || w.receiving || w.cancelling;
@@ -306,7 +219,7 @@ public:
                 --port_.statistics()[k].iterations;
             }
         } else {
-            moved(k, static_cast<std::size_t>(to), n, r, m.source);
+            moved_ += redistribution_.answered(k, static_cast<std::size_t>(to), n, r, m.source, book_);
         }
         port_.touch(k);
         workers_.may_idle(k);
@@ -314,35 +227,6 @@ public:
     }
 
 private:
-    /// Worker k's answer to a transfer (4.6): n tasks moved to worker j.
-    void moved(std::size_t k, std::size_t j, std::uint64_t n, wire_reader& r, int source) {
-        auto& from = workers_[k];
-        if (j >= workers_.size() || !from.donating)
-            throw error("loopsched: protocol: a transfer nobody asked for (rank " + std::to_string(source) + ")");
-        from.donating = false;
-        workers_[j].receiving = false;
-        --transfers_;
-        if (n == 0)
-            from.refused = true;
-        else
-            ++port_.statistics()[j].chunks;
-        moved_ += n;
-        for (std::uint64_t i = 0; i < n; ++i) {
-            auto const id = r.get<std::uint64_t>();
-            auto& t = book_.at(id);
-            if (t.where != state::sent) continue; // already answered: it counted against the donor
-            --from.count;
-            from.heur_sum -= t.heur;
-            ++workers_[j].count;
-            workers_[j].heur_sum += t.heur;
-            t.owner = static_cast<int>(j);
-            --port_.statistics()[k].iterations;
-            ++port_.statistics()[j].iterations;
-        }
-        port_.touch(j);
-        workers_.may_idle(j);
-    }
-
     /// Orders a worker's tasks as the model's estimates do (a linear model: by heur, up or down).
     [[nodiscard]] double ordering(double heur) const noexcept { return model_.lambda() >= 0.0 ? heur : -heur; }
     std::uint64_t take_best() { return book_.take_best(model_.lambda() < 0.0); }
@@ -398,7 +282,7 @@ private:
                                     if (!book_.queue_empty()) {
                                         if (!give_from_queue(k)) break;
                                     } else {
-                                        if (redistributing) try_redistribute(k);
+                                        if (redistributing) redistribution_.ask(k);
                                         break;
                                     }
                                 }
@@ -416,15 +300,19 @@ private:
             do ids.push_back(take_best());
             while (!fs_.capacity.empty() && !book_.queue_empty() && workers_[k].count + ids.size() < limit(k, 1));
             break;
-        case farm_scheme_kind::policy:
-            if (!chunk_for(k, ids)) return false;
+        case farm_scheme_kind::policy: {
+            auto const count = chunks_->next(k, book_.queued(), producing_ && !flushing_);
+            if (!count) return false;
+            for (std::size_t i = 0; i < *count && !book_.queue_empty(); ++i) ids.push_back(take_best());
             break;
+        }
         case farm_scheme_kind::kazouris:
             if (!model_.ready()) { // no estimates yet: fill up to f, oldest first
                 while (ids.size() + workers_[k].count < limit(k, fs_.f) && !book_.queue_empty())
                     ids.push_back(take_best());
             } else {
-                double const amount = workers_[k].share * estimated_total();
+                double const amount =
+                        workers_[k].share * redistribution_.estimated_total(book_.queued_heur(), book_.queued());
                 double sum = 0.0;
                 while (!book_.queue_empty() && (ids.empty() || sum < amount)) {
                     ids.push_back(take_best());
@@ -436,78 +324,6 @@ private:
         if (ids.empty()) return false;
         send_tasks(k, ids);
         return true;
-    }
-
-    /// A chunk policy's next chunk of tasks for worker k; false if it must wait.
-    bool chunk_for(std::size_t k, std::vector<std::uint64_t>& ids) {
-        if (!pending_[k] && fs_.batches && (!sequencer_ || sequencer_->done()))
-            start_sequence(book_.queued()); // the tasks at hand, as a loop of their own
-        if (!pending_[k]) {
-            if (sequencer_->done()) { // more tasks than expected_tasks (a wait_all cut a chunk): one each
-                ids.push_back(take_best());
-                return true;
-            }
-            request const asking{k, workers_[k].status, {}};
-            pending_[k] = sequencer_->next(asking);
-            if (!pending_[k]) return false; // left out for now
-        }
-        auto const size = static_cast<std::size_t>(pending_[k]->size);
-        if (book_.queued() < size && producing_ && !flushing_) return false; // its tasks are not all created yet
-        for (std::size_t i = 0; i < size && !book_.queue_empty(); ++i) ids.push_back(take_best());
-        pending_[k].reset();
-        return true;
-    }
-
-    void start_sequence(std::size_t tasks) {
-        loop_info info{static_cast<index_t>(tasks), workers_.size(), {}};
-        for (auto const& w : workers_) info.status.push_back(w.status);
-        sequencer_.emplace(*policy_, std::move(info));
-    }
-
-    /// (4.1) over the master's queue and every worker's.
-    [[nodiscard]] double estimated_total() const {
-        double total = model_.total(book_.queued_heur(), static_cast<double>(book_.queued()));
-        for (auto const& w : workers_) total += finish_normalized(w);
-        return total;
-    }
-    [[nodiscard]] double finish_normalized(farm_workers::worker const& w) const {
-        return model_.total(w.heur_sum, static_cast<double>(w.count));
-    }
-
-    /// Redistribution (4.2)-(4.6): asks the busy worker estimated to finish
-    /// last to move work to idle worker `to`.
-    void try_redistribute(std::size_t to) {
-        double all = 0.0;
-        for (auto const& w : workers_) all += finish_normalized(w);
-        std::optional<std::size_t> busiest;
-        double latest = -1.0;
-        for (std::size_t k = 0; k < workers_.size(); ++k) {
-            auto const& w = workers_[k];
-            if (k == to || w.count <= 1 || w.donating || w.receiving || w.refused || w.cancelling) continue;
-            double const finish = finish_normalized(w) / w.speed; // (4.2)
-            if (finish > latest) {
-                latest = finish;
-                busiest = k;
-            }
-        }
-        if (!busiest) return;
-        auto& b = workers_[*busiest];
-        auto& idle_one = workers_[to];
-        double const share = idle_one.share * all;                                              // (4.3)
-        if (fs_.gain * finish_normalized(b) > share) return;                                    // (4.4)
-        double const fair = finish_normalized(b) * idle_one.speed / (b.speed + idle_one.speed); // (4.5)
-        farm_transfer const ask{std::min(share, fair),                                          // (4.6)
-                                static_cast<std::int64_t>(port_.settings().worker_ranks[to]),
-                                static_cast<std::uint64_t>(to),
-                                model_.lambda(),
-                                model_.h(),
-                                model_.nc(),
-                                model_.ready() ? 1u : 0u};
-        b.donating = true;
-        idle_one.receiving = true;
-        ++transfers_;
-        port_.send_worker(*busiest, kind::transfer, std::as_bytes(std::span(&ask, 1)));
-        port_.touch(to); // it will hear from the donor, not from the master
     }
 
     // ---- the estimates scheme (seed 002), its state in farm_estimates
@@ -580,11 +396,10 @@ private:
     Deliver deliver_;
     farm_book book_;
     farm_workers workers_;
-    std::vector<std::optional<chunk>> pending_;
-    std::optional<any_policy> policy_;
-    std::optional<chunk_sequencer<any_policy>> sequencer_;
+    farm_redistribution<T> redistribution_;
+    std::optional<farm_chunks> chunks_;
     std::optional<farm_estimates> estimates_;
-    std::size_t results_ = 0, transfers_ = 0, first_size_ = 0, moved_ = 0;
+    std::size_t results_ = 0, first_size_ = 0, moved_ = 0;
     bool with_cost_ = false, by_size_ = false, producing_ = true, stopping_ = false, distributing_ = false,
          flushing_ = false;
     double started_ = 0.0;
