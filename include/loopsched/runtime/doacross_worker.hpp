@@ -1,13 +1,14 @@
 // The DOACROSS worker's client of the protocol core (seed 003, sections
 // 4.3-4.4): a chunk runs tile by tile along u_s, each tile waiting for the
-// previous chunk's communication sets it needs; its own sets are buffered
-// until the next chunk's holder is known, then sent in one message per flush.
+// previous chunk's communication sets it needs (runtime/doacross_sets.hpp
+// receives them, and buffers and sends the chunk's own).
 // A worker stalled on a slower predecessor may ask to take the next chunk too.
 #pragma once
 
 #include <loopsched/error.hpp>
 #include <loopsched/runtime/core.hpp>
 #include <loopsched/runtime/doacross_geometry.hpp>
+#include <loopsched/runtime/doacross_sets.hpp>
 #include <loopsched/runtime/profile.hpp>
 #include <loopsched/schedule.hpp>
 #include <loopsched/space/window.hpp>
@@ -36,7 +37,7 @@ public:
                     index_t& interval)
             : port_(port), geo_(geometry), profile_(profile), body_(body), fields_(fields), root_results_(root_results),
               gather_(gather), extend_when_waiting_(extend_when_waiting), interval_(interval),
-              self_(port.rank()), mine_{port.rank()} {}
+              self_(port.rank()), mine_{port.rank()}, sets_(port, port.rank()) {}
 
     // ---------------------------------------------------------------- the core's calls
 
@@ -92,14 +93,6 @@ private:
         index_t looked = 0;      ///< tiles done at the last extension request
         double computed_when_looked = 0.0; ///< `computed` then
     };
-    /// The communication sets of one chunk not yet sent to the next chunk's holder.
-    struct outgoing {
-        index_t index = -1;
-        std::optional<int> to; ///< the next chunk's holder, once known
-        bool needed = false;   ///< false for the loop's last chunk and without cross-chunk dependences
-        bytes buffer;
-        index_t first_tile = 0, tiles = 0;
-    };
 
     void ask() {
         asked_ = true;
@@ -112,14 +105,7 @@ private:
         double const now = port_.now();
         asked_ = false;
         geo_.h = interval_ = w.h; // the root's: with h=auto only the root knows it before the first chunk
-        if (out_.needed && !out_.to) {
-            // The only chunk whose successor can still be unknown is the one just
-            // finished, and then the new chunk is its successor, on this rank.
-            if (!(w.from == self_ && w.index == out_.index + 1))
-                throw error("loopsched: DOACROSS protocol: chunk " + std::to_string(out_.index) +
-                            " has no known successor");
-            out_ = {};
-        }
+        sets_.check_successor(w);
         held c{w, geo_.tiles(w.size), 0, 0, now, 0.0, 0, 0.0, 0, 0.0};
         box<N> const region = geo_.window_region(w.first, w.size);
         each_field(
@@ -132,16 +118,9 @@ private:
                 copy_fields(windows_, last_windows_, halo);
             }
         }
-        out_ = outgoing{w.index, std::nullopt, geo_.layout.reach > 0 && w.first + w.size < geo_.extent_c(), {}, 0, 0};
+        sets_.start(w.index, geo_.layout.reach > 0 && w.first + w.size < geo_.extent_c());
         current_ = c;
-        for (auto it = early_.begin(); it != early_.end();) { // sets that overtook the master's reply
-            if (wire_reader(it->payload).get<data_header>().index == w.index - 1) {
-                apply_data(*it);
-                it = early_.erase(it);
-            } else {
-                ++it;
-            }
-        }
+        sets_.take_early(w.index, [&](message_view m) { apply_data(m); }); // sets that overtook the master's reply
         if (c.tiles == 0) finish_chunk();
     }
 
@@ -158,7 +137,7 @@ private:
     /// not ask; one that keeps pace with its predecessor stops asking once its
     /// chunk is wide enough to take as long per tile as the predecessor does.
     [[nodiscard]] bool should_extend() const {
-        if (!extend_when_waiting_ || extending_ || out_.to) return false;
+        if (!extend_when_waiting_ || extending_ || sets_.successor_known()) return false;
         auto const& c = *current_;
         if (c.work.from < 0 || c.work.from == self_ || geo_.layout.reach == 0) return false;
         return c.done - c.looked >= 2 && c.done < c.tiles && c.waited > 0.5 * (c.computed - c.computed_when_looked);
@@ -180,7 +159,7 @@ private:
     /// over them too, and the communication sets are those of the wider chunk.
     void on_extension(extension_message const& e) {
         extending_ = false;
-        if (!current_ || e.first != current_->work.first + current_->work.size || out_.to)
+        if (!current_ || e.first != current_->work.first + current_->work.size || sets_.successor_known())
             throw error("loopsched: DOACROSS protocol: extension [" + std::to_string(e.first) + ", +" +
                         std::to_string(e.size) + ") does not continue the running chunk");
         auto& c = *current_;
@@ -192,11 +171,11 @@ private:
         each_field([&](auto& win, auto const&) { grow(win, region); });
         box<N> const band = geo_.part(old_rows_end, geo_.rows_end(a, c.work.size), 0, c.initialised);
         each_field([&](auto& win, auto const& f) { win.fill(band, f.initial); });
-        out_ = outgoing{e.index, std::nullopt, geo_.layout.reach > 0 && a + c.work.size < geo_.extent_c(), {}, 0, 0};
+        sets_.start(e.index, geo_.layout.reach > 0 && a + c.work.size < geo_.extent_c());
         for (index_t t = 0; t < c.done; ++t) {
             prepare(c, t);
             run_tile(c, t, old_end);
-            if (out_.needed) pack_tile(c, t);
+            if (sets_.needed()) sets_.pack(geo_, windows_, a, c.work.size, t);
         }
         if (c.done == c.tiles) finish_chunk(); // without skew the tile count stays: it may be complete
     }
@@ -226,10 +205,8 @@ private:
     }
 
     void on_successor(successor_message const& s) {
-        if (s.index != out_.index || !out_.needed)
-            throw error("loopsched: DOACROSS protocol: successor for chunk " + std::to_string(s.index) + " unexpected");
-        out_.to = s.to;
-        flush();
+        sets_.on_successor(s);
+        mine_.comm_seconds += sets_.flush();
     }
 
     void on_data(message_view m) {
@@ -237,27 +214,12 @@ private:
         if (current_ && head.index == current_->work.index - 1 && m.source == current_->work.from)
             apply_data(m);
         else
-            early_.push_back(message{m.source, m.tag, bytes(m.payload.begin(), m.payload.end())});
+            sets_.keep(m);
     }
 
     void apply_data(message_view m) {
         auto& c = *current_;
-        wire_reader r(m.payload);
-        auto const head = r.get<data_header>();
-        if (head.first_tile != c.received)
-            throw error("loopsched: DOACROSS protocol: sets from " + std::to_string(head.first_tile) +
-                        " arrived, expected " + std::to_string(c.received));
-        index_t const a = c.work.prev_first, b = c.work.prev_first + c.work.prev_size;
-        for (index_t t = head.first_tile; t < head.first_tile + head.tiles; ++t)
-            geo_.for_each_piece(a, t, geo_.halo_first(a, c.work.prev_size), b, [&](box<N> const& piece) {
-                std::apply([&](auto&... win) { (unpack_into(win, piece, r), ...); }, windows_);
-            });
-        c.received += head.tiles;
-    }
-
-    template <class W>
-    static void unpack_into(W& w, box<N> const& part, wire_reader& r) {
-        w.unpack(part, r.get_raw(static_cast<std::size_t>(part.size()) * sizeof(typename W::value_type)));
+        doacross_sets<T, N>::apply(geo_, m, windows_, c.work.prev_first, c.work.prev_size, c.received);
     }
 
     /// Gives tile t's rows (and the input halo after them) their initial values.
@@ -280,9 +242,9 @@ private:
         prepare(c, t);
         run_tile(c, t, c.work.first);
         ++c.done;
-        if (out_.needed) {
-            pack_tile(c, t);
-            flush();
+        if (sets_.needed()) {
+            sets_.pack(geo_, windows_, c.work.first, c.work.size, t);
+            mine_.comm_seconds += sets_.flush();
         }
         if (c.done == c.tiles && !extending_) finish_chunk(); // else after the master's answer
     }
@@ -303,33 +265,6 @@ private:
         c.computed += end - begin;
         if (port_.settings().trace) trace_.push_back({self_, c0, b - c0, begin, end}); // this rank's clock
     }
-    /// Buffers tile t's communication set for the next chunk.
-    void pack_tile(held const& c, index_t t) {
-        index_t const a = c.work.first, b = a + c.work.size;
-        geo_.for_each_piece(a, t, geo_.halo_first(a, c.work.size), b, [&](box<N> const& piece) {
-            std::apply([&](auto const&... win) { (win.pack(piece, out_.buffer), ...); }, windows_);
-        });
-        ++out_.tiles;
-    }
-
-    /// Sends every buffered set in one message once the next chunk's holder is known.
-    void flush() {
-        if (!out_.to || out_.tiles == 0) return;
-        if (*out_.to == self_) { // the next chunk is ours: its halo is copied locally
-            out_.buffer.clear();
-            out_.tiles = 0;
-            return;
-        }
-        double const begin = port_.now();
-        wire_writer w;
-        w.put(data_header{out_.index, out_.first_tile, out_.tiles}).put_raw({out_.buffer.data(), out_.buffer.size()});
-        port_.send_rank(*out_.to, kind::data, std::move(w).take());
-        out_.first_tile += out_.tiles;
-        out_.tiles = 0;
-        out_.buffer.clear();
-        mine_.comm_seconds += port_.now() - begin;
-    }
-
     void finish_chunk() {
         auto const& c = *current_;
         double const now = port_.now();
@@ -365,8 +300,7 @@ private:
     worker_statistics mine_;
     std::optional<held> current_;
     windows_t windows_, last_windows_;
-    outgoing out_;
-    std::vector<message> early_; // (a deque would allocate when made, every loop)
+    doacross_sets<T, N> sets_;
     result_blocks results_;
     chunk_timing last_timing_{};
     bool asked_ = true;      ///< the hello was the first request
