@@ -1,9 +1,11 @@
 // The options of the algorithms: loop_options holds what every algorithm shares
 // (who is the master, whether it computes, the workers' powers and loads, the
-// run modes); each algorithm's options derive from it and add their own.
+// run modes); each algorithm's options derive from it and add their own, each
+// declared once with its rule (detail/described.hpp).
 #pragma once
 
 #include <loopsched/detail/arithmetic.hpp>
+#include <loopsched/detail/described.hpp>
 
 #include <cstddef>
 #include <optional>
@@ -11,26 +13,39 @@
 
 namespace loopsched {
 
+/// Checked against the communicator (run_loop's validate) and compared field
+/// by field across ranks, so that a mismatch names its option.
 struct loop_options {
-    int root = 0;                 ///< the master's rank
-    bool master_computes = true;  ///< the master also works, between serving requests
+    int root = 0; ///< the master's rank
+    /// The master also works, between serving requests. Unset: the algorithm's
+    /// default, true except for a hierarchy's root, which only serves its
+    /// groups (see hierarchical::sub_masters_compute); true there is an error.
+    std::optional<bool> master_computes{};
     double poll_interval = 2e-5;  ///< seconds a computing master works before it looks for requests
     std::vector<double> powers{}; ///< virtual power V of each rank, in [1e-9, 1e9] (empty: all 1; see measure_powers)
     std::vector<double> run_queues{}; ///< run-queue length Q of each rank, in [1, 1e9] (empty: read from the OS)
     bool read_os_load = true;         ///< with run_queues empty: Q from /proc/stat, else Q = 1
     bool emulate_powers = false;      ///< rank k sleeps (V_max/V_k - 1) x its compute time after each piece of work
-    bool deterministic = false;       ///< same assignment of work to workers on every run (see docs)
     bool trace = false;               ///< record every piece of work in the statistics' trace on the root
 };
 
 /// parallel_for's options.
 struct parallel_for_options : loop_options {
-    std::size_t dimension = 0;  ///< the dimension the space is cut along
+    /// Same assignment of work to workers on every run (see docs); loops of
+    /// one level with a chunk policy only, as tasks finish in no fixed order.
+    bool deterministic = false;
+    std::size_t dimension = 0;  ///< the dimension the space is cut along (< the space's rank)
     double request_ahead = 0.0; ///< ask for the next chunk when this fraction of the current one remains (0: off)
+
+    template <class F>
+    friend void describe(parallel_for_options const& o, F&& f) {
+        f("request_ahead", o.request_ahead, detail::option_rule{0.0, 1.0, true, "must be in [0, 1)", false, true});
+    }
 };
 
 /// parallel_for_doacross's options.
 struct doacross_options : loop_options {
+    bool deterministic = false; ///< as parallel_for's; dynamic mappings only
     /// u_c, the dimension chunks are cut along, with sync_dimension, or neither
     /// (then the library chooses a legal pair).
     std::optional<std::size_t> dimension;
@@ -46,6 +61,13 @@ struct doacross_options : loop_options {
     /// one gets no more work than the slow one; this lets it. False: the
     /// documents' protocol exactly (one chunk at a time).
     bool extend_when_waiting = true;
+
+    template <class F>
+    friend void describe(doacross_options const& o, F&& f) {
+        f("input_halo", o.input_halo, detail::not_negative);
+        f("gather", o.gather, detail::any_value);
+        f("extend_when_waiting", o.extend_when_waiting, detail::any_value);
+    }
 };
 
 } // namespace loopsched

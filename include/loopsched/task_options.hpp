@@ -10,8 +10,38 @@
 
 namespace loopsched {
 
-/// task_farm's options; the defaults are seed 000's.
-struct task_farm_options : loop_options {
+/// A farm's own numbers (the defaults are seed 000's), each declared once with
+/// its rule: the farm's checks, fingerprint and engine settings all read them.
+struct farm_parameters {
+    std::size_t initial_tasks = 3;        ///< f: tasks a worker may hold at the start
+    std::size_t idle_below = 2;           ///< d: a worker holding fewer tasks is idle
+    std::size_t replies_before_model = 4; ///< r: replies before estimates are used
+    std::size_t model_window = 10;        ///< replies (the newest by creation order) the model is fitted on
+    double transfer_gain = 0.10;          ///< (4.4): move work only if the busiest worker gains this fraction
+    std::size_t expected_tasks = 0;       ///< the number of tasks, for a chunk-policy scheme (0: unknown)
+    bool load_aware = false;              ///< worker speeds from V/Q reported with every reply, not V alone
+    /// Stop once this many results arrived (0: never): tasks not started are
+    /// cancelled (see farm_outcome::cancelled); running ones finish and deliver.
+    std::size_t stop_after_results = 0;
+    double time_limit = 0.0; ///< seconds from the farm's start; then as stop_after_results (0: none)
+
+    template <class F>
+    friend void describe(farm_parameters const& p, F&& f) {
+        f("initial_tasks", p.initial_tasks, detail::at_least_one);
+        f("idle_below", p.idle_below, detail::at_least_one);
+        f("replies_before_model", p.replies_before_model, detail::at_least_one);
+        f("model_window", p.model_window, detail::at_least_one);
+        f("transfer_gain", p.transfer_gain, detail::fraction);
+        f("expected_tasks", p.expected_tasks, detail::any_value); // required by the scheme: see check_farm
+        f("load_aware", p.load_aware, detail::any_value);
+        f("stop_after_results", p.stop_after_results, detail::any_value);
+        f("time_limit", p.time_limit, detail::seconds("must be >= 0 seconds (0: none)"));
+    }
+};
+
+/// task_farm's options: the shared ones, where tasks go, and the farm's numbers.
+/// Tasks finish in no fixed order, so there is no `deterministic`.
+struct task_farm_options : loop_options, farm_parameters {
     /// Where tasks go, as a value or its spec (parse_placement): "kazouris"
     /// (seed 000's scheme), "ss" (self-scheduling: one task per idle worker),
     /// "dlpt" (seed 002: each new task placed where it finishes first by its
@@ -27,20 +57,9 @@ struct task_farm_options : loop_options {
     /// each batch the root sends as a loop of its own; work moves between
     /// workers of a group, not between groups).
     placement_choice scheme = "kazouris";
-    std::size_t initial_tasks = 3;        ///< f: tasks a worker may hold at the start
-    std::size_t idle_below = 2;           ///< d: a worker holding fewer tasks is idle
-    std::size_t replies_before_model = 4; ///< r: replies before estimates are used
-    std::size_t model_window = 10;        ///< replies (the newest by creation order) the model is fitted on
-    double transfer_gain = 0.10;          ///< (4.4): move work only if the busiest worker gains this fraction
-    std::size_t expected_tasks = 0;       ///< the number of tasks, for a chunk-policy scheme (0: unknown)
-    bool load_aware = false;              ///< worker speeds from V/Q reported with every reply, not V alone
-    /// Stop once this many results arrived (0: never): tasks not started are
-    /// cancelled (see farm_outcome::cancelled); running ones finish and deliver.
-    std::size_t stop_after_results = 0;
-    double time_limit = 0.0; ///< seconds from the farm's start; then as stop_after_results (0: none)
 };
 
-/// divide_and_conquer's options.
+/// divide_and_conquer's options. Tasks finish in no fixed order, so there is no `deterministic`.
 struct dnc_options : loop_options {
     /// Where tasks go, as a value or its spec (parse_placement): "kazouris"
     /// (seed 000's scheme, the default), "april" (static keep-half-send-half
@@ -66,6 +85,14 @@ struct dnc_options : loop_options {
     /// dlpt: f(theta), the gain (seconds) a move must reach; empty: theta
     /// itself. Must not decrease. The root's is the one used.
     std::function<double(double)> migration_threshold{};
+
+    template <class F>
+    friend void describe(dnc_options const& o, F&& f) {
+        f("spill", o.spill, detail::any_value);
+        f("info_period", o.info_period, detail::seconds());
+        f("migration_latency", o.migration_latency, detail::finite_number("must be finite (negative: measured)"));
+        f("migration_per_byte", o.migration_per_byte, detail::finite_number("must be finite (negative: measured)"));
+    }
 };
 
 } // namespace loopsched

@@ -281,6 +281,21 @@ TEST_CASE("hierarchy: bad arguments name the parameter on every rank") {
         }
     });
     for (auto const& s : seen) CHECK(s == "options.deterministic");
+    // The root serves its groups only: master_computes may be unset or false, not true.
+    for (int ranks : {1, 4}) {
+        std::vector<std::string> named(static_cast<std::size_t>(ranks));
+        in_process::run(ranks, [&](in_process::endpoint& t) {
+            parallel_for_options o;
+            o.master_computes = true;
+            try {
+                parallel_for(
+                        t, make_range(10), hierarchical<fss, fss>{}, [](index_range const&) {}, o);
+            } catch (invalid_parameter const& e) {
+                named[static_cast<std::size_t>(t.rank())] = e.parameter();
+            }
+        });
+        for (auto const& s : named) CHECK(s == "options.master_computes");
+    }
     hierarchical h{fss{}, af{}}; // the user guide's form: the levels' types deduced
     static_assert(std::same_as<decltype(h), hierarchical<fss, af>>);
     CHECK(h.group_size == 0);

@@ -80,6 +80,10 @@ int spin(int const& i) {
 
 } // namespace
 
+/// Whether options of type O have a `deterministic` to set (the task algorithms' do not).
+template <class O>
+concept settable_deterministic = requires(O& o) { o.deterministic = true; };
+
 TEST_CASE("task_farm: every scheme, 1 to 4 ranks, computing and dedicated master") {
     for (std::string scheme :
          {"kazouris", "ss", "fss", "gss", "af", "w-fss", "tss", "dlpt", "random", "round-robin", "objects", "messages"})
@@ -468,8 +472,12 @@ TEST_CASE("task_farm: bad options are rejected on every rank, naming the paramet
     o.transfer_gain = 1.5;
     rejects(o, "options.transfer_gain");
     o = {};
-    o.deterministic = true;
-    rejects(o, "options.deterministic");
+    o.scheme = "ss/kazouris"; // two levels: the root serves its groups only
+    o.master_computes = true;
+    rejects(o, "options.master_computes");
+    // Tasks finish in no fixed order: a farm's options have no `deterministic` to set.
+    static_assert(!settable_deterministic<task_farm_options>);
+    static_assert(settable_deterministic<parallel_for_options>); // the concept can hold
     o = {};
     o.scheme = "steal"; // divide-and-conquer's
     rejects(o, "options.scheme");

@@ -77,9 +77,9 @@ parallel_for(C& transport, S const& space, P const& policy, Body&& body, gather<
 
 /// A hierarchical loop: the root grants `h.between`'s chunks to groups of
 /// ranks, and each group's first rank, its sub-master, schedules them among the
-/// group by `h.within`. The root does not compute (options.master_computes is
-/// for flat loops); statistics() list every worker, and `groups` one row per
-/// group. Not deterministic: options.deterministic must be false.
+/// group by `h.within`. The root does not compute (options.master_computes
+/// unset or false; true is refused); statistics() list every worker, and
+/// `groups` one row per group. Not deterministic: options.deterministic must be false.
 template <channel_source C, IterationSpace S, ChunkPolicy B, ChunkPolicy W, class Body>
 requires std::invocable<Body&, S const&> loop_statistics parallel_for(C& transport, S const& space,
                                                                       hierarchical<B, W> const& h, Body&& body,

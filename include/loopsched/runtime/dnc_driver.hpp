@@ -15,7 +15,6 @@
 #include <loopsched/transport/channel.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <memory>
 #include <span>
 #include <type_traits>
@@ -44,14 +43,6 @@ void run_divide_and_conquer(C& source, Problem const& problem, Ops& ops, dnc_opt
     dnc_settings ds;
     auto opened = open_loop(link, [&] {
         validate(o, link.size());
-        require(!o.deterministic, "options.deterministic", o.deterministic,
-                "is not supported by divide_and_conquer (tasks finish in no fixed order)");
-        require(std::isfinite(o.info_period) && o.info_period >= 0.0, "options.info_period", o.info_period,
-                "must be >= 0 seconds");
-        require(std::isfinite(o.migration_latency), "options.migration_latency", o.migration_latency,
-                "must be finite (negative: measured)");
-        require(std::isfinite(o.migration_per_byte), "options.migration_per_byte", o.migration_per_byte,
-                "must be finite (negative: measured)");
         placement_choice const& choice = placement_spec.get();
         require(choice.placement() != nullptr, "options.placement", choice.spec(),
                 "must be one placement: divide and conquer has no levels");
@@ -60,14 +51,11 @@ void run_divide_and_conquer(C& source, Problem const& problem, Ops& ops, dnc_opt
         cost = migration_cost{o.migration_latency, o.migration_per_byte, o.migration_threshold};
         ds.info_period = o.info_period;
         return std::pair{plan_ranks(link.size(), self, 0, o),
-                         shape_of(algorithm_id::divide_and_conquer, o, 0, dnc_types_fingerprint<Problem, Result>(), 0,
-                                  0, chosen.fingerprint(), "placement", 0.0,
-                                  fingerprint()
-                                          .add(o.spill)
-                                          .add(o.info_period)
-                                          .add(o.migration_latency)
-                                          .add(o.migration_per_byte)
-                                          .value())};
+                         shape_of(o, {.algorithm = algorithm_id::divide_and_conquer,
+                                      .space = dnc_types_fingerprint<Problem, Result>(),
+                                      .policy = chosen.fingerprint(),
+                                      .mapping = "placement",
+                                      .extra = options_fingerprint(o)})};
     });
     auto& plan = opened.plan;
     std::span<worker_status const> const opening = opened.statuses();

@@ -122,7 +122,7 @@ template <DependenceSet D, class... F>
 std::uint64_t doacross_fingerprint(D const& deps, doacross_layout const& layout, doacross_options const& o) {
     fingerprint f;
     for (auto const& v : deps.vectors()) f.add(static_cast<distance_vector<D::rank> const&>(v));
-    f.add(layout).add(o.input_halo).add(o.gather).add(o.extend_when_waiting);
+    f.add(layout).add(options_fingerprint(o));
     ((f.add(sizeof(typename F::value_type)).add(std::string_view(typeid(typename F::value_type).name()))), ...);
     return f.value();
 }
@@ -166,7 +166,6 @@ Outcome run_doacross(C& source, box<N> const& space, D const& deps, P const& pol
         if (earlier) std::rethrow_exception(earlier);
         validate(o, ranks);
         (void)interval_of(policy);
-        require(o.input_halo >= 0, "options.input_halo", o.input_halo, "must be >= 0");
         require(o.dimension.has_value() == o.sync_dimension.has_value(), "options.dimension / sync_dimension",
                 o.dimension ? "u_c only" : "u_s only", "give both dimensions or neither");
         std::array<index_t, N> extents{};
@@ -186,10 +185,14 @@ Outcome run_doacross(C& source, box<N> const& space, D const& deps, P const& pol
         rank_plan plan = plan_ranks(ranks, self, space.extent(layout.chunk_dim), o);
         plan.settings.result_bytes = o.gather ? (sizeof(typename F::value_type) + ...) : 0;
         (void)chunk_sequencer<widened<P>>(widened<P>{policy, std::max<index_t>(1, layout.reach)}, plan.info);
-        loop_shape const shape = shape_of(algorithm_id::parallel_for_doacross, o, space.extent(layout.chunk_dim),
-                                          space_fingerprint(space), layout.chunk_dim, plan.settings.result_bytes,
-                                          policy_fingerprint(policy), dynamic_mapping::name, 0.0,
-                                          doacross_fingerprint<D, F...>(deps, layout, o));
+        loop_shape const shape = shape_of(o, {.algorithm = algorithm_id::parallel_for_doacross,
+                                              .extent = space.extent(layout.chunk_dim),
+                                              .space = space_fingerprint(space),
+                                              .dimension = layout.chunk_dim,
+                                              .result_bytes = plan.settings.result_bytes,
+                                              .policy = policy_fingerprint(policy),
+                                              .mapping = dynamic_mapping::name,
+                                              .extra = doacross_fingerprint<D, F...>(deps, layout, o)});
         return std::pair{std::move(plan), shape};
     });
     auto& plan = opened.plan;

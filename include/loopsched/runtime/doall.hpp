@@ -380,8 +380,6 @@ std::pair<rank_plan, std::size_t> plan_doall(S const& space, std::size_t per_ite
                                              parallel_for_options const& o, int ranks, int self) {
     validate(o, ranks);
     require(o.dimension < S::rank, "options.dimension", o.dimension, "must be < the space's rank");
-    require(o.request_ahead >= 0.0 && o.request_ahead < 1.0, "options.request_ahead", o.request_ahead,
-            "must be in [0, 1)");
     index_t const n = space.extent(o.dimension);
     std::size_t result_bytes = 0;
     if constexpr (!std::is_void_v<R>) {
@@ -431,8 +429,15 @@ loop_statistics run_doall(C& source, S const& space, P const& policy, M const& m
         detail::validate(plan.info);
         (void)policy.start(plan.info); // the policy's own checks, on every rank before any message
         loop_shape const shape =
-                shape_of(algorithm_id::parallel_for, o, plan.info.iterations, space_fingerprint(space), o.dimension,
-                         result_bytes, policy_fingerprint(policy), mapping_name(mapping), o.request_ahead, 0);
+                shape_of(o, {.algorithm = algorithm_id::parallel_for,
+                             .extent = plan.info.iterations,
+                             .space = space_fingerprint(space),
+                             .dimension = o.dimension,
+                             .result_bytes = result_bytes,
+                             .policy = policy_fingerprint(policy),
+                             .mapping = mapping_name(mapping),
+                             .request_ahead = o.request_ahead,
+                             .extra = options_fingerprint(o)});
         if (self == o.root) root_values = detail::root_buffer(values, plan.info.iterations, per_iteration);
         return std::pair{std::move(plan), shape};
     });

@@ -63,7 +63,7 @@ public:
 
     farm_master(master_port<T>& port, farm_settings const& fs, std::span<worker_status const> statuses,
                 std::optional<any_policy> const& policy, Deliver deliver)
-            : port_(port), fs_(fs), model_(fs.window, fs.r), deliver_(std::move(deliver)),
+            : port_(port), fs_(fs), model_(fs.model_window, fs.replies_before_model), deliver_(std::move(deliver)),
               workers_(port.settings(), statuses, fs.load_aware), redistribution_(port, fs, model_, workers_) {
         if (fs.scheme == farm_scheme_kind::estimates) estimates_.emplace(*fs.estimates, workers_.speeds());
         if (fs.scheme == farm_scheme_kind::policy) chunks_.emplace(*policy, workers_, fs.batches, fs.expected_tasks);
@@ -108,8 +108,8 @@ public:
             place(id);
             return id;
         }
-        if (fs_.scheme == farm_scheme_kind::kazouris && model_.replies() < fs_.r) {
-            if (auto k = workers_.next_starter([&](std::size_t w) { return limit(w, fs_.f); })) {
+        if (fs_.scheme == farm_scheme_kind::kazouris && model_.replies() < fs_.replies_before_model) {
+            if (auto k = workers_.next_starter([&](std::size_t w) { return limit(w, fs_.initial_tasks); })) {
                 send_tasks(*k, std::span(&id, 1));
                 return id;
             }
@@ -261,7 +261,7 @@ private:
     }
     [[nodiscard]] bool idle(std::size_t k) const noexcept {
         auto const& w = workers_[k];
-        std::size_t const below = fs_.scheme == farm_scheme_kind::kazouris ? fs_.d : 1;
+        std::size_t const below = fs_.scheme == farm_scheme_kind::kazouris ? fs_.idle_below : 1;
         return w.count < limit(k, below) && !w.receiving && !w.cancelling;
     }
 
@@ -305,7 +305,7 @@ private:
         }
         case farm_scheme_kind::kazouris:
             if (!model_.ready()) { // no estimates yet: fill up to f, oldest first
-                while (ids.size() + workers_[k].count < limit(k, fs_.f) && !book_.queue_empty())
+                while (ids.size() + workers_[k].count < limit(k, fs_.initial_tasks) && !book_.queue_empty())
                     ids.push_back(take_best());
             } else {
                 double const amount =

@@ -18,7 +18,6 @@
 #include <loopsched/transport/channel.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -29,12 +28,13 @@
 
 namespace loopsched::detail {
 
-/// The options' checks for one level's placement (every rank, before any
-/// message) and the engine's settings; a group's (`batches`) chunk policy
-/// needs no task count.
+/// The checks of one level's placement (every rank, before any message; the
+/// farm's numbers are checked by their description in validate) and the
+/// engine's settings; a group's (`batches`) chunk policy needs no task count.
 inline farm_settings check_farm(task_farm_options const& o, any_placement const& chosen,
                                 std::optional<any_policy>& policy, bool batches = false) {
     farm_settings fs;
+    static_cast<farm_parameters&>(fs) = o;
     fs.scheme = farm_scheme_of(chosen, "options.scheme");
     if (auto const* estimates = chosen.estimates()) fs.estimates = *estimates;
     if (auto const* chunks = chosen.policy()) {
@@ -42,23 +42,6 @@ inline farm_settings check_farm(task_farm_options const& o, any_placement const&
         require(batches || o.expected_tasks > 0, "options.expected_tasks", o.expected_tasks,
                 "must be the number of tasks for the chunk-policy scheme '" + chosen.spec() + "'");
     }
-    require(o.initial_tasks >= 1, "options.initial_tasks", o.initial_tasks, "must be >= 1");
-    require(o.idle_below >= 1, "options.idle_below", o.idle_below, "must be >= 1");
-    require(o.replies_before_model >= 1, "options.replies_before_model", o.replies_before_model, "must be >= 1");
-    require(o.model_window >= 1, "options.model_window", o.model_window, "must be >= 1");
-    require(o.transfer_gain >= 0.0 && o.transfer_gain <= 1.0, "options.transfer_gain", o.transfer_gain,
-            "must be in [0, 1]");
-    require(std::isfinite(o.time_limit) && o.time_limit >= 0.0, "options.time_limit", o.time_limit,
-            "must be >= 0 seconds (0: none)");
-    fs.f = o.initial_tasks;
-    fs.d = o.idle_below;
-    fs.r = o.replies_before_model;
-    fs.window = o.model_window;
-    fs.gain = o.transfer_gain;
-    fs.load_aware = o.load_aware;
-    fs.stop_after_results = o.stop_after_results;
-    fs.time_limit = o.time_limit;
-    fs.expected_tasks = o.expected_tasks;
     if (batches) { // the root's to decide: the group runs what it is given
         fs.batches = true;
         fs.stop_after_results = 0;
@@ -66,20 +49,6 @@ inline farm_settings check_farm(task_farm_options const& o, any_placement const&
         fs.expected_tasks = 0;
     }
     return fs;
-}
-
-inline std::uint64_t farm_fingerprint(task_farm_options const& o) {
-    fingerprint f;
-    f.add(o.initial_tasks)
-            .add(o.idle_below)
-            .add(o.replies_before_model)
-            .add(o.model_window)
-            .add(o.transfer_gain)
-            .add(o.expected_tasks)
-            .add(o.load_aware)
-            .add(o.stop_after_results)
-            .add(o.time_limit);
-    return f.value();
 }
 
 /// The root's side of a handle: the farm's master and the root's loop.
@@ -136,12 +105,11 @@ void run_task_farm(C& source, Produce& produce, Body& body, task_farm_options co
     std::optional<placement_choice::levels> levels;
     auto opened = open_loop(link, [&] {
         validate(o, link.size());
-        require(!o.deterministic, "options.deterministic", o.deterministic,
-                "is not supported by task_farm (tasks finish in no fixed order)");
         placement_choice const& chosen = scheme.get();
         std::uint64_t placements = 0;
         if (auto const* h = chosen.hierarchy()) {
             check_hierarchy(*h);
+            check_root_serves(o);
             levels = *h;
             fs = check_farm(o, h->between, policy);
             within = check_farm(o, h->within, within_policy, true);
@@ -151,8 +119,11 @@ void run_task_farm(C& source, Produce& produce, Body& body, task_farm_options co
             placements = chosen.placement()->fingerprint();
         }
         return std::pair{plan_ranks(link.size(), self, 0, o),
-                         shape_of(algorithm_id::task_farm, o, 0, farm_types_fingerprint<Task, Result>(), 0, 0,
-                                  placements, "farm", 0.0, farm_fingerprint(o))};
+                         shape_of(o, {.algorithm = algorithm_id::task_farm,
+                                      .space = farm_types_fingerprint<Task, Result>(),
+                                      .policy = placements,
+                                      .mapping = "farm",
+                                      .extra = options_fingerprint(o)})};
     });
     auto& plan = opened.plan;
     std::span<worker_status const> const opening = opened.statuses();

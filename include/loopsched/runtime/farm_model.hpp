@@ -6,6 +6,7 @@
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/any_placement.hpp>
 #include <loopsched/runtime/wire.hpp>
+#include <loopsched/task_options.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -116,14 +117,8 @@ private:
 };
 
 /// The parameters every rank agrees on, as the engine uses them.
-struct farm_settings {
+struct farm_settings : farm_parameters { // the options' numbers as given, checked by their description
     farm_scheme_kind scheme = farm_scheme_kind::kazouris;
-    std::size_t f = 3, d = 2, r = 4, window = 10;
-    double gain = 0.10;
-    bool load_aware = false;
-    std::size_t stop_after_results = 0;
-    double time_limit = 0.0;
-    std::size_t expected_tasks = 0;
     std::optional<any_estimate_placement> estimates{}; ///< the estimates scheme's placement
     // A hierarchical farm's levels (runtime/farm_hierarchy.hpp):
     /// Workers each "worker" stands for (a group's): its thresholds scale by

@@ -155,7 +155,7 @@ public:
         auto& b = workers_[*busiest];
         auto& idle_one = workers_[to];
         double const share = idle_one.share * all;                                              // (4.3)
-        if (fs_.gain * finish_normalized(b) > share) return;                                    // (4.4)
+        if (fs_.transfer_gain * finish_normalized(b) > share) return;                                    // (4.4)
         double const fair = finish_normalized(b) * idle_one.speed / (b.speed + idle_one.speed); // (4.5)
         farm_transfer const transfer{std::min(share, fair),                                     // (4.6)
                                      static_cast<std::int64_t>(port_.settings().worker_ranks[to]),

@@ -539,9 +539,11 @@ loop_statistics run_hierarchical_doall(C& source, S const& space, hierarchical<B
                                        parallel_for_options const& o) {
     auto& ch = channel_of(source);
     using T = std::remove_cvref_t<decltype(ch.transport())>;
-    if (ch.size() == 1) // a lone rank works alone, as in a flat loop
+    if (ch.size() == 1) { // a lone rank works alone, as in a flat loop
+        check_root_serves(o);
         return detail::run_doall<C, S, W, dynamic_mapping, Body, R>(source, space, h.within, dynamic_mapping{}, body,
                                                                     per_iteration, values, o);
+    }
     loop_link<T> link(ch);
     int const ranks = link.size(), self = link.rank();
     using value_type = std::conditional_t<std::is_void_v<R>, std::byte, R>;
@@ -551,15 +553,22 @@ loop_statistics run_hierarchical_doall(C& source, S const& space, hierarchical<B
         require(!o.deterministic, "options.deterministic", o.deterministic,
                 "must be false in a hierarchical loop (a group's pool fills as the root answers)");
         check_hierarchy(h);
+        check_root_serves(o);
         auto [plan, result_bytes] = plan_doall<S, R>(space, per_iteration, o, ranks, self);
         n = plan.info.iterations;
         (void)h.between.start(loop_info{n, 1, {}}); // each policy's own checks, on every rank before any message
         (void)h.within.start(loop_info{n, 1, {}});
         std::uint64_t const levels =
                 hierarchy_fingerprint(h, policy_fingerprint(h.between), policy_fingerprint(h.within));
-        loop_shape const shape = shape_of(algorithm_id::parallel_for, o, n, space_fingerprint(space), o.dimension,
-                                          result_bytes, levels, mapping_name(dynamic_mapping{}),
-                                          o.request_ahead, 1);
+        loop_shape const shape = shape_of(o, {.algorithm = algorithm_id::parallel_for,
+                                              .extent = n,
+                                              .space = space_fingerprint(space),
+                                              .dimension = o.dimension,
+                                              .result_bytes = result_bytes,
+                                              .policy = levels,
+                                              .mapping = mapping_name(dynamic_mapping{}),
+                                              .request_ahead = o.request_ahead,
+                                              .extra = options_fingerprint(o)});
         if (self == o.root) root_values = detail::root_buffer(values, n, per_iteration);
         return std::pair{std::move(plan), shape};
     });

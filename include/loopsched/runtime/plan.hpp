@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <optional>
 #include <span>
 #include <string>
@@ -24,8 +25,14 @@ namespace loopsched::detail {
 
 inline constexpr double least_power = 1e-9, most_power = 1e9, most_run_queue = 1e9;
 
-/// Checks the options every algorithm shares, on `ranks` ranks.
-inline void validate(loop_options const& o, int ranks) {
+/// An algorithm's options that list their own in a `describe` (detail/described.hpp).
+template <class O>
+concept described_options = requires(O const& o) { describe(o, [](char const*, auto const&, option_rule const&) {}); };
+
+/// Checks the options every algorithm shares, on `ranks` ranks, then the
+/// algorithm's own by their description.
+template <std::derived_from<loop_options> O>
+void validate(O const& o, int ranks) {
     require(o.root >= 0 && o.root < ranks, "options.root", o.root, "must be a rank of the communicator");
     require(std::isfinite(o.poll_interval) && o.poll_interval > 0.0 && o.poll_interval <= 3600.0,
             "options.poll_interval", o.poll_interval, "must be in (0, 3600] seconds");
@@ -40,6 +47,24 @@ inline void validate(loop_options const& o, int ranks) {
     };
     if (!o.powers.empty()) per_rank(o.powers, "powers", least_power, most_power);
     if (!o.run_queues.empty()) per_rank(o.run_queues, "run_queues", 1.0, most_run_queue);
+    if constexpr (described_options<O>) check_described(o);
+}
+
+/// Two levels: the root only serves its groups, so options.master_computes may
+/// be unset or false, not true.
+inline void check_root_serves(loop_options const& o) {
+    require(!o.master_computes.value_or(false), "options.master_computes", true,
+            "must be unset or false with two levels: the root serves its groups only "
+            "(hierarchical::sub_masters_compute says whether sub-masters compute)");
+}
+
+/// The fingerprint of an algorithm's own options, for the agreement (0: none).
+template <std::derived_from<loop_options> O>
+std::uint64_t options_fingerprint(O const& o) {
+    if constexpr (described_options<O>)
+        return described_fingerprint(o);
+    else
+        return 0;
 }
 
 /// Who works and how each rank reports its load.
@@ -49,20 +74,31 @@ struct rank_plan {
     rank_profile profile;
 };
 
-inline rank_plan plan_ranks(int ranks, int self, index_t iterations, loop_options const& options) {
+/// options.deterministic where the algorithm's options have it (loops), else false (tasks).
+template <std::derived_from<loop_options> O>
+constexpr bool deterministic_of(O const& options) noexcept {
+    if constexpr (requires { options.deterministic; })
+        return options.deterministic;
+    else
+        return false;
+}
+
+template <std::derived_from<loop_options> O>
+rank_plan plan_ranks(int ranks, int self, index_t iterations, O const& options) {
     rank_plan plan;
     auto& settings = plan.settings;
+    bool const deterministic = deterministic_of(options);
     // Who works: every rank, or every rank but the master; a lone rank works alone.
-    bool const master_computes = options.master_computes || ranks == 1;
+    bool const master_computes = options.master_computes.value_or(true) || ranks == 1;
     settings.root = options.root;
     settings.poll_interval = options.poll_interval;
-    settings.deterministic = options.deterministic;
+    settings.deterministic = deterministic;
     settings.trace = options.trace;
 
     auto power = [&](int r) { return options.powers.empty() ? 1.0 : options.powers[static_cast<std::size_t>(r)]; };
     auto given_queue = [&](int r) -> std::optional<double> {
         if (!options.run_queues.empty()) return options.run_queues[static_cast<std::size_t>(r)];
-        if (options.deterministic || !options.read_os_load) return 1.0;
+        if (deterministic || !options.read_os_load) return 1.0;
         return std::nullopt;
     };
     // Initial statuses only when some differ from V = 1, Q = 1 (loop_info's
@@ -102,27 +138,39 @@ std::uint64_t policy_fingerprint(P const& policy) {
     }
 }
 
-/// The shape of a loop with these shared options.
-inline loop_shape shape_of(algorithm_id algorithm, loop_options const& o, index_t extent, std::uint64_t space,
-                           std::size_t dimension, std::size_t result_bytes, std::uint64_t policy,
-                           std::string_view mapping, double request_ahead, std::uint64_t extra) {
+/// What a loop's shape holds besides the shared options (fields left out: 0).
+struct loop_facts {
+    algorithm_id algorithm{};
+    index_t extent = 0;             ///< iterations along the cut dimension
+    std::uint64_t space = 0;        ///< the space's fingerprint, or the task types'
+    std::size_t dimension = 0;      ///< the cut dimension
+    std::size_t result_bytes = 0;   ///< gathered bytes per iteration
+    std::uint64_t policy = 0;       ///< the policy's or the placement's fingerprint
+    std::string_view mapping{};     ///< the mapping's name
+    double request_ahead = 0.0;
+    std::uint64_t extra = 0;        ///< the algorithm's own options (described_fingerprint)
+};
+
+/// The shape of a loop with these options and facts.
+template <std::derived_from<loop_options> O>
+loop_shape shape_of(O const& o, loop_facts const& facts) {
     loop_shape s;
-    s.algorithm = static_cast<std::uint32_t>(algorithm);
+    s.algorithm = static_cast<std::uint32_t>(facts.algorithm);
     s.root = o.root;
-    s.extent = extent;
-    s.space = space;
-    s.dimension = static_cast<std::uint32_t>(dimension);
-    s.result_bytes = result_bytes;
-    s.policy = policy;
-    s.mapping = fingerprint().add(mapping).value();
-    s.flags = (o.master_computes ? loop_shape::master_computes : 0u) |
+    s.extent = facts.extent;
+    s.space = facts.space;
+    s.dimension = static_cast<std::uint32_t>(facts.dimension);
+    s.result_bytes = facts.result_bytes;
+    s.policy = facts.policy;
+    s.mapping = fingerprint().add(facts.mapping).value();
+    s.flags = (o.master_computes.value_or(true) ? loop_shape::master_computes : 0u) |
               (o.read_os_load ? loop_shape::read_os_load : 0u) | (o.emulate_powers ? loop_shape::emulate_powers : 0u) |
-              (o.deterministic ? loop_shape::deterministic : 0u) | (o.trace ? loop_shape::trace : 0u);
+              (deterministic_of(o) ? loop_shape::deterministic : 0u) | (o.trace ? loop_shape::trace : 0u);
     if (!o.powers.empty()) s.powers = fingerprint().add_all(std::span<double const>(o.powers)).value();
     if (!o.run_queues.empty()) s.run_queues = fingerprint().add_all(std::span<double const>(o.run_queues)).value();
     s.poll_interval = o.poll_interval;
-    s.request_ahead = request_ahead;
-    s.extra = extra;
+    s.request_ahead = facts.request_ahead;
+    s.extra = facts.extra;
     return s;
 }
 

@@ -355,7 +355,6 @@ Outcome run_tiled_doacross(C& source, box<N> const& space, D const& deps, doacro
     auto check = [&](int ranks, std::size_t workers) {
         if (earlier) std::rethrow_exception(earlier);
         validate(o, ranks);
-        require(o.input_halo >= 0, "options.input_halo", o.input_halo, "must be >= 0");
         require(!o.deterministic, "options.deterministic", o.deterministic,
                 "has no meaning for a static mapping: its schedule is fixed already");
         for (auto const& v : vectors)
@@ -379,9 +378,13 @@ Outcome run_tiled_doacross(C& source, box<N> const& space, D const& deps, doacro
         f.add(mapping.name());
         for (auto e : tiles->extents()) f.add(e);
         loop_shape const shape =
-                shape_of(algorithm_id::parallel_for_doacross, o, space.extent(0), space_fingerprint(space), 0,
-                         plan.settings.result_bytes, f.value(), mapping.name(), 0.0,
-                         doacross_fingerprint<D, F...>(deps, doacross_layout{}, o));
+                shape_of(o, {.algorithm = algorithm_id::parallel_for_doacross,
+                             .extent = space.extent(0),
+                             .space = space_fingerprint(space),
+                             .result_bytes = plan.settings.result_bytes,
+                             .policy = f.value(),
+                             .mapping = mapping.name(),
+                             .extra = doacross_fingerprint<D, F...>(deps, doacross_layout{}, o)});
         return std::pair{std::move(plan), shape};
     });
     auto& plan = opened.plan;
