@@ -64,7 +64,8 @@ public:
     farm_master(master_port<T>& port, farm_settings const& fs, std::span<worker_status const> statuses,
                 std::optional<any_policy> const& policy, Deliver deliver)
             : port_(port), fs_(fs), model_(fs.model_window, fs.replies_before_model), deliver_(std::move(deliver)),
-              workers_(port.settings(), statuses, fs.load_aware), redistribution_(port, fs, model_, workers_) {
+              workers_(port.settings(), statuses, fs.load_aware, fs.capacity),
+              redistribution_(port, fs, model_, workers_) {
         if (fs.scheme == farm_scheme_kind::estimates) estimates_.emplace(*fs.estimates, workers_.speeds());
         if (fs.scheme == farm_scheme_kind::policy) chunks_.emplace(*policy, workers_, fs.batches, fs.expected_tasks);
     }
@@ -78,38 +79,16 @@ public:
     /// A new task: its bytes, its heuristic inputs, its priority. Returns its id.
     std::uint64_t submit(std::vector<std::byte> payload, std::optional<double> cost, double priority) {
         auto const id = static_cast<std::uint64_t>(book_.size());
-        if (stopping_) {
-            book_.add(farm_book::task{{}, 0.0, priority, -1, state::queued});
-            book_.cancel(id);
-            return id;
-        }
-        if (id == 0) {
-            with_cost_ = cost.has_value();
-            first_size_ = payload.size();
-        } else if (cost.has_value() != with_cost_) {
-            require(false, "submit(task, cost)", id,
-                    "every task needs a cost estimate once the first had one, and none otherwise");
-        }
-        double heur = static_cast<double>(id + 1); // creation order, until the measure is known
-        if (with_cost_) {
-            require(std::isfinite(*cost), "task cost", *cost, "must be finite");
-            heur = *cost;
-        } else if (id == 1 && payload.size() != first_size_) {
-            by_size_ = true;
-            auto& first = book_[0];
-            double const change = static_cast<double>(first_size_) - first.heur; // task 0 is measured again
-            if (first.where == state::queued) book_.requeued_heur(change);
-            if (first.where == state::sent) workers_[static_cast<std::size_t>(first.owner)].heur_sum += change;
-            first.heur = static_cast<double>(first_size_);
-        }
-        if (by_size_) heur = static_cast<double>(payload.size());
-        book_.add(farm_book::task{std::move(payload), heur, priority, -1, state::queued});
+        if (stopping_) return book_.add_cancelled(priority);
+        if (double const change = book_.add_measured(std::move(payload), cost, priority);
+            change != 0.0 && book_[0].where == state::sent)
+            workers_[static_cast<std::size_t>(book_[0].owner)].heur_sum += change;
         if (estimates_) {
             place(id);
             return id;
         }
         if (fs_.scheme == farm_scheme_kind::kazouris && model_.replies() < fs_.replies_before_model) {
-            if (auto k = workers_.next_starter([&](std::size_t w) { return limit(w, fs_.initial_tasks); })) {
+            if (auto k = workers_.next_starter(fs_.initial_tasks)) {
                 send_tasks(*k, std::span(&id, 1));
                 return id;
             }
@@ -159,10 +138,7 @@ public:
         return 0; // tasks went out through push_worker, counted there
     }
     [[nodiscard]] bool done() const noexcept { return !producing_ && all_resolved() && !redistribution_.under_way(); }
-    [[nodiscard]] bool holds(std::size_t k) const noexcept {
-        auto const& w = workers_[k];
-        return w.count > 0 || w.donating || w.receiving || w.cancelling;
-    }
+    [[nodiscard]] bool holds(std::size_t k) const noexcept { return workers_.holds(k); }
     /// While the producer runs, workers all idle is a wait for its next task;
     /// not while it waits for results that no worker holds.
     [[nodiscard]] bool expecting_work() const noexcept { return producing_ && (!flushing_ || all_resolved()); }
@@ -183,14 +159,12 @@ public:
         std::memcpy(&seconds, b.data(), sizeof seconds);
         auto& t = book_[id];
         auto const k = static_cast<std::size_t>(t.owner);
-        auto& w = workers_[k];
-        --w.count;
-        w.heur_sum -= t.heur;
-        w.refused = false;
+        workers_.released(k, t.heur);
+        workers_[k].refused = false;
         workers_.may_idle(k);
         book_.finish(id);
         ++results_;
-        model_.add(id, t.heur, seconds * w.speed);
+        model_.add(id, t.heur, seconds * workers_[k].speed);
         if (estimates_) estimates_->finished(k, id, port_.now()); // its next task starts now
         deliver_(id, b); // [seconds][the result's bytes]: a sub-master passes both on
         if (fs_.stop_after_results > 0 && results_ >= fs_.stop_after_results) stop();
@@ -203,21 +177,10 @@ public:
         wire_reader r(m.payload);
         auto const to = r.get<std::uint64_t>();
         auto const n = r.get<std::uint64_t>();
-        auto& from = workers_[k];
-        if (to == dropped_tasks) { // the answer to a cancel
-            from.cancelling = false;
-            for (std::uint64_t i = 0; i < n; ++i) {
-                auto const id = r.get<std::uint64_t>();
-                auto const& t = book_.at(id);
-                if (t.where != state::sent) continue;
-                --from.count;
-                from.heur_sum -= t.heur;
-                book_.cancel(id);
-                --port_.statistics()[k].iterations;
-            }
-        } else {
+        if (to == dropped_tasks) // the answer to a cancel
+            port_.statistics()[k].iterations -= static_cast<index_t>(workers_.dropped(k, n, r, book_));
+        else
             moved_ += redistribution_.answered(k, static_cast<std::size_t>(to), n, r, m.source, book_);
-        }
         port_.touch(k);
         workers_.may_idle(k);
         distribute();
@@ -232,37 +195,24 @@ private:
     void send_tasks(std::size_t k, std::span<std::uint64_t const> ids) {
         wire_writer w;
         w.put(static_cast<std::uint64_t>(ids.size()));
-        auto& wk = workers_[k];
         for (auto const id : ids) {
             auto& t = book_[id];
             double key = fs_.scheme == farm_scheme_kind::kazouris && model_.ready() ? ordering(t.heur)
                                                                                     : -static_cast<double>(id);
             if (estimates_) { // largest estimate first
                 key = estimate(id);
-                estimates_->sent(k, id, wk.count == 0, port_.now());
+                estimates_->sent(k, id, workers_[k].count == 0, port_.now());
             }
             write_task(w, farm_task_header{id, t.heur, t.priority, key, t.payload.size()}, t.payload);
-            std::vector<std::byte>().swap(t.payload);
-            t.owner = static_cast<int>(k);
-            t.where = state::sent;
-            ++wk.count;
-            wk.heur_sum += t.heur;
+            book_.sent(id, k);
+            workers_.took(k, t.heur);
         }
         port_.push_worker(k, kind::work, w.view());
         port_.count(k, static_cast<index_t>(ids.size()));
     }
 
-    /// How many tasks worker k may hold for `per_worker` each: a group holds
-    /// that many for each of its workers plus one each at its sub-master, so
-    /// that its workers never wait for the root.
-    [[nodiscard]] std::size_t limit(std::size_t k, std::size_t per_worker) const noexcept {
-        if (fs_.capacity.empty()) return per_worker;
-        return (per_worker + 1) * fs_.capacity[k];
-    }
     [[nodiscard]] bool idle(std::size_t k) const noexcept {
-        auto const& w = workers_[k];
-        std::size_t const below = fs_.scheme == farm_scheme_kind::kazouris ? fs_.idle_below : 1;
-        return w.count < limit(k, below) && !w.receiving && !w.cancelling;
+        return workers_.idle(k, fs_.scheme == farm_scheme_kind::kazouris ? fs_.idle_below : 1);
     }
 
     /// Gives idle workers work: from the master's queue, else by redistribution.
@@ -295,7 +245,7 @@ private:
         case farm_scheme_kind::estimates: return false; // its tasks never enter the queue (place())
         case farm_scheme_kind::self_scheduling:         // a group's free places in one message
             do ids.push_back(take_best());
-            while (!fs_.capacity.empty() && !book_.queue_empty() && workers_[k].count + ids.size() < limit(k, 1));
+            while (workers_.groups() && !book_.queue_empty() && workers_[k].count + ids.size() < workers_.limit(k, 1));
             break;
         case farm_scheme_kind::policy: {
             auto const count = chunks_->next(k, book_.queued(), producing_ && !flushing_);
@@ -305,7 +255,7 @@ private:
         }
         case farm_scheme_kind::kazouris:
             if (!model_.ready()) { // no estimates yet: fill up to f, oldest first
-                while (ids.size() + workers_[k].count < limit(k, fs_.initial_tasks) && !book_.queue_empty())
+                while (ids.size() + workers_[k].count < workers_.limit(k, fs_.initial_tasks) && !book_.queue_empty())
                     ids.push_back(take_best());
             } else {
                 double const amount =
@@ -330,7 +280,7 @@ private:
     /// the user's cost as it is, else 1.
     [[nodiscard]] double estimate(std::uint64_t id) const {
         if (model_.ready()) return model_.estimate(book_[id].heur);
-        return with_cost_ ? book_[id].heur : 1.0;
+        return book_.with_cost() ? book_[id].heur : 1.0;
     }
     [[nodiscard]] auto rho() const {
         return [this](std::uint64_t id) { return estimate(id); };
@@ -347,11 +297,9 @@ private:
     }
     /// Worker k gets its largest placed tasks until it holds estimates_ahead.
     void feed(std::size_t k) {
-        while (workers_[k].count < limit(k, estimates_ahead))
-            if (auto const id = estimates_->take_next(k, rho()))
-                send_tasks(k, std::span(&*id, 1));
-            else
-                break;
+        std::optional<std::uint64_t> id;
+        while (workers_[k].count < workers_.limit(k, estimates_ahead) && (id = estimates_->take_next(k, rho())))
+            send_tasks(k, std::span(&*id, 1));
     }
     /// Worker k's running task revised its estimate (rule 3): the tasks
     /// placed on k and still here are placed again, and moved for nothing.
@@ -379,12 +327,12 @@ private:
         if (estimates_) // placed but not sent: cancelled here
             for (auto const id : estimates_->take_placed()) book_.cancel(id);
         book_.cancel_queue();
-        for (std::size_t k = 0; k < workers_.size(); ++k) {
-            if (workers_[k].count == 0 && !workers_[k].receiving) continue;
-            workers_[k].cancelling = true;
-            port_.send_worker(k, kind::cancel, {});
-            port_.touch(k);
-        }
+        for (std::size_t k = 0; k < workers_.size(); ++k)
+            if (workers_[k].count > 0 || workers_[k].receiving) {
+                workers_[k].cancelling = true;
+                port_.send_worker(k, kind::cancel, {});
+                port_.touch(k);
+            }
     }
 
     master_port<T>& port_;
@@ -396,9 +344,8 @@ private:
     farm_redistribution<T> redistribution_;
     std::optional<farm_chunks> chunks_;
     std::optional<farm_estimates> estimates_;
-    std::size_t results_ = 0, first_size_ = 0, moved_ = 0;
-    bool with_cost_ = false, by_size_ = false, producing_ = true, stopping_ = false, distributing_ = false,
-         flushing_ = false;
+    std::size_t results_ = 0, moved_ = 0;
+    bool producing_ = true, stopping_ = false, distributing_ = false, flushing_ = false;
     double started_ = 0.0;
 };
 

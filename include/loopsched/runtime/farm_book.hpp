@@ -1,13 +1,19 @@
 // The tasks a farm's master holds: each by id from its submission to its
-// result or cancellation, and the queue of those not yet sent, best last
-// (seed 000's order: priority, then creation order or the model's estimate).
+// result or cancellation, measured for the heuristic, and the queue of those
+// not yet sent, best last (Kazouris et al.'s order: priority, then creation
+// order or the model's estimate).
 #pragma once
 
+#include <loopsched/error.hpp>
+
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <limits>
+#include <optional>
 #include <set>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -30,6 +36,43 @@ public:
         tasks_.push_back(std::move(t));
         return tasks_.size() - 1;
     }
+    /// A new task, queued (not in the queue yet), with its heuristic value:
+    /// the user's cost if the first task had one (then every task must),
+    /// else its bytes' count once two tasks differ in size, else its creation
+    /// order. Returns how much task 0's value changed (it is measured again
+    /// when sizes start to count), for whoever holds task 0.
+    double add_measured(std::vector<std::byte> payload, std::optional<double> cost, double priority) {
+        auto const id = static_cast<std::uint64_t>(tasks_.size());
+        if (id == 0) {
+            with_cost_ = cost.has_value();
+            first_size_ = payload.size();
+        } else if (cost.has_value() != with_cost_) {
+            require(false, "submit(task, cost)", id,
+                    "every task needs a cost estimate once the first had one, and none otherwise");
+        }
+        double heur = static_cast<double>(id + 1), change = 0.0;
+        if (with_cost_) {
+            require(std::isfinite(*cost), "task cost", *cost, "must be finite");
+            heur = *cost;
+        } else if (id == 1 && payload.size() != first_size_) {
+            by_size_ = true;
+            auto& first = tasks_[0];
+            change = static_cast<double>(first_size_) - first.heur;
+            if (first.where == state::queued) queued_heur_ += change;
+            first.heur = static_cast<double>(first_size_);
+        }
+        if (by_size_) heur = static_cast<double>(payload.size());
+        add(task{std::move(payload), heur, priority, -1, state::queued});
+        return change;
+    }
+    /// A task submitted once the farm stopped: cancelled at once. Returns its id.
+    std::uint64_t add_cancelled(double priority) {
+        auto const id = add(task{{}, 0.0, priority, -1, state::queued});
+        cancel(id);
+        return id;
+    }
+    /// Tasks carry the user's cost estimates.
+    [[nodiscard]] bool with_cost() const noexcept { return with_cost_; }
     [[nodiscard]] task& operator[](std::uint64_t id) noexcept { return tasks_[id]; }
     [[nodiscard]] task const& operator[](std::uint64_t id) const noexcept { return tasks_[id]; }
     [[nodiscard]] task& at(std::uint64_t id) { return tasks_.at(id); }
@@ -66,8 +109,14 @@ public:
     [[nodiscard]] std::size_t queued() const noexcept { return queue_.size(); }
     /// The sum of heur over the queue, for (4.1).
     [[nodiscard]] double queued_heur() const noexcept { return queued_heur_; }
-    /// Task 0's heur changed while queued (the measure became the payload size).
-    void requeued_heur(double change) noexcept { queued_heur_ += change; }
+
+    /// Task `id` went to worker k: its bytes are on their way, not kept.
+    void sent(std::uint64_t id, std::size_t k) {
+        auto& t = tasks_[id];
+        std::vector<std::byte>().swap(t.payload);
+        t.owner = static_cast<int>(k);
+        t.where = state::sent;
+    }
 
     // ---- how tasks end
 
@@ -105,7 +154,8 @@ private:
     std::vector<task> tasks_;
     std::set<key> queue_;
     double queued_heur_ = 0.0;
-    bool by_heur_ = false;
+    bool by_heur_ = false, with_cost_ = false, by_size_ = false;
+    std::size_t first_size_ = 0;
     std::vector<std::uint64_t> cancelled_;
     std::size_t resolved_ = 0;
 };

@@ -38,9 +38,11 @@ public:
         bool donating = false, receiving = false, cancelling = false, refused = false;
     };
 
-    /// `statuses`: by rank; `load_aware`: speeds from V/Q, else V.
-    farm_workers(runtime_settings const& s, std::span<worker_status const> statuses, bool load_aware)
-            : load_aware_(load_aware), workers_(s.workers()) {
+    /// `statuses`: by rank; `load_aware`: speeds from V/Q, else V; `capacity`:
+    /// the workers each stands for (a group's), empty for one each.
+    farm_workers(runtime_settings const& s, std::span<worker_status const> statuses, bool load_aware,
+                 std::vector<std::size_t> capacity = {})
+            : load_aware_(load_aware), workers_(s.workers()), capacity_(std::move(capacity)) {
         for (std::size_t k = 0; k < workers_.size(); ++k)
             workers_[k].status = statuses[static_cast<std::size_t>(s.worker_ranks[k])];
         update_speeds();
@@ -57,6 +59,48 @@ public:
         return out;
     }
 
+    /// How many tasks worker k may hold for `per_worker` each: a group holds
+    /// that many for each of its workers plus one each at its sub-master, so
+    /// that its workers never wait for the root.
+    [[nodiscard]] std::size_t limit(std::size_t k, std::size_t per_worker) const noexcept {
+        return capacity_.empty() ? per_worker : (per_worker + 1) * capacity_[k];
+    }
+    /// Worker k holds fewer than `limit(k, below)` tasks and takes more now.
+    [[nodiscard]] bool idle(std::size_t k, std::size_t below) const noexcept {
+        auto const& w = workers_[k];
+        return w.count < limit(k, below) && !w.receiving && !w.cancelling;
+    }
+    [[nodiscard]] bool groups() const noexcept { return !capacity_.empty(); }
+    /// Worker k holds tasks, or a transfer or a cancel with it is under way.
+    [[nodiscard]] bool holds(std::size_t k) const noexcept {
+        auto const& w = workers_[k];
+        return w.count > 0 || w.donating || w.receiving || w.cancelling;
+    }
+
+    /// A task of value `heur` went to worker k, or left it (its result, a move, a cancel).
+    void took(std::size_t k, double heur) noexcept {
+        ++workers_[k].count;
+        workers_[k].heur_sum += heur;
+    }
+    void released(std::size_t k, double heur) noexcept {
+        --workers_[k].count;
+        workers_[k].heur_sum -= heur;
+    }
+    /// Worker k's answer to a cancel: the `n` ids in `r` it dropped; those
+    /// still running there are cancelled in `book`. Returns how many were.
+    std::size_t dropped(std::size_t k, std::uint64_t n, wire_reader& r, farm_book& book) {
+        workers_[k].cancelling = false;
+        std::size_t count = 0;
+        for (std::uint64_t i = 0; i < n; ++i) {
+            auto const id = r.get<std::uint64_t>();
+            if (book.at(id).where != farm_book::state::sent) continue;
+            released(k, book[id].heur);
+            book.cancel(id);
+            ++count;
+        }
+        return count;
+    }
+
     /// Worker k's status as its request reports it: speeds follow it when load-aware.
     void report(std::size_t k, worker_status const& s) {
         if (!load_aware_ || workers_[k].status == s) return;
@@ -65,13 +109,12 @@ public:
     }
     /// Worker k's tasks or state changed: it may be idle now.
     void may_idle(std::size_t k) { maybe_idle_.insert(position_[k]); }
-    /// The start: the next worker round robin from the fastest that holds fewer than `limit(k)` tasks.
-    template <class Limit>
-    std::optional<std::size_t> next_starter(Limit const& limit) {
+    /// The start: the next worker round robin from the fastest that holds fewer than limit(k, per_worker) tasks.
+    std::optional<std::size_t> next_starter(std::size_t per_worker) {
         for (std::size_t tried = 0; tried < order_.size(); ++tried) {
             std::size_t const k = order_[rr_];
             rr_ = (rr_ + 1) % order_.size();
-            if (workers_[k].count < limit(k)) return k;
+            if (workers_[k].count < limit(k, per_worker)) return k;
         }
         return std::nullopt;
     }
@@ -108,6 +151,7 @@ private:
 
     bool load_aware_;
     std::vector<worker> workers_;
+    std::vector<std::size_t> capacity_;
     std::vector<std::size_t> order_;    ///< workers by speed, fastest first
     std::vector<std::size_t> position_; ///< each worker's place in order_
     std::set<std::size_t> maybe_idle_;  ///< places in order_ of the workers that may be idle (all that are)
@@ -155,7 +199,7 @@ public:
         auto& b = workers_[*busiest];
         auto& idle_one = workers_[to];
         double const share = idle_one.share * all;                                              // (4.3)
-        if (fs_.transfer_gain * finish_normalized(b) > share) return;                                    // (4.4)
+        if (fs_.transfer_gain * finish_normalized(b) > share) return;                           // (4.4)
         double const fair = finish_normalized(b) * idle_one.speed / (b.speed + idle_one.speed); // (4.5)
         farm_transfer const transfer{std::min(share, fair),                                     // (4.6)
                                      static_cast<std::int64_t>(port_.settings().worker_ranks[to]),
@@ -188,10 +232,8 @@ public:
             auto const id = r.get<std::uint64_t>();
             auto& t = book.at(id);
             if (t.where != farm_book::state::sent) continue; // already answered: it counted against the donor
-            --from.count;
-            from.heur_sum -= t.heur;
-            ++workers_[j].count;
-            workers_[j].heur_sum += t.heur;
+            workers_.released(k, t.heur);
+            workers_.took(j, t.heur);
             t.owner = static_cast<int>(j);
             --port_.statistics()[k].iterations;
             ++port_.statistics()[j].iterations;

@@ -27,7 +27,9 @@ inline constexpr double least_power = 1e-9, most_power = 1e9, most_run_queue = 1
 
 /// An algorithm's options that list their own in a `describe` (detail/described.hpp).
 template <class O>
-concept described_options = requires(O const& o) { describe(o, [](char const*, auto const&, option_rule const&) {}); };
+concept described_options = requires(O const& o) {
+    describe(o, [](char const*, auto const&, option_rule const&) {});
+};
 
 /// Checks the options every algorithm shares, on `ranks` ranks, then the
 /// algorithm's own by their description.
@@ -141,14 +143,14 @@ std::uint64_t policy_fingerprint(P const& policy) {
 /// What a loop's shape holds besides the shared options (fields left out: 0).
 struct loop_facts {
     algorithm_id algorithm{};
-    index_t extent = 0;             ///< iterations along the cut dimension
-    std::uint64_t space = 0;        ///< the space's fingerprint, or the task types'
-    std::size_t dimension = 0;      ///< the cut dimension
-    std::size_t result_bytes = 0;   ///< gathered bytes per iteration
-    std::uint64_t policy = 0;       ///< the policy's or the placement's fingerprint
-    std::string_view mapping{};     ///< the mapping's name
+    index_t extent = 0;           ///< iterations along the cut dimension
+    std::uint64_t space = 0;      ///< the space's fingerprint, or the task types'
+    std::size_t dimension = 0;    ///< the cut dimension
+    std::size_t result_bytes = 0; ///< gathered bytes per iteration
+    std::uint64_t policy = 0;     ///< the policy's or the placement's fingerprint
+    std::string_view mapping{};   ///< the mapping's name
     double request_ahead = 0.0;
-    std::uint64_t extra = 0;        ///< the algorithm's own options (described_fingerprint)
+    std::uint64_t extra = 0; ///< the algorithm's own options (described_fingerprint)
 };
 
 /// The shape of a loop with these options and facts.
