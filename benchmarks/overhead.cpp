@@ -29,7 +29,7 @@ namespace {
 
 constexpr int repetitions = 7;
 
-/// The sizes of loopsched's messages (see runtime/messages.hpp and agreement.hpp).
+/// The sizes of loopsched's messages (see runtime/core/messages.hpp and agreement.hpp).
 constexpr int hello_bytes = sizeof(detail::hello_message), request_bytes = sizeof(detail::request_header),
               work_bytes = sizeof(chunk), report_bytes = sizeof(worker_statistics) + 3 * 8,
               table_bytes = 2 * 8 + sizeof(worker_statistics);

@@ -7,7 +7,7 @@
 #include "mandelbrot.hpp"
 
 #include <loopsched/loopsched.hpp>
-#include <loopsched/runtime/trace.hpp>
+#include <loopsched/runtime/core/trace.hpp>
 #include <loopsched/transport/simgrid.hpp>
 
 #include <boost/serialization/vector.hpp>

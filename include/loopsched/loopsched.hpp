@@ -30,9 +30,9 @@
 #include <loopsched/options.hpp>
 #include <loopsched/placement_spec.hpp>
 #include <loopsched/policies.hpp>
-#include <loopsched/runtime/calibration.hpp>
-#include <loopsched/runtime/payload.hpp>
-#include <loopsched/runtime/trace.hpp>
+#include <loopsched/runtime/core/calibration.hpp>
+#include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/runtime/core/trace.hpp>
 #include <loopsched/schedule.hpp>
 #include <loopsched/space/box.hpp>
 #include <loopsched/space/window.hpp>

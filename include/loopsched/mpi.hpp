@@ -9,7 +9,7 @@
 #include <loopsched/algorithm/parallel_for.hpp>
 #include <loopsched/algorithm/parallel_for_doacross.hpp>
 #include <loopsched/algorithm/task_farm.hpp>
-#include <loopsched/runtime/calibration.hpp>
+#include <loopsched/runtime/core/calibration.hpp>
 #include <loopsched/transport/mpi.hpp>
 
 #include <boost/mpi/communicator.hpp>

@@ -3,7 +3,7 @@
 // from it (farm_outcome, dnc_outcome, doacross_outcome).
 #pragma once
 
-#include <loopsched/runtime/statistics.hpp>
+#include <loopsched/runtime/core/statistics.hpp>
 
 #include <vector>
 

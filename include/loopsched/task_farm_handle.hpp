@@ -4,7 +4,7 @@
 
 #include <loopsched/concepts.hpp>
 #include <loopsched/error.hpp>
-#include <loopsched/runtime/payload.hpp>
+#include <loopsched/runtime/core/payload.hpp>
 
 #include <concepts>
 #include <cstdint>

@@ -6,7 +6,7 @@
 
 #include <loopsched/algorithm/divide_and_conquer.hpp>
 #include <loopsched/placement_spec.hpp>
-#include <loopsched/runtime/trace.hpp>
+#include <loopsched/runtime/core/trace.hpp>
 #include <loopsched/this_task.hpp>
 #include <loopsched/transport/in_process.hpp>
 

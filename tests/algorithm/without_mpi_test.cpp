@@ -5,7 +5,7 @@
 #include <loopsched/algorithm/parallel_for.hpp>
 #include <loopsched/algorithm/parallel_for_doacross.hpp>
 #include <loopsched/dependence/uniform.hpp>
-#include <loopsched/runtime/calibration.hpp>
+#include <loopsched/runtime/core/calibration.hpp>
 #include <loopsched/transport/in_process.hpp>
 
 #include <cstdio>

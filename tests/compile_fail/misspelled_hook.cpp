@@ -1,7 +1,7 @@
 // A master client that declares a hook it spells otherwise (holds as hold) is
 // refused: its hook would be ignored silently, so MasterClient names it.
 // expect: MasterClient
-#include <loopsched/runtime/core.hpp>
+#include <loopsched/runtime/core/core.hpp>
 
 #include <cstddef>
 #include <span>

@@ -2,7 +2,7 @@
 // by the runtime's message kind, so that tests can assert what a loop sent.
 #pragma once
 
-#include <loopsched/runtime/link.hpp>
+#include <loopsched/runtime/core/link.hpp>
 #include <loopsched/transport/transport.hpp>
 
 #include <array>

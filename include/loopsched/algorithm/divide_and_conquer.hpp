@@ -9,8 +9,8 @@
 #include <loopsched/concepts.hpp>
 #include <loopsched/outcome.hpp>
 #include <loopsched/placement_spec.hpp>
-#include <loopsched/runtime/dnc_driver.hpp>
-#include <loopsched/runtime/statistics.hpp>
+#include <loopsched/runtime/tasks/dnc_driver.hpp>
+#include <loopsched/runtime/core/statistics.hpp>
 #include <loopsched/task_options.hpp>
 #include <loopsched/transport/channel.hpp>
 

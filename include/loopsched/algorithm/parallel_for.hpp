@@ -8,9 +8,9 @@
 #include <loopsched/mapping/mapping.hpp>
 #include <loopsched/options.hpp>
 #include <loopsched/outcome.hpp>
-#include <loopsched/runtime/doall.hpp>
-#include <loopsched/runtime/hierarchy.hpp>
-#include <loopsched/runtime/statistics.hpp>
+#include <loopsched/runtime/loops/doall.hpp>
+#include <loopsched/runtime/loops/hierarchy.hpp>
+#include <loopsched/runtime/core/statistics.hpp>
 #include <loopsched/transport/channel.hpp>
 
 #include <concepts>

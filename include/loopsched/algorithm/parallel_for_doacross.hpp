@@ -11,8 +11,8 @@
 #include <loopsched/mapping/doacross_mapping.hpp>
 #include <loopsched/options.hpp>
 #include <loopsched/outcome.hpp>
-#include <loopsched/runtime/doacross.hpp>
-#include <loopsched/runtime/tiled_doacross.hpp>
+#include <loopsched/runtime/doacross/doacross.hpp>
+#include <loopsched/runtime/doacross/tiled_doacross.hpp>
 #include <loopsched/space/window.hpp>
 #include <loopsched/transport/channel.hpp>
 

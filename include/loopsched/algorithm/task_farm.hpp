@@ -8,8 +8,8 @@
 #include <loopsched/concepts.hpp>
 #include <loopsched/outcome.hpp>
 #include <loopsched/placement_spec.hpp>
-#include <loopsched/runtime/farm_driver.hpp>
-#include <loopsched/runtime/statistics.hpp>
+#include <loopsched/runtime/tasks/farm_driver.hpp>
+#include <loopsched/runtime/core/statistics.hpp>
 #include <loopsched/task_farm_handle.hpp>
 #include <loopsched/task_options.hpp>
 #include <loopsched/transport/channel.hpp>

@@ -1,0 +1,399 @@
+// The protocol core's master side (runtime/core/core.hpp tells the protocol): the
+// master's port, the hooks a master client declares, and master_core, which
+// keeps every worker's state from its hello to its report.
+#pragma once
+
+#include <loopsched/error.hpp>
+#include <loopsched/runtime/core/agreement.hpp>
+#include <loopsched/runtime/core/link.hpp>
+#include <loopsched/runtime/core/messages.hpp>
+#include <loopsched/runtime/core/profile.hpp>
+#include <loopsched/runtime/core/statistics.hpp>
+#include <loopsched/runtime/core/wire.hpp>
+
+#include <algorithm>
+#include <concepts>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace loopsched::detail {
+
+
+/// Between the master and the worker that share the root's rank: the worker's
+/// messages reach the master at once, by a call (its bytes lent for the call);
+/// the master's wait in a queue for the worker's next turn, so the master
+/// never calls back into a worker that is in the middle of a step.
+struct loopback {
+    void (*deliver)(void* master, message_view) = nullptr;
+    void* master = nullptr;
+    // A vector drained from the front, not a deque: libstdc++'s deque
+    // allocates when made, and the root makes this every loop.
+    std::vector<message> to_worker;
+    std::size_t next = 0;
+
+    void to_master(int from, kind what, std::span<std::byte const> data) const {
+        deliver(master, message_view(from, static_cast<int>(what), data));
+    }
+    void post_to_worker(int from, kind what, std::span<std::byte const> data) {
+        to_worker.push_back(message{from, static_cast<int>(what), bytes(data.begin(), data.end())});
+    }
+    std::optional<message> take_for_worker() {
+        if (next == to_worker.size()) return std::nullopt;
+        message m = std::move(to_worker[next++]);
+        if (next == to_worker.size()) { // drained: start again at the front
+            to_worker.clear();
+            next = 0;
+        }
+        return m;
+    }
+};
+
+// ---------------------------------------------------------------- master
+
+/// What the master's client may use: sending to workers and ranks, and the
+/// per-worker statistics the core keeps.
+template <Transport T>
+class master_port {
+public:
+    master_port(loop_link<T>& link, runtime_settings const& settings, loopback& local)
+            : link_(link), settings_(settings), local_(local), stats_(settings.workers()) {
+        for (std::size_t k = 0; k < stats_.size(); ++k) stats_[k].rank = settings.worker_ranks[k];
+    }
+
+    [[nodiscard]] runtime_settings const& settings() const noexcept { return settings_; }
+    [[nodiscard]] int rank() const { return link_.rank(); }
+    [[nodiscard]] double now() const { return link_.now(); }
+    [[nodiscard]] loop_link<T>& link() noexcept { return link_; }
+    [[nodiscard]] bool is_own(std::size_t k) const noexcept { return static_cast<int>(k) == settings_.own_index; }
+
+    void send_worker(std::size_t k, kind what, std::span<std::byte const> data) {
+        if (is_own(k))
+            local_.post_to_worker(link_.rank(), what, data);
+        else
+            link_.send(settings_.worker_ranks[k], what, data);
+    }
+    /// To a rank's worker (DOACROSS: the previous chunk's holder).
+    void send_rank(int rank, kind what, std::span<std::byte const> data) {
+        int const k = settings_.index_of(rank);
+        if (k >= 0)
+            send_worker(static_cast<std::size_t>(k), what, data);
+        else
+            link_.send(rank, what, data);
+    }
+
+    /// Work sent to worker k outside an answer to its request (the task farm
+    /// pushes tasks as they are created): the core looks at k's state again.
+    void push_worker(std::size_t k, kind what, std::span<std::byte const> data) {
+        send_worker(k, what, data);
+        touch(k);
+    }
+    /// Worker k's state may have changed (it now holds work, or no longer
+    /// expects any): the core asks the client's holds(k) again.
+    void touch(std::size_t k) { touched_.push_back(k); }
+    [[nodiscard]] std::vector<std::size_t>& touched() noexcept { return touched_; }
+
+    /// Worker k was granted `iterations` more (one unit).
+    void count(std::size_t k, index_t iterations) {
+        stats_[k].iterations += iterations;
+        ++stats_[k].chunks;
+    }
+    [[nodiscard]] std::vector<worker_statistics>& statistics() noexcept { return stats_; }
+
+private:
+    loop_link<T>& link_;
+    runtime_settings const& settings_;
+    loopback& local_;
+    std::vector<worker_statistics> stats_;
+    std::vector<std::size_t> touched_;
+};
+
+/// The optional hooks a master client has, as it declares them in
+/// `static constexpr master_hooks hooks{.holds = true, ...}`: a misspelled
+/// name does not compile, and MasterClient checks that every declared hook is
+/// there with its signature and that no undeclared one is (which would be ignored).
+///   results_first    hand a request's results to the client before serving it
+///                    (it must know what finished);
+///   late_requests    a request from a stopped worker is dropped (workers that
+///                    request unasked: its stop was on the way);
+///   pushes_work      a parked worker gets work only by a push (it is touched
+///                    then): asking the client again for every parked worker at
+///                    each turn is skipped until the client is done;
+///   holds            bool holds(k) const: worker k will send again without a
+///                    grant (it holds work): it is not parked;
+///   expecting_work   bool expecting_work() const: more work may still be
+///                    created: workers all parked is a wait, not a dead end;
+///   complete         void complete(loop_statistics&): completes the table.
+struct master_hooks {
+    bool results_first = false;
+    bool late_requests = false;
+    bool pushes_work = false;
+    bool holds = false;
+    bool expecting_work = false;
+    bool complete = false;
+};
+
+/// The master's side of the protocol for any client. The client provides:
+///   index_t serve(k, request)   grants worker k a unit (sending it through the
+///                               port) and returns its iterations, or 0 for none now;
+///   bool done()                 nothing is left to grant;
+///   void take_result(first, size, bytes)   a result block riding on a request or report;
+///   void on_message(k, kind, message_view) the algorithm's own kinds;
+///   static constexpr master_hooks hooks    the optional hooks it has (above).
+template <class C>
+concept MasterClient =
+        requires {
+            { C::hooks } -> std::convertible_to<master_hooks>;
+        } &&
+        requires(C& c, std::size_t k, request const& r, index_t i, std::span<std::byte const> b, kind what,
+                 message_view m) {
+            { c.serve(k, r) } -> std::same_as<index_t>;
+            { c.done() } -> std::convertible_to<bool>;
+            c.take_result(i, i, b);
+            c.on_message(k, what, m);
+        } &&
+        (C::hooks.holds == requires(C const& c, std::size_t k) {
+            { c.holds(k) } -> std::convertible_to<bool>;
+        }) &&
+        (C::hooks.expecting_work == requires(C const& c) {
+            { c.expecting_work() } -> std::convertible_to<bool>;
+        }) &&
+        (C::hooks.complete == requires(C& c, loop_statistics& table) { c.complete(table); });
+
+template <Transport T, MasterClient Client>
+class master_core {
+public:
+    /// `aborted` is set once this master has sent the loop's abort (see as_root).
+    master_core(master_port<T>& port, Client& client, bool& aborted)
+            : port_(port), client_(client), settings_(port.settings()), aborted_(aborted),
+              state_(settings_.workers(), peer::active), waiting_(settings_.workers()), parked_(settings_.workers()),
+              last_(settings_.workers()) {
+        owing_ = state_.size();
+    }
+
+    /// Serves every worker's first request: its hello, whose status the agreement gathered (by rank).
+    void open(std::span<worker_status const> statuses) {
+        start_ = port_.now();
+        for (std::size_t k = 0; k < state_.size(); ++k) {
+            request const first{k, statuses[static_cast<std::size_t>(settings_.worker_ranks[k])], {}};
+            if (settings_.deterministic)
+                waiting_[k] = first;
+            else
+                serve(k, first);
+        }
+        if (settings_.deterministic) serve_in_turn();
+        settle_parked();
+    }
+
+    void handle(message_view m) {
+        kind const what = kind_of(m.tag);
+        if (what == kind::failed) fail(failure::read(m));
+        std::size_t const k = index_of(m.source);
+        if (what == kind::request) {
+            wire_reader r(m.payload);
+            auto const h = r.get<request_header>();
+            if (state_[k] != peer::active) {
+                // A worker that reports on its own (divide and conquer: "I am
+                // idle") may have sent it while its stop was on the way.
+                if (late_requests && state_[k] == peer::stopped) return;
+                protocol_error(m.source, "a request from a worker that is not running");
+            }
+            request const asked{k, h.status, h.timing};
+            auto take = [&] {
+                read_result_blocks(r, h.result_blocks, [&](index_t first, index_t size, std::span<std::byte const> b) {
+                    client_.take_result(first, size, b);
+                });
+            };
+            if constexpr (results_first) take();
+            // The reply first, then the results that came with the request: the worker is waiting.
+            if (settings_.deterministic) {
+                waiting_[k] = asked;
+                serve_in_turn();
+            } else {
+                serve(k, asked);
+            }
+            if constexpr (!results_first) take();
+        } else if (what == kind::report) {
+            if (state_[k] != peer::stopped) protocol_error(m.source, "a report from a worker that was not stopped");
+            take_report(k, m);
+        } else {
+            client_.on_message(k, what, m);
+        }
+        settle_parked();
+    }
+
+    [[nodiscard]] bool finished() const noexcept { return owing_ == 0; }
+    [[nodiscard]] double started() const noexcept { return start_; }
+
+    /// After the client acted outside a message (work created on the root):
+    /// the workers it touched, then the parked ones, are looked at again.
+    void settle() { settle_parked(); }
+    [[nodiscard]] runtime_settings const& settings() const noexcept { return settings_; }
+    [[nodiscard]] Client& client() noexcept { return client_; }
+
+    /// The loop is over: every rank gets the table (completed by the client's
+    /// complete(table), if it has one); the root keeps the trace.
+    loop_statistics close() {
+        loop_statistics table{port_.now() - start_, std::move(port_.statistics()), {}};
+        if constexpr (Client::hooks.complete) client_.complete(table);
+        send_table_to_everyone(port_.link(), table);
+        table.trace = std::move(trace_);
+        std::ranges::sort(table.trace, {}, &chunk_event::start);
+        return table;
+    }
+    /// The loop is over at a master that answers to another (a hierarchical
+    /// loop's sub-master): its workers' statistics and trace (on its loop's
+    /// time), for it to pass on; no table is sent.
+    loop_statistics collect() {
+        loop_statistics out{port_.now() - start_, std::move(port_.statistics()), std::move(trace_)};
+        return out;
+    }
+
+    /// Ends the loop on every rank with `f`.
+    [[noreturn]] void fail(failure const& f) {
+        aborted_ = true;
+        abort_everyone(port_.link(), f);
+    }
+
+private:
+    enum class peer : std::uint8_t { active, parked, stopped, reported };
+
+    static constexpr bool owes(peer p) noexcept { return p != peer::reported; }
+    static constexpr bool results_first = Client::hooks.results_first;
+    static constexpr bool late_requests = Client::hooks.late_requests;
+    static constexpr bool pushes_work = Client::hooks.pushes_work;
+
+    [[nodiscard]] bool holds(std::size_t k) const {
+        if constexpr (Client::hooks.holds)
+            return client_.holds(k);
+        else
+            return false;
+    }
+    [[nodiscard]] bool expecting_work() const {
+        if constexpr (Client::hooks.expecting_work)
+            return client_.expecting_work();
+        else
+            return false;
+    }
+    /// Every state change goes through here, so the counts the hot path reads stay exact.
+    void become(std::size_t k, peer next) {
+        peer const before = std::exchange(state_[k], next);
+        owing_ += static_cast<std::size_t>(owes(next)) - static_cast<std::size_t>(owes(before));
+        parked_count_ +=
+                static_cast<std::size_t>(next == peer::parked) - static_cast<std::size_t>(before == peer::parked);
+    }
+
+    std::size_t index_of(int rank) const {
+        int const k = settings_.index_of(rank);
+        if (k < 0) protocol_error(rank, "a message from a rank that is not a worker of this loop");
+        return static_cast<std::size_t>(k);
+    }
+    [[noreturn]] void protocol_error(int rank, char const* what) const {
+        throw error(std::string("loopsched: protocol: ") + what + " (rank " + std::to_string(rank) + ")");
+    }
+
+    /// Answers worker k's request with a unit, a stop, or nothing for now.
+    void serve(std::size_t k, request const& r) {
+        last_[k] = r;
+        if (index_t const n = client_.serve(k, r); n > 0) {
+            port_.count(k, n);
+            become(k, peer::active);
+        } else if (holds(k)) {
+            become(k, peer::active); // it holds work and will ask again
+        } else if (client_.done()) {
+            port_.send_worker(k, kind::stop, {});
+            become(k, peer::stopped);
+        } else {
+            become(k, peer::parked); // left out for now (A_k < A_min)
+            parked_[k] = r;
+        }
+    }
+
+    /// Parked workers: stopped once the loop is done; otherwise asked again,
+    /// since a newer status from anyone may have changed who qualifies. If
+    /// every worker still owing a message is parked, none will ask again:
+    /// rather than wait for ever, the loop fails.
+    void settle_parked() {
+        take_touched();
+        if (parked_count_ == 0) return;
+        // A pushing client's parked workers wait for a push: asking again for
+        // each of them at every turn cost O(workers) per task (a farm's start).
+        if ((!settings_.deterministic && !pushes_work) || client_.done())
+            for (std::size_t k = 0; k < state_.size(); ++k) {
+                if (state_[k] != peer::parked) continue;
+                become(k, peer::active);
+                serve(k, *parked_[k]); // may park it again, or stop it
+            }
+        take_touched();
+        if (parked_count_ > 0 && parked_count_ == owing_ && !expecting_work())
+            throw error("loopsched: the policy leaves every worker out while work remains");
+    }
+
+    /// Workers the client pushed work to, or took work from, outside serve():
+    /// parked ones that now hold work become active; active ones that no
+    /// longer do are parked (or stopped) as if they had just asked.
+    void take_touched() {
+        auto& touched = port_.touched();
+        for (std::size_t i = 0; i < touched.size(); ++i) { // serve() may touch more
+            std::size_t const k = touched[i];
+            if (state_[k] == peer::parked && holds(k)) {
+                parked_[k].reset();
+                become(k, peer::active);
+            } else if (state_[k] == peer::active && !holds(k) && last_[k] && !waiting_[k]) {
+                serve(k, *last_[k]);
+            }
+        }
+        touched.clear();
+    }
+
+    /// Deterministic mode: serves the waiting requests strictly in worker order.
+    void serve_in_turn() {
+        std::size_t idle = 0;
+        while (idle < state_.size()) {
+            std::size_t const k = turn_;
+            if (state_[k] == peer::active && waiting_[k]) {
+                serve(k, *std::exchange(waiting_[k], std::nullopt));
+                settle_parked();
+                idle = 0;
+            } else if (state_[k] == peer::active) {
+                return; // its request decides what comes next: wait for it
+            } else {
+                ++idle;
+            }
+            turn_ = (turn_ + 1) % state_.size();
+        }
+    }
+
+    void take_report(std::size_t k, message_view m) {
+        double const received = settings_.trace ? port_.now() : 0.0; // places the trace's events only
+        wire_reader r(m.payload);
+        auto const w = read_report(
+                r, received, start_,
+                [&](index_t first, index_t size, std::span<std::byte const> b) { client_.take_result(first, size, b); },
+                trace_);
+        auto& s = port_.statistics()[k];
+        s.compute_seconds = w.compute_seconds;
+        s.wait_seconds = w.wait_seconds;
+        s.comm_seconds = w.comm_seconds;
+        become(k, peer::reported);
+    }
+
+    master_port<T>& port_;
+    Client& client_;
+    runtime_settings const& settings_;
+    bool& aborted_;
+    // Inline up to 16 workers: back-to-back short loops should not allocate for them.
+    boost::container::small_vector<peer, 16> state_;
+    boost::container::small_vector<std::optional<request>, 16> waiting_, parked_,
+            last_; ///< deterministic mode's queue; parked requests; each worker's last request
+    std::size_t turn_ = 0;
+    std::size_t owing_ = 0, parked_count_ = 0; ///< workers not yet reported; parked workers (kept by become())
+    std::vector<chunk_event> trace_;
+    double start_ = 0.0;
+};
+
+} // namespace loopsched::detail

@@ -1,0 +1,213 @@
+// The encodings the protocol core sends, whatever the algorithm: failures (with
+// the kind of error, so every rank throws the same), request headers, blocks of
+// results riding on requests, reports and the statistics table.
+#pragma once
+
+#include <loopsched/error.hpp>
+#include <loopsched/policy/request.hpp>
+#include <loopsched/runtime/core/statistics.hpp>
+#include <loopsched/runtime/core/wire.hpp>
+#include <loopsched/transport/transport.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loopsched::detail {
+
+/// Why a loop failed, as it travels to every rank. A body's exception becomes
+/// remote_error everywhere; a bad argument (or spec) found on one rank becomes
+/// invalid_parameter (or spec_error) everywhere, the rank that found it
+/// throwing its own and the others naming that rank.
+struct failure {
+    enum class type : std::uint8_t { body, invalid_parameter, spec, error };
+    type what_type = type::body;
+    int origin = 0;
+    std::string what;                          ///< body, error: the message
+    std::string parameter, value, requirement; ///< invalid_parameter
+
+    /// The exception being handled on rank `origin`, as a body failure unless
+    /// it is loopsched's own invalid_parameter or error (a check that failed).
+    static failure current(int origin, bool from_body) {
+        try {
+            throw;
+        } catch (invalid_parameter const& e) {
+            if (!from_body)
+                return {type::invalid_parameter, origin, e.what(), e.parameter(), e.value(), e.requirement()};
+            return {type::body, origin, e.what(), {}, {}, {}};
+        } catch (remote_error const& e) {
+            return {type::body, e.origin_rank(), e.original_message(), {}, {}, {}};
+        } catch (spec_error const& e) {
+            return {from_body ? type::body : type::spec, origin, e.what(), {}, {}, {}};
+        } catch (error const& e) {
+            return {from_body ? type::body : type::error, origin, e.what(), {}, {}, {}};
+        } catch (std::exception const& e) {
+            return {type::body, origin, e.what(), {}, {}, {}};
+        } catch (...) {
+            return {type::body, origin, "unknown exception", {}, {}, {}};
+        }
+    }
+    static failure invalid(int origin, std::string parameter, std::string value, std::string requirement) {
+        return {type::invalid_parameter, origin, {}, std::move(parameter), std::move(value), std::move(requirement)};
+    }
+
+    /// Throws this failure as seen on rank `self`.
+    [[noreturn]] void raise(int self) const {
+        switch (what_type) {
+        case type::invalid_parameter:
+            throw invalid_parameter(parameter, value,
+                                    self == origin ? requirement
+                                                   : requirement + "; found on rank " + std::to_string(origin));
+        case type::spec: throw spec_error(self == origin ? what : what + " (on rank " + std::to_string(origin) + ")");
+        case type::error: throw error(self == origin ? what : what + " (on rank " + std::to_string(origin) + ")");
+        case type::body: break;
+        }
+        throw remote_error(origin, what);
+    }
+
+    void write(wire_writer& w) const {
+        w.put(what_type).put(origin).put(what).put(parameter).put(value).put(requirement);
+    }
+    static failure read(message_view m) {
+        wire_reader r(m.payload);
+        failure f;
+        f.what_type = r.get<type>();
+        f.origin = r.get<int>();
+        f.what = r.get_string();
+        f.parameter = r.get_string();
+        f.value = r.get_string();
+        f.requirement = r.get_string();
+        return f;
+    }
+};
+
+/// A request's fixed part, written and read as one value (one bounds check),
+/// as a DOALL chunk's work message is; result blocks follow when there are any.
+struct request_header {
+    worker_status status;
+    chunk_timing timing;
+    std::uint64_t result_blocks = 0; ///< blocks of results that follow (see result_blocks)
+};
+static_assert(sizeof(request_header) == sizeof(worker_status) + sizeof(chunk_timing) + sizeof(std::uint64_t),
+              "a request header has no padding to send");
+
+/// One block of results on the wire: iterations [first, first + size) and their bytes.
+struct result_block_header {
+    index_t first = 0, size = 0;
+    std::uint64_t bytes = 0;
+};
+
+/// Results of finished units waiting to travel to the root, as blocks of
+/// {first, size, byte count, bytes}. Each algorithm fills the bytes its way
+/// (trivially copyable values as they lie, others serialized, DOACROSS fields packed).
+class result_blocks {
+public:
+    /// Room for `n` bytes of iterations [first, first + size); valid until the next add() or clear().
+    std::span<std::byte> add(index_t first, index_t size, std::size_t n) {
+        wire_writer w;
+        w.put(result_block_header{first, size, n});
+        bytes_.insert(bytes_.end(), w.view().begin(), w.view().end());
+        std::size_t const at = bytes_.size();
+        bytes_.resize(at + n);
+        ++count_;
+        return std::span(bytes_).subspan(at);
+    }
+    /// A block whose bytes `write(std::vector<std::byte>&)` appends (serialized values).
+    template <class Write>
+    void add_written(index_t first, index_t size, Write&& write) {
+        std::size_t const head = bytes_.size();
+        bytes_.resize(head + sizeof(result_block_header));
+        write(bytes_);
+        result_block_header const h{first, size, bytes_.size() - head - sizeof(result_block_header)};
+        std::memcpy(bytes_.data() + head, &h, sizeof h);
+        ++count_;
+    }
+    [[nodiscard]] std::uint64_t count() const noexcept { return count_; }
+    [[nodiscard]] bool empty() const noexcept { return count_ == 0; }
+    /// The blocks without their count (a request carries the count in its header).
+    [[nodiscard]] std::span<std::byte const> blocks() const noexcept { return bytes_; }
+    void clear() {
+        bytes_.clear();
+        count_ = 0;
+    }
+
+private:
+    std::vector<std::byte> bytes_;
+    std::uint64_t count_ = 0;
+};
+
+/// Reads `blocks` result blocks at the reader's position, handing each to
+/// `sink(first, size, bytes)`.
+template <class Sink>
+void read_result_blocks(wire_reader& r, std::uint64_t blocks, Sink&& sink) {
+    for (std::uint64_t b = 0; b < blocks; ++b) {
+        auto const h = r.get<result_block_header>();
+        if (h.first < 0 || h.size < 0) throw error("loopsched: a result block with a negative range");
+        sink(h.first, h.size, r.get_raw(static_cast<std::size_t>(h.bytes)));
+    }
+}
+
+/// Encodes a request into `w` and returns its bytes (valid as long as `w`).
+inline std::span<std::byte const> encode_request(wire_writer& w, worker_status s, chunk_timing t,
+                                                 result_blocks const& results) {
+    return w.put(request_header{s, t, results.count()}).put_raw(results.blocks()).view();
+}
+
+/// A report: the worker's statistics, its clock (to place its trace on the
+/// master's), its remaining results, and its trace.
+inline std::span<std::byte const> encode_report(wire_writer& out, worker_statistics const& w, double clock,
+                                                result_blocks const& results, std::span<chunk_event const> trace) {
+    out.put(w).put(clock).put(results.count()).put_raw(results.blocks());
+    out.put(trace.size());
+    for (auto const& e : trace) out.put(e);
+    return out.view();
+}
+
+/// Reads a report at the reader's position: hands its result blocks to
+/// `sink(first, size, bytes)`, appends its trace to `trace` with the events
+/// moved by `received - (the worker's clock) - start` (onto the master's loop
+/// time), and returns the worker's statistics.
+template <class Sink>
+worker_statistics read_report(wire_reader& r, double received, double start, Sink&& sink,
+                              std::vector<chunk_event>& trace) {
+    auto const w = r.get<worker_statistics>();
+    double const offset = received - r.get<double>() - start;
+    read_result_blocks(r, r.get<std::uint64_t>(), sink);
+    for (auto n = r.get<std::size_t>(); n > 0; --n) {
+        auto e = r.get<chunk_event>();
+        e.start += offset;
+        e.end += offset;
+        trace.push_back(e);
+    }
+    return w;
+}
+
+/// Encodes the loop's statistics into `w` (once for all workers) and returns its bytes.
+inline std::span<std::byte const> encode_table(wire_writer& w, loop_statistics const& s) {
+    w.put(s.parallel_seconds).put(s.workers.size());
+    for (auto const& x : s.workers) w.put(x);
+    w.put(s.groups.size());
+    for (auto const& x : s.groups) w.put(x);
+    return w.view();
+}
+/// Decodes the loop's statistics into `s`, whose `workers` may already have
+/// room for them (a worker makes it while it waits for the table).
+inline void decode_table(message_view m, loop_statistics& s) {
+    wire_reader r(m.payload);
+    s.parallel_seconds = r.get<double>();
+    auto const n = r.get<std::size_t>();
+    s.workers.clear();
+    s.workers.reserve(std::min<std::size_t>(n, r.remaining() / sizeof(worker_statistics)));
+    for (std::size_t k = 0; k < n; ++k) s.workers.push_back(r.get<worker_statistics>());
+    auto const groups = r.get<std::size_t>();
+    s.groups.clear();
+    for (std::size_t g = 0; g < groups; ++g) s.groups.push_back(r.get<worker_statistics>());
+}
+
+} // namespace loopsched::detail

@@ -1,0 +1,243 @@
+// A DOACROSS loop on this rank (seed 003, chapter 4): the checks on every rank
+// before any message, the agreement, the root's measurements for h=auto (the
+// link's c_d and c_c by ping-pong, the body's c_p on scratch windows, the
+// model's interval), then the master, a worker, or both, on the protocol core.
+#pragma once
+
+#include <loopsched/adaptor/interval_model.hpp>
+#include <loopsched/adaptor/synchronized.hpp>
+#include <loopsched/adaptor/widened.hpp>
+#include <loopsched/any_policy.hpp>
+#include <loopsched/dependence/layout.hpp>
+#include <loopsched/options.hpp>
+#include <loopsched/runtime/core/core.hpp>
+#include <loopsched/runtime/doacross/doacross_master.hpp>
+#include <loopsched/runtime/doacross/doacross_worker.hpp>
+#include <loopsched/runtime/core/plan.hpp>
+#include <loopsched/space/window.hpp>
+#include <loopsched/transport/channel.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <concepts>
+#include <exception>
+#include <functional>
+#include <map>
+#include <optional>
+#include <tuple>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+namespace loopsched {
+
+namespace detail {
+
+template <class P>
+sync_interval interval_of(P const& policy) {
+    if constexpr (std::same_as<P, any_policy>) {
+        auto h = policy.synchronization();
+        require(h.has_value(), "policy", policy.spec(),
+                "a DOACROSS loop needs the synchronization adaptor S: prefix the spec with 's-', 'sw-' or 'dmps-'");
+        return *h;
+    } else {
+        return policy.interval();
+    }
+}
+
+/// c_d and c_c (per u_s position of a communication set) from a ping-pong
+/// between the root and `partner` (whose worker echoes probes), halved round
+/// trips, best of several.
+template <Transport T>
+interval_costs measure_link(loop_link<T>& link, int partner, std::size_t unit_bytes) {
+    constexpr int rounds = 20;
+    constexpr index_t units = 256;
+    std::size_t const big = std::max<std::size_t>(1, unit_bytes * units);
+    auto one_way = [&](std::size_t size) {
+        double best = 1e300;
+        bytes const payload(size);
+        for (int i = 0; i < rounds; ++i) {
+            double const begin = link.now();
+            link.send(partner, kind::probe, std::span<std::byte const>(payload.data(), payload.size()));
+            message_view const m = link.receive();
+            if (kind_of(m.tag) != kind::probe || m.source != partner)
+                throw error("loopsched: protocol: a message other than the echo while measuring the link");
+            best = std::min(best, (link.now() - begin) / 2.0);
+        }
+        return best;
+    };
+    double const small = one_way(sizeof(data_header));
+    double const large = one_way(big);
+    return {small, std::max(0.0, large - small) / static_cast<double>(units)};
+}
+
+/// c_p: seconds per (u_c, u_s) position, timing the body on scratch windows
+/// over a corner of the space (the body's writes go nowhere else). Timed on
+/// the transport's clock, so that a simulated body is timed in simulated time.
+template <Transport T, std::size_t N, class Body, class... F>
+double measure_cost(loop_link<T>& link, doacross_geometry<N> const& geo, Body& body, std::tuple<F...> const& fields) {
+    index_t const wc = std::min<index_t>(geo.extent_c(), 16), ws = std::min<index_t>(geo.extent_s(), 256);
+    if (wc == 0 || ws == 0) return 0.0;
+    box<N> const region = geo.space.slice(geo.layout.chunk_dim, 0, geo.rows_end(0, wc));
+    box<N> const sample = geo.part(0, wc, 0, ws);
+    std::tuple<window<typename F::value_type, N>...> scratch;
+    double best = 1e300;
+    for (int repeat = 0; repeat < 3; ++repeat) {
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            ((std::get<I>(scratch).reset(region), std::get<I>(scratch).fill(region, std::get<I>(fields).initial)), ...);
+        }
+        (std::index_sequence_for<F...>{});
+        double const begin = link.now();
+        std::apply([&](auto&... win) { body(sample, win...); }, scratch);
+        best = std::min(best, link.now() - begin);
+    }
+    return best / static_cast<double>(wc * ws);
+}
+
+/// The model's h for this loop: the chunks the policy would hand out (a dry
+/// run at the loop's initial statuses) give V and k; equal powers use 4.6/4.9,
+/// mixed powers 4.11/4.14 with one class per power, slowest last.
+template <ChunkPolicy P>
+index_t model_interval(P const& policy, loop_info const& info, index_t extent_s, index_t reach, interval_costs costs,
+                       double cost_at_power, double measured_power) {
+    auto const schedule = round_robin_schedule(widened<P>{policy, std::max<index_t>(1, reach)}, info);
+    if (schedule.empty()) return 1;
+    std::map<double, std::pair<double, double>, std::greater<>> by_power; // power -> (workers, summed chunk widths)
+    for (std::size_t k = 0; k < info.workers; ++k) by_power[info.of(k).power].first += 1.0;
+    for (auto const& a : schedule) by_power[info.of(a.worker).power].second += static_cast<double>(a.range.size);
+    double const rounds = std::max(1.0, static_cast<double>(schedule.size()) / static_cast<double>(info.workers));
+    std::vector<worker_class> classes;
+    for (auto const& [power, v] : by_power) {
+        double const chunks_of_class = std::max(1.0, v.first * rounds);
+        classes.push_back({v.first, cost_at_power * measured_power / power, std::max(1.0, v.second / chunks_of_class)});
+    }
+    double const h = optimal_interval(costs, extent_s, classes);
+    return clamp_to_index(std::round(h), 1, std::max<index_t>(1, extent_s));
+}
+
+/// A fingerprint of what a DOACROSS loop adds to the shared options: the
+/// dependences, the layout, the fields' types, the input halo and the modes.
+template <DependenceSet D, class... F>
+std::uint64_t doacross_fingerprint(D const& deps, doacross_layout const& layout, doacross_options const& o) {
+    fingerprint f;
+    for (auto const& v : deps.vectors()) f.add(static_cast<distance_vector<D::rank> const&>(v));
+    f.add(layout).add(options_fingerprint(o));
+    ((f.add(sizeof(typename F::value_type)).add(std::string_view(typeid(typename F::value_type).name()))), ...);
+    return f.value();
+}
+
+/// One rank: the loop runs in its sequential order, the body over the whole space at once.
+/// Outcome: a doacross_outcome over F's value types, which the facade names.
+template <class Outcome, Transport T, std::size_t N, class Body, class... F>
+Outcome run_doacross_alone(T& t, box<N> const& space, doacross_layout const& layout, Body& body,
+                           std::tuple<F...> const& fields) {
+    Outcome out;
+    out.layout = layout;
+    auto& arrays = out.value;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+        ((std::get<I>(arrays).reset(space), std::get<I>(arrays).fill(space, std::get<I>(fields).initial)), ...);
+    }
+    (std::index_sequence_for<F...>{});
+    double const begin = t.now();
+    try {
+        if (!space.empty()) std::apply([&](auto&... win) { body(space, win...); }, arrays);
+    } catch (...) { // as on more ranks: the body's failure is a remote_error
+        failure::current(t.rank(), true).raise(t.rank());
+    }
+    double const took = t.now() - begin;
+    out.interval = space.extent(layout.sync_dim);
+    out.statistics =
+            loop_statistics{took, {worker_statistics{t.rank(), took, 0.0, 0.0, space.extent(layout.chunk_dim), 1}}, {}};
+    return out;
+}
+
+/// `earlier`: an error this rank met making the arguments (see run_doall).
+template <class Outcome, channel_source C, std::size_t N, DependenceSet D, ChunkPolicy P, class Body, class... F>
+Outcome run_doacross(C& source, box<N> const& space, D const& deps, P const& policy, Body& body, doacross_options const& o,
+                  std::tuple<F...> const& fields, std::exception_ptr earlier = nullptr) {
+    using result_type = Outcome;
+    using windows_t = std::tuple<window<typename F::value_type, N>...>;
+    auto& ch = channel_of(source);
+    using T = std::remove_cvref_t<decltype(ch.transport())>;
+
+    // Checks every rank makes before any message, so bad input fails everywhere.
+    auto check = [&](int ranks) {
+        if (earlier) std::rethrow_exception(earlier);
+        validate(o, ranks);
+        (void)interval_of(policy);
+        require(o.dimension.has_value() == o.sync_dimension.has_value(), "options.dimension / sync_dimension",
+                o.dimension ? "u_c only" : "u_s only", "give both dimensions or neither");
+        std::array<index_t, N> extents{};
+        for (std::size_t d = 0; d < N; ++d) extents[d] = space.extent(d);
+        return o.dimension ? make_layout(deps, *o.dimension, *o.sync_dimension) : choose_layout(deps, extents);
+    };
+    if (ch.size() == 1) return run_doacross_alone<Outcome>(ch.transport(), space, check(1), body, fields);
+
+    loop_link<T> link(ch);
+    int const ranks = link.size(), self = link.rank();
+    bool const is_root = self == o.root;
+    doacross_layout layout;
+    sync_interval interval;
+    auto opened = open_loop(link, [&] {
+        layout = check(ranks);
+        interval = interval_of(policy);
+        rank_plan plan = plan_ranks(ranks, self, space.extent(layout.chunk_dim), o);
+        plan.settings.result_bytes = o.gather ? (sizeof(typename F::value_type) + ...) : 0;
+        (void)chunk_sequencer<widened<P>>(widened<P>{policy, std::max<index_t>(1, layout.reach)}, plan.info);
+        loop_shape const shape = shape_of(o, {.algorithm = algorithm_id::parallel_for_doacross,
+                                              .extent = space.extent(layout.chunk_dim),
+                                              .space = space_fingerprint(space),
+                                              .dimension = layout.chunk_dim,
+                                              .result_bytes = plan.settings.result_bytes,
+                                              .policy = policy_fingerprint(policy),
+                                              .mapping = dynamic_mapping::name,
+                                              .extra = doacross_fingerprint<D, F...>(deps, layout, o)});
+        return std::pair{std::move(plan), shape};
+    });
+    auto& plan = opened.plan;
+    std::span<worker_status const> const opening = opened.statuses();
+
+    result_type out;
+    out.layout = layout;
+    doacross_geometry<N> geo(space, layout, interval.resolve(space.extent(layout.sync_dim), plan.info.workers),
+                             o.input_halo);
+    out.interval = geo.h;
+    windows_t* const results = o.gather && is_root ? &out.value : nullptr;
+    auto make_master = [&](master_port<T>& port) {
+        if (interval.how() == sync_interval::kind::automatic) {
+            // The root and its first other rank measure the link; the root
+            // times the body. With no optimum (one worker, or free messages)
+            // or a body that throws on the sample, the default M = 3m stands,
+            // and the loop itself reports a failing body on every rank.
+            int const partner = o.root == 0 ? 1 : 0;
+            std::size_t const unit_bytes =
+                    static_cast<std::size_t>(std::max<index_t>(1, layout.reach)) *
+                    static_cast<std::size_t>(space.size() / std::max<index_t>(1, geo.extent_c() * geo.extent_s())) *
+                    (sizeof(typename F::value_type) + ...);
+            interval_costs const costs = measure_link(link, partner, unit_bytes);
+            try {
+                double const cost = measure_cost(link, geo, body, fields);
+                double const power = o.powers.empty() ? 1.0 : o.powers[static_cast<std::size_t>(o.root)];
+                geo.h = model_interval(policy, plan.info, geo.extent_s(), layout.reach, costs, cost, power);
+            } catch (std::exception const&) {
+            }
+            out.interval = geo.h;
+        }
+        if (results) [&]<std::size_t... I>(std::index_sequence<I...>) {
+                (std::get<I>(out.value).reset(space), ...);
+            }
+        (std::index_sequence_for<F...>{});
+        return doacross_master<T, P, N, windows_t>(port, geo, policy, plan.info, results);
+    };
+    auto make_worker = [&](worker_port<T>& port) {
+        return doacross_worker<T, N, Body, F...>(port, geo, plan.profile, body, fields,
+                                                 port.is_local() ? results : nullptr, o.gather, o.extend_when_waiting,
+                                                 out.interval);
+    };
+    out.statistics = run_loop(link, plan.settings, opening, make_master, make_worker);
+    return out;
+}
+
+} // namespace detail
+} // namespace loopsched

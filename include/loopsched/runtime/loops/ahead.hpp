@@ -1,0 +1,175 @@
+// Loops whose mapping knows every chunk's worker ahead of time (static block,
+// static cyclic): no master and no request. Every rank derives the schedule,
+// runs its own chunks and sends one report, with the loop's shape, its
+// statistics and results, to the coordinator, which checks the shapes, sends
+// the results to the root (if it is another rank) and the table to everyone.
+// A failing rank tells the coordinator at once, which aborts everyone.
+#pragma once
+
+#include <loopsched/error.hpp>
+#include <loopsched/mapping/mapping.hpp>
+#include <loopsched/runtime/core/agreement.hpp>
+#include <loopsched/runtime/core/link.hpp>
+#include <loopsched/runtime/core/messages.hpp>
+#include <loopsched/runtime/core/plan.hpp>
+#include <loopsched/schedule.hpp>
+
+#include <cstring>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace loopsched::detail {
+
+/// A rank's report in a loop run ahead of time: its hello (the shape, to be
+/// checked at the end) followed by an ordinary report.
+inline std::span<std::byte const> encode_ahead_report(wire_writer& w, loop_shape const& shape, worker_status status,
+                                                      worker_statistics const& mine, double clock,
+                                                      result_blocks const& results,
+                                                      std::span<chunk_event const> trace) {
+    w.put(hello_message{shape, status});
+    return encode_report(w, mine, clock, results, trace);
+}
+
+/// Runs this rank's part of a loop placed ahead of time. `body`: a doall_body.
+template <Transport T, ChunkPolicy P, Mapping M, class Body>
+loop_statistics run_ahead(loop_link<T>& link, loop_shape const& shape, std::optional<failure> failed, rank_plan& plan,
+                          P const& policy, M const& mapping, Body& body) {
+    int const ranks = link.size(), self = link.rank();
+    auto const& settings = plan.settings;
+    int const root = shape.root; // every rank's own view; the coordinator checks they agree
+    worker_statistics mine{self};
+    result_blocks results;
+    std::vector<chunk_event> trace;
+    std::vector<message> early; // the coordinator's: reports that came while it worked
+    double const start = link.now();
+
+    // Looks for the loop's end while working: the abort (every rank), or a
+    // failure to end the loop with (the coordinator). Either is the verdict.
+    bool verdict = false;
+    auto look = [&] {
+        while (auto m = link.try_receive()) {
+            kind const k = kind_of(m->tag);
+            if (k == kind::abort) {
+                verdict = true;
+                failure::read(*m).raise(self);
+            }
+            if (self == coordinator && k == kind::failed) {
+                verdict = true;
+                abort_everyone(link, failure::read(*m));
+            }
+            early.push_back(message{m->source, m->tag, bytes(m->payload.begin(), m->payload.end())});
+        }
+    };
+
+    int const my_index = failed ? -1 : settings.index_of(self);
+    if (my_index >= 0) {
+        try {
+            std::size_t units = 0; // block placement needs the count first: a pass without running anything
+            for_each_round_robin(policy, plan.info, [&](assignment const&) { ++units; });
+            auto placement = mapping.start(placement_info{plan.info.workers, plan.info.status, units});
+            std::size_t i = 0;
+            double last_look = start;
+            for_each_round_robin(policy, plan.info, [&](assignment const& a) {
+                request const asking{a.worker, plan.info.of(a.worker), {}};
+                if (placement.place(work_unit{i++, a.range.size}, asking) != static_cast<std::size_t>(my_index)) return;
+                double const begin = link.now();
+                body.begin(a.range);
+                plan.profile.run([&] { body.run(a.range); });
+                body.end(a.range, results);
+                double const end = link.now();
+                mine.compute_seconds += end - begin;
+                mine.iterations += a.range.size;
+                ++mine.chunks;
+                if (settings.trace) trace.push_back({self, a.range.first, a.range.size, begin, end});
+                if (end - last_look >= settings.poll_interval) {
+                    last_look = end;
+                    look();
+                }
+            });
+        } catch (...) {
+            if (verdict) throw;
+            failed = failure::current(self, true);
+        }
+    }
+
+    if (self != coordinator) {
+        if (failed) tell_and_wait(link, coordinator, *failed);
+        wire_writer w;
+        link.send(coordinator, kind::report,
+                  encode_ahead_report(w, shape, plan.profile.status(), mine, settings.trace ? link.now() : 0.0, results,
+                                      trace));
+        loop_statistics table;
+        while (true) {
+            message_view const m = link.receive();
+            kind const k = kind_of(m.tag);
+            if (k == kind::abort) failure::read(m).raise(self);
+            if (k == kind::report && self == root) { // everyone's results and trace, from the coordinator
+                wire_reader r(m.payload);
+                read_result_blocks(
+                        r, r.get<std::uint64_t>(),
+                        [&](index_t first, index_t size, std::span<std::byte const> b) { body.take(first, size, b); });
+                for (auto n = r.get<std::size_t>(); n > 0; --n) table.trace.push_back(r.get<chunk_event>());
+            } else if (k == kind::table) {
+                auto trace_kept = std::move(table.trace);
+                decode_table(m, table);
+                table.trace = std::move(trace_kept);
+                return table;
+            }
+        }
+    }
+
+    // The coordinator: every other rank's report (or failure), then the verdict.
+    if (failed) abort_everyone(link, *failed); // the others stop at their next look
+    std::vector<message> reports(static_cast<std::size_t>(ranks));
+    shape_check check(shape, true);
+    auto take = [&](message_view m) {
+        if (check.take(m) && kind_of(m.tag) == kind::report)
+            reports[static_cast<std::size_t>(m.source)] =
+                    message{m.source, m.tag, bytes(m.payload.begin(), m.payload.end())};
+    };
+    for (auto const& m : early) take(m);
+    for (auto n = early.size(); n + 1 < static_cast<std::size_t>(ranks); ++n) take(link.receive());
+    if (auto const outcome = check.verdict(std::nullopt)) abort_everyone(link, *outcome);
+
+    loop_statistics table;
+    table.workers.resize(settings.workers());
+    result_blocks forwarded = root != coordinator ? results : result_blocks{}; // to the root, when it is another rank
+    std::vector<chunk_event> events = trace;
+    for (auto& e : events) { // the coordinator's own: its clock, onto loop time
+        e.start -= start;
+        e.end -= start;
+    }
+    for (int r = 0; r < ranks; ++r) {
+        worker_statistics w = mine;
+        if (r != coordinator) {
+            wire_reader rd(reports[static_cast<std::size_t>(r)].payload);
+            (void)rd.get<hello_message>();
+            w = read_report(
+                    rd, link.now(), start,
+                    [&](index_t first, index_t size, std::span<std::byte const> b) {
+                        if (root == coordinator)
+                            body.take(first, size, b);
+                        else
+                            std::ranges::copy(b, forwarded.add(first, size, b.size()).begin());
+                    },
+                    events);
+        }
+        if (int const k = settings.index_of(r); k >= 0) table.workers[static_cast<std::size_t>(k)] = w;
+    }
+    table.parallel_seconds = link.now() - start;
+    if (root != coordinator) {
+        wire_writer forward;
+        forward.put(forwarded.count()).put_raw(forwarded.blocks()).put(events.size());
+        for (auto const& e : events) forward.put(e);
+        link.send(root, kind::report, forward.view());
+    }
+    send_table_to_everyone(link, table);
+    if (root == coordinator) {
+        table.trace = std::move(events);
+        std::ranges::sort(table.trace, {}, &chunk_event::start);
+    }
+    return table;
+}
+
+} // namespace loopsched::detail

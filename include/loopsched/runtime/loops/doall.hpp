@@ -1,0 +1,459 @@
+// The DOALL engine: a loop's body as the runtime runs it (and where its results
+// go), and the two clients of the protocol core: the master's grants chunks from
+// a policy, the worker's runs them (asking for the next one early with
+// request-ahead), timing what it must and sending results with its requests.
+#pragma once
+
+#include <loopsched/concepts.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/mapping/mapping.hpp>
+#include <loopsched/options.hpp>
+#include <loopsched/runtime/loops/ahead.hpp>
+#include <loopsched/runtime/core/core.hpp>
+#include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/runtime/core/plan.hpp>
+#include <loopsched/runtime/core/profile.hpp>
+#include <loopsched/schedule.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <optional>
+#include <span>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace loopsched::detail {
+
+/// A DOALL loop's body on one rank, and where its results go: nowhere (R =
+/// void), straight into the root's buffer (on the root), or into a block that
+/// travels to the root with the next request (elsewhere). Per chunk:
+/// begin(c), run(part) for parts of c, end(c, blocks); the root takes blocks.
+template <IterationSpace S, class Body, class R = void>
+class doall_body {
+public:
+    /// `root_values`: the whole loop's results, on the root only (per_iteration values per iteration).
+    doall_body(S const& space, std::size_t dimension, Body& body, std::size_t per_iteration = 0,
+               std::span<std::conditional_t<std::is_void_v<R>, std::byte, R>> root_values = {})
+            : space_(space), dimension_(dimension), body_(body), per_(per_iteration), root_(root_values) {}
+
+    void begin(chunk c) {
+        if constexpr (!std::is_void_v<R>) {
+            base_ = c.first;
+            if (!on_root()) {
+                scratch_.clear();
+                scratch_.resize(static_cast<std::size_t>(c.size) * per_);
+            }
+        }
+    }
+    void run(chunk part) {
+        auto const sub = space_.slice(dimension_, part.first, part.end());
+        if constexpr (std::is_void_v<R>) {
+            body_(sub);
+        } else {
+            std::size_t const n = static_cast<std::size_t>(part.size) * per_;
+            if (on_root())
+                body_(sub, root_.subspan(static_cast<std::size_t>(part.first) * per_, n));
+            else
+                body_(sub, std::span<R>(scratch_).subspan(static_cast<std::size_t>(part.first - base_) * per_, n));
+        }
+    }
+    void end(chunk c, result_blocks& out) {
+        if constexpr (!std::is_void_v<R>) {
+            if (on_root()) return;
+            out.add_written(c.first, c.size,
+                            [&](std::vector<std::byte>& bytes) { write_values(bytes, std::span<R const>(scratch_)); });
+        }
+    }
+    /// A block of results from a worker, on the root.
+    void take(index_t first, index_t size, std::span<std::byte const> bytes) {
+        if constexpr (std::is_void_v<R>) {
+            throw error("loopsched: results arrived for a loop that gathers none");
+        } else {
+            auto const n = static_cast<std::size_t>(size) * per_;
+            auto const at = static_cast<std::size_t>(first) * per_;
+            if (at > root_.size() || n > root_.size() - at)
+                throw error("loopsched: results for iterations outside the loop");
+            read_values(bytes, root_.subspan(at, n));
+        }
+    }
+
+private:
+    [[nodiscard]] bool on_root() const noexcept { return !root_.empty(); }
+
+    S const& space_;
+    std::size_t dimension_;
+    Body& body_;
+    std::size_t per_;
+    std::span<std::conditional_t<std::is_void_v<R>, std::byte, R>> root_;
+    std::conditional_t<std::is_void_v<R>, std::array<std::byte, 0>, std::vector<R>> scratch_{};
+    index_t base_ = 0;
+};
+
+/// The DOALL master: each request gets the policy's next chunk, placed by the mapping.
+template <Transport T, ChunkPolicy P, Mapping M, class Body>
+class doall_master {
+public:
+    static constexpr master_hooks hooks{};
+
+    doall_master(master_port<T>& port, P const& policy, M const& mapping, loop_info info, Body& body)
+            : port_(port), placement_(mapping.start(placement_info{info.workers, info.status, 0})),
+              seq_(policy, std::move(info)), body_(body) {}
+
+    index_t serve(std::size_t k, request const& r) {
+        auto const c = seq_.next(r);
+        if (!c) return 0;
+        std::size_t const to = placement_.place(work_unit{granted_++, c->size}, r);
+        if (to != k) // a mapping that pushes work to another worker arrives with the task farm
+            throw error("loopsched: the mapping placed a chunk on a worker that did not ask for it");
+        port_.send_worker(k, kind::work, std::as_bytes(std::span(&*c, 1)));
+        return c->size;
+    }
+    [[nodiscard]] bool done() const noexcept { return seq_.done(); }
+    void take_result(index_t first, index_t size, std::span<std::byte const> bytes) { body_.take(first, size, bytes); }
+    void on_message(std::size_t, kind, message_view m) {
+        throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) + " in a DOALL loop");
+    }
+
+private:
+    master_port<T>& port_;
+    decltype(std::declval<M const&>().start(std::declval<placement_info const&>())) placement_;
+    chunk_sequencer<P> seq_;
+    Body& body_;
+    std::size_t granted_ = 0;
+};
+
+/// Which chunks a worker times, and the split of the others. Timing a chunk
+/// costs a clock read when it arrives, on the request-reply round trip (20-40 ns
+/// here, some 3% of it). A chunk expected to compute for less than
+/// `short_chunk` seconds is timed only every `sampling`-th; the loop's time is
+/// still all counted, since the worker reads the clock after every request (off
+/// the round trip): an untimed chunk's cycle (waiting and computing) is split as
+/// the timed chunks' time per iteration says. Its request reports no timing.
+class chunk_timing_sampler {
+public:
+    static constexpr double short_chunk = 5e-6;
+    static constexpr std::uint64_t sampling = 16;
+
+    /// `every_chunk`: time them all (tracing, request-ahead).
+    explicit chunk_timing_sampler(bool every_chunk) noexcept : every_chunk_(every_chunk) {}
+
+    /// Whether to time the next chunk, of `size` iterations.
+    [[nodiscard]] bool wants(index_t size) noexcept {
+        if (every_chunk_ || ++skipped_ >= sampling || per_iteration_ * static_cast<double>(size) >= short_chunk) {
+            skipped_ = 0;
+            return true;
+        }
+        return false;
+    }
+    void timed(index_t size, double compute_seconds) noexcept {
+        per_iteration_ = compute_seconds / static_cast<double>(size);
+        timed_iterations_ += static_cast<double>(size);
+        timed_compute_ += compute_seconds;
+    }
+    /// An untimed chunk: `cycle_seconds` from the end of the last request to the end of this one.
+    void untimed(index_t size, double cycle_seconds) noexcept {
+        untimed_iterations_ += static_cast<double>(size);
+        untimed_cycles_ += cycle_seconds;
+        ++untimed_chunks_;
+    }
+    /// Adds the untimed chunks' estimated computing and waiting to `w`; their
+    /// requests' sending (`typical_send` each) is counted by the caller.
+    void settle(worker_statistics& w, double typical_send) const noexcept {
+        double const cycles = std::max(0.0, untimed_cycles_ - typical_send * static_cast<double>(untimed_chunks_));
+        double const per_iteration = timed_iterations_ > 0.0 ? timed_compute_ / timed_iterations_ : 0.0;
+        double const compute = std::min(cycles, per_iteration * untimed_iterations_);
+        w.compute_seconds += compute;
+        w.wait_seconds += cycles - compute;
+    }
+
+private:
+    bool every_chunk_;
+    std::uint64_t skipped_ = sampling; // the first chunk is timed
+    double per_iteration_ = 0.0;       ///< the last timed chunk's computing time per iteration
+    double timed_iterations_ = 0.0, timed_compute_ = 0.0;
+    double untimed_iterations_ = 0.0, untimed_cycles_ = 0.0;
+    std::uint64_t untimed_chunks_ = 0;
+};
+
+/// The typical time to send a request, from sampled sends: the median of the
+/// last `window` samples. A mean would take in the rare send that was preempted
+/// (milliseconds against microseconds) and, extrapolated to every request, move
+/// more time out of computing than short chunks' cycles hold.
+class send_time_estimate {
+public:
+    static constexpr std::size_t window = 15;
+
+    void add(double seconds) noexcept {
+        samples_[next_ % window] = seconds;
+        ++next_;
+        std::array<double, window> sorted = samples_;
+        std::size_t const n = std::min<std::size_t>(next_, window);
+        std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(n / 2),
+                         sorted.begin() + static_cast<std::ptrdiff_t>(n));
+        median_ = sorted[n / 2];
+    }
+    /// Zero before the first sample.
+    [[nodiscard]] double typical() const noexcept { return median_; }
+
+private:
+    std::array<double, window> samples_{};
+    std::size_t next_ = 0;
+    double median_ = 0.0;
+};
+
+/// The DOALL worker. Away from the root it runs each chunk as it arrives; on
+/// the root (a computing master) it runs its chunk in steps of about one poll
+/// interval, so that the master serves requests between them.
+template <Transport T, class Body>
+class doall_worker {
+public:
+    static constexpr worker_hooks hooks{};
+
+    doall_worker(worker_port<T>& port, rank_profile& profile, Body& body)
+            : port_(port), settings_(port.settings()), profile_(profile), body_(body), mine_{port.rank()},
+              sampler_(settings_.trace || settings_.request_ahead > 0.0), status_(profile.status()) {
+        idle_since_ = began_ = port_.now(); // the hello, the first request, has left
+    }
+
+    void on_work(message_view m) {
+        chunk const c = wire_reader(m.payload).get<chunk>();
+        if (port_.is_local()) { // its clock is read when its first step begins
+            current_ = c;
+            next_ = c.first;
+            chunk_compute_ = 0.0;
+            body_.begin(c);
+        } else {
+            run_whole(c);
+        }
+    }
+    [[nodiscard]] bool can_step() const noexcept { return current_.has_value(); }
+    double step() { return run_slice(); }
+    [[nodiscard]] bool poll_after_step() const noexcept { return false; }
+    void on_message(kind, message_view m) {
+        throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) + " at a DOALL worker");
+    }
+
+    worker_statistics statistics(double stopped) {
+        if (port_.is_local()) return mine_;
+        mine_.wait_seconds += stopped - idle_since_;
+        sampler_.settle(mine_, send_time_.typical());
+        // Taken out of computing, but never more than is left of this rank's
+        // time in the loop: where a chunk's cycle was shorter than the typical
+        // send, computing stopped at zero and the excess was never taken out.
+        double const elapsed = stopped - began_ + send_time_.typical(); // the first request left before `began_`
+        mine_.comm_seconds = std::min(send_time_.typical() * static_cast<double>(requests_),
+                                      std::max(0.0, elapsed - mine_.compute_seconds - mine_.wait_seconds));
+        return mine_;
+    }
+    [[nodiscard]] result_blocks& results() noexcept { return pending_; }
+    [[nodiscard]] std::span<chunk_event const> trace() const noexcept { return trace_; }
+
+private:
+    void run(chunk part) {
+        if (part.size > 0) profile_.run([&] { body_.run(part); });
+    }
+
+    /// Sends the next request. Sending is timed on the last request of every
+    /// comm_sampling (not the first, which may set up MPI's connection; a loop
+    /// of a few chunks times none), and its typical time is moved from
+    /// computing to communicating.
+    void ask() {
+        constexpr std::uint64_t comm_sampling = 16;
+        bool const sampled = requests_++ % comm_sampling == comm_sampling - 1;
+        double const before = sampled ? port_.now() : 0.0;
+        port_.request(status_, last_, pending_);
+        if (sampled) send_time_.add(port_.now() - before);
+    }
+
+    // A clock read costs 20-40 ns here, a few percent of a round trip, so a
+    // chunk costs at most two: when it arrived (only if timed, see
+    // chunk_timing_sampler), and when its request has left. The request goes
+    // before the second read, so that read is off the round trip; it therefore
+    // carries the timing of the chunk before (as with request-ahead), while its
+    // results go at once. The status a request carries was read while waiting
+    // for the previous reply: reading /proc/stat takes microseconds.
+    void run_whole(chunk c) {
+        bool const timed = sampler_.wants(c.size);
+        double const received = timed ? port_.now() : 0.0;
+        if (timed) mine_.wait_seconds += received - idle_since_;
+        // With request-ahead, the request goes out when the set fraction remains.
+        index_t const before =
+                settings_.request_ahead > 0.0
+                        ? c.size - std::min(c.size, static_cast<index_t>(std::ceil(settings_.request_ahead *
+                                                                                   static_cast<double>(c.size))))
+                        : c.size;
+        double computed = 0.0, done = 0.0;
+        body_.begin(c);
+        run(chunk{c.first, before});
+        if (before < c.size) { // request-ahead times every chunk
+            double const asked = port_.now();
+            computed = asked - received;
+            ask();
+            double const resumed = port_.now();
+            run(chunk{c.first + before, c.size - before});
+            done = port_.now();
+            computed += done - resumed;
+        }
+        body_.end(c, pending_);
+        if (settings_.deterministic) last_ = modelled_timing(c.size, profile_.power); // known now: no lag
+        if (before == c.size) {
+            ask();
+            done = port_.now();
+            if (timed) computed = std::max(0.0, done - received - send_time_.typical());
+        }
+        status_ = profile_.status(done);
+        if (timed) {
+            sampler_.timed(c.size, computed);
+            mine_.compute_seconds += computed;
+        } else {
+            sampler_.untimed(c.size, done - idle_since_);
+        }
+        // An untimed chunk reports no measurement; a deterministic run set the model's above.
+        if (!settings_.deterministic) last_ = timed ? chunk_timing{c.size, computed, done - received} : chunk_timing{};
+        idle_since_ = done;
+        mine_.iterations += c.size;
+        ++mine_.chunks;
+        if (settings_.trace) trace_.push_back({port_.rank(), c.first, c.size, received, done});
+    }
+
+    /// One step of the root's own chunk: as many iterations as fit in one poll
+    /// interval by the last step's time per iteration (at least one, at most
+    /// twice the last step); deterministic runs take the chunk whole. Returns
+    /// the clock at its end.
+    double run_slice() {
+        chunk const c = *current_;
+        index_t const slice = settings_.deterministic ? c.end() - next_ : std::min(slice_, c.end() - next_);
+        double const begin = port_.now();
+        if (next_ == c.first) received_ = begin;
+        run(chunk{next_, slice});
+        double const end = port_.now();
+        next_ += slice;
+        chunk_compute_ += end - begin;
+        mine_.compute_seconds += end - begin;
+        double const per_iteration = (end - begin) / static_cast<double>(slice);
+        index_t const most = saturating_mul(slice_, 2); // at most doubling
+        double const fit = per_iteration > 0.0 ? settings_.poll_interval / per_iteration : static_cast<double>(most);
+        slice_ = fit < static_cast<double>(most) ? std::max<index_t>(1, static_cast<index_t>(fit)) : most;
+        if (next_ < c.end()) return end;
+        current_.reset();
+        body_.end(c, pending_); // nothing on the root; a sub-master's results travel on
+        if (settings_.trace) trace_.push_back({port_.rank(), c.first, c.size, received_, end});
+        last_ = settings_.deterministic ? modelled_timing(c.size, profile_.power)
+                                        : chunk_timing{c.size, chunk_compute_, end - received_};
+        mine_.iterations += c.size;
+        ++mine_.chunks;
+        status_ = profile_.status(end);
+        port_.request(status_, last_, pending_);
+        return end;
+    }
+
+    worker_port<T>& port_;
+    runtime_settings const& settings_;
+    rank_profile& profile_;
+    Body& body_;
+    worker_statistics mine_;
+    chunk_timing last_{};
+    result_blocks pending_;
+    std::vector<chunk_event> trace_;
+    chunk_timing_sampler sampler_;
+    send_time_estimate send_time_;
+    std::uint64_t requests_ = 1; // the hello
+    worker_status status_;
+    double idle_since_ = 0.0, began_ = 0.0;
+    // the root's own chunk, run in steps
+    std::optional<chunk> current_;
+    index_t next_ = 0, slice_ = 1;
+    double chunk_compute_ = 0.0, received_ = 0.0;
+};
+
+/// The checks every DOALL loop (flat or hierarchical) makes on every rank
+/// before any message, and its plan; returns the plan and the bytes of
+/// results per iteration (0: none gathered).
+template <IterationSpace S, class R>
+std::pair<rank_plan, std::size_t> plan_doall(S const& space, std::size_t per_iteration,
+                                             parallel_for_options const& o, int ranks, int self) {
+    validate(o, ranks);
+    require(o.dimension < S::rank, "options.dimension", o.dimension, "must be < the space's rank");
+    index_t const n = space.extent(o.dimension);
+    std::size_t result_bytes = 0;
+    if constexpr (!std::is_void_v<R>) {
+        require(per_iteration >= 1, "gather per_iteration", per_iteration, "must be >= 1");
+        require(per_iteration <= std::numeric_limits<std::size_t>::max() / sizeof(R) &&
+                        static_cast<std::size_t>(n) <=
+                                std::numeric_limits<std::ptrdiff_t>::max() / (per_iteration * sizeof(R)),
+                "gather per_iteration", per_iteration, "makes the result buffer larger than memory can address");
+        result_bytes = per_iteration * sizeof(R);
+    }
+    rank_plan plan = plan_ranks(ranks, self, n, o);
+    plan.settings.request_ahead = o.request_ahead;
+    plan.settings.result_bytes = result_bytes;
+    return {std::move(plan), result_bytes};
+}
+
+/// The root's buffer for a loop's gathered results (none for R = void).
+template <class R>
+auto root_buffer(std::vector<R>* values, index_t n, std::size_t per_iteration) {
+    using value_type = std::conditional_t<std::is_void_v<R>, std::byte, R>;
+    if constexpr (std::is_void_v<R>) {
+        return std::span<value_type>();
+    } else {
+        values->resize(static_cast<std::size_t>(n) * per_iteration);
+        return std::span<value_type>(*values);
+    }
+}
+
+/// Runs a DOALL loop on this rank: the checks (on every rank, before any
+/// message), the agreement, then the master, a worker, or both. `values`: the
+/// root's results (`per_iteration` per iteration; null for none). `earlier`:
+/// an error this rank met making the arguments (a spec that did not parse),
+/// which fails the loop on every rank like a failed check.
+template <channel_source C, IterationSpace S, ChunkPolicy P, Mapping M, class Body, class R>
+loop_statistics run_doall(C& source, S const& space, P const& policy, M const& mapping, Body& body,
+                          std::size_t per_iteration, std::vector<R>* values, parallel_for_options const& o,
+                          std::exception_ptr earlier = nullptr) {
+    auto& ch = channel_of(source);
+    using T = std::remove_cvref_t<decltype(ch.transport())>;
+    loop_link<T> link(ch);
+    int const ranks = link.size(), self = link.rank();
+    using value_type = std::conditional_t<std::is_void_v<R>, std::byte, R>;
+    std::span<value_type> root_values;
+    checked_loop checked = check_loop(link, [&] {
+        if (earlier) std::rethrow_exception(earlier);
+        auto [plan, result_bytes] = plan_doall<S, R>(space, per_iteration, o, ranks, self);
+        detail::validate(plan.info);
+        (void)policy.start(plan.info); // the policy's own checks, on every rank before any message
+        loop_shape const shape =
+                shape_of(o, {.algorithm = algorithm_id::parallel_for,
+                             .extent = plan.info.iterations,
+                             .space = space_fingerprint(space),
+                             .dimension = o.dimension,
+                             .result_bytes = result_bytes,
+                             .policy = policy_fingerprint(policy),
+                             .mapping = mapping_name(mapping),
+                             .request_ahead = o.request_ahead,
+                             .extra = options_fingerprint(o)});
+        if (self == o.root) root_values = detail::root_buffer(values, plan.info.iterations, per_iteration);
+        return std::pair{std::move(plan), shape};
+    });
+    auto& plan = checked.plan;
+    doall_body<S, Body, R> run(space, o.dimension, body, per_iteration, root_values);
+    if (mapping.ahead_of_time()) return run_ahead(link, checked.shape, checked.failed, plan, policy, mapping, run);
+
+    auto const agreed = agree(link, checked.shape, checked.failed, plan.profile.status());
+    std::span<worker_status const> const opening(agreed.data(), agreed.size());
+    using body_type = decltype(run);
+    return run_loop(
+            link, plan.settings, opening,
+            [&](master_port<T>& port) {
+                return doall_master<T, P, M, body_type>(port, policy, mapping, plan.info, run);
+            },
+            [&](worker_port<T>& port) { return doall_worker<T, body_type>(port, plan.profile, run); });
+}
+
+} // namespace loopsched::detail

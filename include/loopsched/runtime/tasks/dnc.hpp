@@ -1,0 +1,315 @@
+// Divide and conquer's engine (seed 000, chapter 3): the manager and the
+// workers, as two clients of the protocol core (runtime/core/core.hpp). Where work
+// goes is the placement's decision (mapping/placement.hpp); this engine
+// carries it out: worker lists at the start, cost-ordered local queues,
+// inlining, waits that run queued tasks, transfers and steals.
+//
+// How a worker runs (the document's run-time, with explicit frames):
+// - A queued task taken for dividing is divided; its subproblems become
+//   queued tasks (some sent along the worker list at the start) and the
+//   worker waits for their results. While it waits it runs tasks from its own
+//   queue, nested on its stack (the document's deadlock-freedom argument:
+//   a worker blocks only with an empty queue). A task taken for inlining is
+//   solved by direct recursion: no subproblem of it is queued.
+// Choices where the document is silent (docs/divide-and-conquer.md):
+// - A worker waiting for results with an empty queue is idle: it reports (or
+//   steals) and may be given a task, run on top of its stack (the argument
+//   still holds: a task deeper in a stack started earlier).
+// - Spilling (placement::spills): a worker asked for work while it recurses
+//   inline with an empty queue answers at its next division, which it then
+//   queues instead of inlining; the document refuses at once.
+// - Messages are looked at every `poll_interval` while a worker recurses
+//   (the document's alarm, every 4 s then); the clock is read every 1 to 64
+//   problems, as their size asks (see tick()).
+// - The cost measure's "sum of the queue" for the depth measure is the sum
+//   of 2^-depth (a subtree's share of a balanced binary tree).
+#pragma once
+
+#include <loopsched/error.hpp>
+#include <loopsched/mapping/placement.hpp>
+#include <loopsched/runtime/core/core.hpp>
+#include <loopsched/runtime/tasks/dnc_exchange.hpp>
+#include <loopsched/runtime/tasks/dnc_manager.hpp>
+#include <loopsched/runtime/tasks/dnc_queue.hpp>
+#include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/this_task.hpp>
+
+#include <boost/container/small_vector.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace loopsched::detail {
+
+// ---------------------------------------------------------------- worker
+
+/// A worker: its recursion over the user's operations on top of the exchange.
+/// Ops: is_leaf, solve, divide, combine and optionally cost, as
+/// divide_and_conquer documents.
+template <Transport T, class Ops, class Problem, class Result>
+class dnc_worker : public dnc_exchange<T, Problem, Result> {
+    using base = dnc_exchange<T, Problem, Result>;
+    using entry = typename dnc_queue<Problem>::entry;
+    using frame = typename dnc_frames<Result>::frame;
+    using typename base::outgoing;
+
+public:
+    static constexpr worker_hooks hooks{.waited = true};
+
+    dnc_worker(worker_port<T>& port, rank_profile& profile, task_decisions const& placement, dnc_settings const& ds,
+               Ops& ops)
+            : base(port, profile, placement, ds), ops_(ops) {}
+
+    [[nodiscard]] bool can_step() const noexcept {
+        return !this->stopped_ && (!this->queue_.empty() || wants_to_announce());
+    }
+    [[nodiscard]] bool poll_after_step() const noexcept { return true; }
+
+    /// One queued task from the top of the stack (or, with none, tells the
+    /// manager it is idle, or sends a thief out).
+    double step() {
+        auto& port = this->port_;
+        if (!this->queue_.empty()) {
+            double const before = port.now();
+            double const idle_before = this->stats_.idle_seconds;
+            run_next();
+            this->maybe_report();
+            this->mine_.compute_seconds += port.now() - before - (this->stats_.idle_seconds - idle_before);
+        }
+        if (this->queue_.empty()) go_idle();
+        return port.now();
+    }
+
+private:
+    // ---- running tasks
+
+    /// Takes the placement's next queued task and runs it; its result goes to its parent.
+    void run_next() {
+        auto& queue = this->queue_;
+        bool const dividing = !this->coworkers_.empty() || this->placement_.divides(queue.size(), this->workers_);
+        std::size_t const at = this->placement_.next(queue.view(), dividing);
+        entry t = queue.take(at);
+        ++this->stats_.tasks;
+        if (this->estimates_) this->set_running(queue.weight(t.cost));
+        Result r = dividing ? run_divided_task(t) : run_inlined_task(t);
+        if (this->estimates_) this->set_running(-1.0);
+        this->deliver(t.parent, std::move(r));
+    }
+
+    Result run_inlined_task(entry const& t) {
+        auto& port = this->port_;
+        ++this->stats_.inlined;
+        double const start = port.now();
+        std::uint64_t const nodes = this->stats_.nodes, traced_before = traced_nested_;
+        ++this->inlining_;
+        double const weight = this->queue_.weight(t.cost);
+        this->running_ += weight; // work in hand too: the manager looks for large inlined subtrees to spill
+        std::optional<Result> r;
+        this->profile_.run([&] { r.emplace(recurse(t.problem, t.depth)); });
+        this->running_ -= weight;
+        if (--this->inlining_ == 0) {
+            this->running_ = 0.0;
+            this->refuse_pending();
+        }
+        // A spill inside this recursion may run other inlined tasks here; their
+        // events count their own nodes, so this event counts only the rest.
+        std::uint64_t const under = this->stats_.nodes - nodes, nested = traced_nested_ - traced_before;
+        traced_nested_ = traced_before + under;
+        if (port.settings().trace)
+            this->trace_.push_back({port.rank(), static_cast<index_t>(t.order), static_cast<index_t>(under - nested),
+                                    start, port.now()});
+        return std::move(*r);
+    }
+
+    Result run_divided_task(entry const& t) {
+        tick();
+        listening const listen(this->listener()); // this_task::estimate() from the body
+        double const weight = this->queue_.weight(t.cost), start = this->port_.now();
+        if (ops_.is_leaf(t.problem)) {
+            if (!this->coworkers_.empty() && this->queue_.empty()) return_coworkers();
+            Result r;
+            this->profile_.run([&] { r = ops_.solve(t.problem); });
+            this->account(weight, this->port_.now() - start);
+            return r;
+        }
+        std::vector<Problem> children;
+        this->profile_.run([&] { children = divide(t.problem); });
+        dividing_weight_ = weight;
+        divide_seconds_ = this->port_.now() - start;
+        return run_divided(t.problem, t.depth, std::move(children));
+    }
+
+    /// Direct recursion (inlining): no subproblem is queued, unless a request
+    /// for work is pending and the placement spills.
+    Result recurse(Problem const& p, std::uint32_t depth) {
+        tick();
+        if (ops_.is_leaf(p)) return ops_.solve(p);
+        auto&& range = ops_.divide(p);
+        if (this->has_pending()) return run_divided(p, depth, to_vector(std::forward<decltype(range)>(range))); // spill
+        // Inline, as the plain recursion: the subproblems straight from the
+        // user's range, the results on the stack (no allocation for up to 8).
+        boost::container::small_vector<Result, 8> results;
+        for (auto&& c : range) results.push_back(recurse(c, depth + 1));
+        return ops_.combine(p, std::span<Result>(results.data(), results.size()));
+    }
+
+    /// A divided problem: subproblems to the list's workers and the queue,
+    /// then a wait that runs queued tasks.
+    Result run_divided(Problem const& p, std::uint32_t depth, std::vector<Problem> children) {
+        auto& queue = this->queue_;
+        if (queue.measure() == cost_measure::unknown) choose_measure(p, children);
+        frame f;
+        std::uint64_t const id = this->frames_.open(f, children.size());
+        std::vector<double> costs(children.size());
+        for (std::size_t i = 0; i < children.size(); ++i) costs[i] = cost_of(children[i], depth + 1);
+        if (dividing_weight_ >= 0.0) { // the node's own work: its estimate less its subproblems'
+            double subproblems = 0.0;
+            for (double c : costs) subproblems += queue.weight(c);
+            this->account(std::max(0.0, dividing_weight_ - subproblems), divide_seconds_);
+            dividing_weight_ = -1.0;
+        }
+        std::vector<std::size_t> by_cost(children.size());
+        for (std::size_t i = 0; i < by_cost.size(); ++i) by_cost[i] = i;
+        std::ranges::stable_sort(by_cost, [&](std::size_t a, std::size_t b) { return costs[a] > costs[b]; });
+        std::size_t placed = 1; // the costliest stays
+        auto& coworkers = this->coworkers_;
+        if (!coworkers.empty() && children.size() > 1) {
+            std::vector<placed_worker> list{placed_worker{this->self_, this->speed_}};
+            list.insert(list.end(), coworkers.begin(), coworkers.end());
+            auto const lists = this->placement_.split(list, children.size());
+            coworkers.clear();
+            for (auto const& w : lists.front())
+                if (w.index != this->self_) coworkers.push_back(w);
+            for (std::size_t l = 1; l < lists.size() && placed < children.size(); ++l, ++placed) {
+                std::size_t const c = by_cost[placed];
+                this->send_tasks(this->port_.settings().worker_ranks[lists[l].front().index], false,
+                                 {outgoing{&children[c], costs[c], depth + 1,
+                                           result_address{this->port_.rank(), static_cast<std::uint32_t>(c), id},
+                                           std::span(lists[l]).subspan(1)}});
+            }
+        }
+        for (std::size_t i = 0; i < by_cost.size(); ++i) {
+            if (i >= 1 && i < placed) continue; // sent along a list
+            std::size_t const c = by_cost[i];
+            queue.push(std::move(children[c]), costs[c], depth + 1,
+                       result_address{this->port_.rank(), static_cast<std::uint32_t>(c), id}, this->estimates_);
+        }
+        if (this->estimates_) this->report_queue(); // new tasks: the manager places them now
+        this->answer_pending();
+        wait_for(f);
+        this->frames_.close(id);
+        Result r;
+        this->profile_.run([&] { r = ops_.combine(p, std::span<Result>(f.results)); });
+        return r;
+    }
+
+    /// Runs queued tasks until `f` has every result; idle (reporting or
+    /// stealing) when the queue is empty.
+    void wait_for(frame const& f) {
+        while (f.missing > 0) {
+            if (!this->queue_.empty()) {
+                run_next();
+                this->maybe_report();
+                this->maybe_poll();
+                continue;
+            }
+            go_idle();
+            this->port_.pump(true);
+        }
+    }
+
+    std::vector<Problem> divide(Problem const& p) { return to_vector(ops_.divide(p)); }
+    template <class Range>
+    static std::vector<Problem> to_vector(Range&& range) {
+        if constexpr (std::same_as<Range, std::vector<Problem>>) { // a vector returned by value: taken as it is
+            return std::move(range);
+        } else {
+            std::vector<Problem> out;
+            for (auto&& c : range) out.push_back(static_cast<Problem>(c));
+            return out;
+        }
+    }
+
+    void choose_measure(Problem const& p, std::vector<Problem> const& children) {
+        if constexpr (requires { ops_.cost(p); })
+            this->queue_.set_measure(cost_measure::user);
+        else if (!children.empty() && to_bytes(children.front()).size() != to_bytes(p).size())
+            this->queue_.set_measure(cost_measure::size);
+        else
+            this->queue_.set_measure(cost_measure::depth);
+    }
+    double cost_of(Problem const& p, std::uint32_t depth) {
+        switch (this->queue_.measure()) {
+        case cost_measure::user:
+            if constexpr (requires { ops_.cost(p); }) return static_cast<double>(ops_.cost(p));
+            break;
+        case cost_measure::size: return static_cast<double>(to_bytes(p).size());
+        default: break;
+        }
+        return -static_cast<double>(depth);
+    }
+
+    // ---- idle
+
+    [[nodiscard]] bool wants_to_announce() const noexcept {
+        if (this->placement_.when_idle() == idle_action::steal)
+            return this->started_ && !this->steal_out_ && this->workers_ > 1;
+        return !this->idle_reported_;
+    }
+    /// Nothing to run: pending asks are refused, unused workers go back, and
+    /// the manager is told (or a random victim asked).
+    void go_idle() {
+        if (this->stopped_) return;
+        this->refuse_pending();
+        if (!this->coworkers_.empty()) return_coworkers();
+        if (this->placement_.when_idle() == idle_action::steal) {
+            if (!this->started_ || this->steal_out_ || this->workers_ < 2) return;
+            std::uniform_int_distribution<std::size_t> pick(0, this->workers_ - 2);
+            std::size_t victim = pick(this->random_);
+            if (victim >= this->self_) ++victim;
+            this->steal_out_ = true;
+            ++this->stats_.steals;
+            this->port_.send_rank(this->port_.settings().worker_ranks[victim], kind::steal, {});
+        } else if (!this->idle_reported_) {
+            this->idle_reported_ = true;
+            this->results_.clear();
+            this->port_.request(this->profile_.status(), chunk_timing{static_cast<index_t>(this->received_), 0.0, 0.0},
+                                this->results_);
+        }
+    }
+    void return_coworkers() {
+        wire_writer w;
+        w.put(info_unused_workers).put(static_cast<std::uint64_t>(this->coworkers_.size()));
+        for (auto const& c : this->coworkers_) w.put(static_cast<std::uint64_t>(c.index));
+        this->coworkers_.clear();
+        this->port_.send_master(kind::info, w.view());
+    }
+
+    /// A problem handled. The clock is read every `stride_` problems: the
+    /// stride halves when a reading finds the poll interval passed (coarse
+    /// problems: every problem) and doubles, up to 64, when not (a clock
+    /// reading costs as much as a tiny problem).
+    void tick() {
+        ++this->stats_.nodes;
+        if (++ticks_ < stride_) return;
+        ticks_ = 0;
+        if (this->port_.now() - this->polled_ >= this->port_.settings().poll_interval) {
+            stride_ = std::max<std::uint32_t>(1, stride_ / 2);
+            this->maybe_poll();
+        } else {
+            stride_ = std::min<std::uint32_t>(64, stride_ * 2);
+        }
+    }
+
+    Ops& ops_;
+    std::uint32_t ticks_ = 0, stride_ = 1;
+    std::uint64_t traced_nested_ = 0; ///< nodes of inlined tasks finished so far, for nested trace events
+    double dividing_weight_ = -1.0, divide_seconds_ = 0.0;
+};
+
+} // namespace loopsched::detail

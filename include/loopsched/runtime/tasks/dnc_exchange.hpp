@@ -1,0 +1,304 @@
+// A divide-and-conquer worker's dealings with the others, whatever the
+// user's operations: its queue, the results it waits for, answers to
+// requests for work, going idle, and the reports to the manager.
+#pragma once
+
+#include <loopsched/error.hpp>
+#include <loopsched/mapping/placement.hpp>
+#include <loopsched/runtime/core/core.hpp>
+#include <loopsched/runtime/tasks/dnc_manager.hpp>
+#include <loopsched/runtime/tasks/dnc_queue.hpp>
+#include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/runtime/core/profile.hpp>
+#include <loopsched/this_task.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loopsched::detail {
+
+/// A worker's dealings with the others, whatever the user's operations: its
+/// queue, the results it waits for (frames), answers to requests for work
+/// (transfers, steals, spills), and the reports to the manager. dnc_worker
+/// runs the tasks and goes idle on top of it.
+template <Transport T, class Problem, class Result>
+class dnc_exchange : private estimate_listener {
+public:
+    void on_work(message_view m) {
+        wire_reader r(m.payload);
+        bool const stolen = r.get<std::uint8_t>() != 0;
+        auto const n = r.get<std::uint64_t>();
+        for (std::uint64_t i = 0; i < n; ++i) {
+            auto const h = r.get<dnc_task_header>();
+            for (std::uint64_t j = 0; j < h.list; ++j) coworkers_.push_back(r.get<placed_worker>());
+            if (queue_.measure() == cost_measure::unknown) queue_.set_measure(static_cast<cost_measure>(h.measure));
+            queue_.push(from_bytes<Problem>(r.get_raw(static_cast<std::size_t>(h.bytes))), h.cost, h.depth, h.parent,
+                        false);
+        }
+        if (n > 0) {
+            received_ += n;
+            stats_.received += n;
+            idle_reported_ = false;
+        }
+        if (stolen) steal_out_ = false;
+        started_ = true;
+    }
+
+    void on_message(kind what, message_view m) {
+        wire_reader r(m.payload);
+        switch (what) {
+        case kind::reply: {
+            auto const id = r.get<std::uint64_t>();
+            auto const index = r.get<std::uint32_t>();
+            frames_.fill(id, index, from_bytes<Result>(r.get_raw(r.remaining())));
+            break;
+        }
+        case kind::transfer: {
+            auto const t = r.get<dnc_transfer>();
+            answer(ask{true, static_cast<int>(t.to_rank), t.to_index, t.task});
+            break;
+        }
+        case kind::steal: answer(ask{false, m.source, 0}); break;
+        default:
+            throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) +
+                        " at a divide-and-conquer worker");
+        }
+    }
+    void waited(double seconds) noexcept { stats_.idle_seconds += seconds; }
+
+    worker_statistics statistics(double) {
+        stopped_ = true; // the report: steal answers arriving late are dropped
+        mine_.iterations = static_cast<index_t>(stats_.nodes);
+        mine_.chunks = static_cast<index_t>(stats_.tasks);
+        mine_.wait_seconds = stats_.idle_seconds;
+        results_.clear();
+        results_.add_written(0, 0, [&](std::vector<std::byte>& out) {
+            auto const b = std::as_bytes(std::span(&stats_, 1));
+            out.insert(out.end(), b.begin(), b.end());
+        });
+        return mine_;
+    }
+    [[nodiscard]] result_blocks& results() noexcept { return results_; }
+    [[nodiscard]] std::span<chunk_event const> trace() const noexcept { return trace_; }
+
+protected:
+    /// A task for another worker, with the workers it is to divide among.
+    struct outgoing {
+        Problem const* problem;
+        double cost;
+        std::uint32_t depth;
+        result_address parent;
+        std::span<placed_worker const> list;
+    };
+
+    dnc_exchange(worker_port<T>& port, rank_profile& profile, task_decisions const& placement, dnc_settings const& ds)
+            : port_(port), profile_(profile), placement_(placement), ds_(ds),
+              self_(static_cast<std::size_t>(port.settings().index_of(port.rank()))),
+              workers_(port.settings().workers()), estimates_(placement.estimates() != nullptr),
+              random_(static_cast<std::uint32_t>(port.rank()) * 7919u + 17u) {
+        mine_.rank = port.rank();
+        stats_.rank = port.rank();
+        auto const s = profile.status();
+        speed_ = s.power / s.run_queue;
+    }
+
+    // ---- results
+
+    void deliver(result_address const& to, Result r) {
+        if (to.rank == port_.rank()) return frames_.fill(to.frame, to.index, std::move(r));
+        scratch_.clear();
+        write_values(scratch_, std::span<Result const>(&r, 1));
+        wire_writer w;
+        if (to.rank < 0) {
+            port_.send_master(kind::solution, w.put_raw(scratch_).view());
+            stopped_ = true; // nothing more goes to the manager: it stops every worker now
+        } else {
+            w.put(to.frame).put(to.index).put_raw(scratch_);
+            port_.send_rank(to.rank, kind::reply, std::move(w).take());
+        }
+    }
+
+    // ---- requests for work
+
+    /// Tasks to another worker in one message (none: a refused steal).
+    void send_tasks(int rank, bool steal_answer, std::vector<outgoing> const& tasks) {
+        wire_writer w;
+        w.put(static_cast<std::uint8_t>(steal_answer)).put(static_cast<std::uint64_t>(tasks.size()));
+        for (auto const& t : tasks) {
+            scratch_.clear();
+            write_values(scratch_, std::span<Problem const>(t.problem, 1));
+            dnc_task_header h;
+            h.parent = t.parent;
+            h.cost = t.cost;
+            h.depth = t.depth;
+            h.measure = static_cast<std::uint8_t>(queue_.measure());
+            h.list = t.list.size();
+            h.bytes = scratch_.size();
+            w.put(h);
+            for (auto const& x : t.list) w.put(x);
+            w.put_raw(scratch_);
+        }
+        stats_.given += tasks.size();
+        if (rank == port_.rank()) throw error("loopsched: protocol: tasks sent to the worker that holds them");
+        port_.send_rank(rank, kind::work, std::move(w).take());
+    }
+    void answer_pending() {
+        auto asks = std::move(pending_);
+        pending_.clear();
+        for (auto const& a : asks)
+            if (!try_give(a)) refuse(a);
+    }
+    void refuse_pending() {
+        auto asks = std::move(pending_);
+        pending_.clear();
+        for (auto const& a : asks) refuse(a);
+    }
+    /// A request for work waits for this worker's next division (a spill).
+    [[nodiscard]] bool has_pending() const noexcept { return !pending_.empty(); }
+    /// Who hears this_task::estimate() from a running body: this worker, when the manager places by estimates.
+    [[nodiscard]] estimate_listener* listener() noexcept { return estimates_ ? this : nullptr; }
+
+    // ---- reports when the manager places by estimates
+
+    /// The running task's estimate (cost units; < 0: none) as of now.
+    void set_running(double weight) {
+        running_estimate_ = weight;
+        running_since_ = port_.now();
+        dirty_ = true;
+    }
+    void account(double units, double seconds) {
+        if (units <= 0.0) return;
+        own_units_ += units;
+        own_seconds_ += seconds * speed_;
+    }
+    void maybe_report() {
+        if (estimates_ && dirty_ && port_.now() - informed_ >= ds_.info_period) report_queue();
+    }
+    /// The queue and running task to the manager.
+    void report_queue(bool revised = false) {
+        if (stopped_ || workers_ < 2) return;
+        double const now = port_.now();
+        dnc_queue_report h{running_estimate_, now - running_since_, own_units_, own_seconds_};
+        h.revised = revised ? 1 : 0;
+        wire_writer w;
+        queue_.report(h, w);
+        port_.send_master(kind::info, w.view());
+        informed_ = now;
+        dirty_ = false;
+    }
+    /// Looks at messages once every poll_interval, and tells the manager a changed load (kazouris).
+    void maybe_poll() {
+        double const now = port_.now();
+        if (now - polled_ < port_.settings().poll_interval) return;
+        polled_ = now;
+        port_.pump(false);
+        maybe_report();
+        if (placement_.balances() && queue_.load() + running_ != last_load_ && now - informed_ >= ds_.info_period) {
+            informed_ = now;
+            last_load_ = queue_.load() + running_;
+            wire_writer w;
+            w.put(info_load).put(last_load_);
+            port_.send_master(kind::info, w.view());
+        }
+    }
+
+    worker_port<T>& port_;
+    rank_profile& profile_;
+    task_decisions const& placement_;
+    dnc_settings const& ds_;
+    std::size_t self_, workers_;
+    double speed_ = 1.0;
+    dnc_queue<Problem> queue_;
+    std::vector<placed_worker> coworkers_;
+    dnc_frames<Result> frames_;
+    int inlining_ = 0;
+    double running_ = 0.0; ///< the inlined task's weight: the manager hears it with the queue's
+    double polled_ = 0.0, informed_ = -1e300;
+    bool stopped_ = false;
+    bool const estimates_; ///< the manager places every task (task_decisions::estimates)
+    dnc_worker_statistics stats_;
+    worker_statistics mine_;
+    std::vector<chunk_event> trace_;
+    result_blocks results_;
+    std::minstd_rand random_;
+    std::uint64_t received_ = 0;
+    bool idle_reported_ = true, steal_out_ = false; // the hello is the first report
+    bool started_ = false;                          ///< the manager's first word arrived: every rank is in the run
+
+private:
+    /// A request for work: a transfer from the manager, or a thief's steal.
+    struct ask {
+        bool transfer = false;
+        int rank = 0;            ///< who receives
+        std::uint64_t index = 0; ///< its worker index (transfer)
+        std::uint64_t task = 0;  ///< the task the manager names: its order + 1 (0: the placement chooses)
+    };
+
+    /// Gives what the placement allows; a worker recursing inline defers
+    /// (then spills at its next division) if the placement spills; else refuses.
+    void answer(ask const& a) {
+        if (stopped_) return;
+        if (a.task != 0) return give_named(a);
+        if (try_give(a)) return;
+        if (placement_.spills() && inlining_ > 0) {
+            pending_.push_back(a);
+            return;
+        }
+        refuse(a);
+    }
+    bool try_give(ask const& a) {
+        auto const chosen = placement_.give(queue_.view(), inlining_ > 0 || !frames_.empty());
+        if (chosen.empty()) return false;
+        std::vector<typename dnc_queue<Problem>::entry> given;
+        auto sorted = chosen;
+        std::ranges::sort(sorted, std::greater<>());
+        for (auto const i : sorted) given.push_back(queue_.take(i));
+        std::vector<outgoing> out;
+        for (auto const& e : given) out.push_back(outgoing{&e.problem, e.cost, e.depth, e.parent, {}});
+        send_tasks(a.rank, !a.transfer, out);
+        if (a.transfer) tell_moved(a.index, given.size());
+        return true;
+    }
+    /// The task the manager named, if it is still queued (else: refused).
+    void give_named(ask const& a) {
+        std::size_t given = 0;
+        if (auto const at = queue_.find(a.task - 1)) {
+            auto const e = queue_.take(*at);
+            send_tasks(a.rank, false, {outgoing{&e.problem, e.cost, e.depth, e.parent, {}}});
+            given = 1;
+        }
+        tell_moved(a.index, given);
+    }
+    void refuse(ask const& a) {
+        if (a.transfer)
+            tell_moved(a.index, 0);
+        else
+            send_tasks(a.rank, true, {});
+    }
+    void tell_moved(std::uint64_t to, std::size_t n) {
+        if (estimates_) report_queue(); // first, so that the manager's board is current when it hears
+        wire_writer w;
+        last_load_ = queue_.load() + running_;
+        w.put(to).put(static_cast<std::uint64_t>(n)).put(last_load_);
+        port_.send_master(kind::moved, w.view());
+    }
+    /// this_task::estimate(remaining) from a running body: reported at once.
+    void revise(double remaining) override {
+        set_running(remaining);
+        report_queue(true);
+    }
+
+    std::vector<ask> pending_;
+    std::vector<std::byte> scratch_;
+    double last_load_ = 0.0;
+    bool dirty_ = false; ///< the running task changed since the last queue report
+    double running_estimate_ = -1.0, running_since_ = 0.0, own_units_ = 0.0, own_seconds_ = 0.0;
+};
+
+} // namespace loopsched::detail

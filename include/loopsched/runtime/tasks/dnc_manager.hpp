@@ -1,0 +1,403 @@
+// Divide and conquer's manager (runtime/tasks/dnc.hpp tells the engine): it starts
+// the problem at the placement's first worker, tracks who is idle, has a busy
+// worker send a task to an idle one, places by estimates through an
+// estimate_scheduler, and takes the solution; and what its messages carry.
+#pragma once
+
+#include <loopsched/error.hpp>
+#include <loopsched/mapping/estimates.hpp>
+#include <loopsched/mapping/placement.hpp>
+#include <loopsched/runtime/core/core.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loopsched {
+
+/// Which measure orders tasks by cost (seed 000, 3.4.2): chosen once, at the
+/// first division, and carried by every task.
+enum class cost_measure : std::uint8_t {
+    unknown = 0,
+    user,  ///< the operations' cost(problem)
+    size,  ///< the problem's size in bytes (its first division changed it)
+    depth, ///< the depth in the tree: shallower costs more
+};
+
+/// One worker's share of a divide-and-conquer run.
+struct dnc_worker_statistics {
+    int rank = 0;
+    std::uint64_t nodes =
+            0; ///< problems it handled (each solved, or divided and combined, here), inlined ones included
+    std::uint64_t tasks = 0;    ///< queued tasks it ran
+    std::uint64_t inlined = 0;  ///< of those, run by direct recursion
+    std::uint64_t given = 0;    ///< tasks it sent to other workers (start lists, transfers, steals)
+    std::uint64_t received = 0; ///< tasks it got from the manager or other workers
+    std::uint64_t steals = 0;   ///< steal requests it sent
+    double idle_seconds = 0.0;  ///< blocked with nothing to run
+};
+
+namespace detail {
+
+/// Where a task's result goes: a frame on a worker, or the manager (rank -1).
+struct result_address {
+    std::int32_t rank = -1;
+    std::uint32_t index = 0;
+    std::uint64_t frame = 0;
+};
+
+/// One task on the wire; `list` workers and then the problem's bytes follow.
+struct dnc_task_header {
+    result_address parent;
+    double cost = 0.0;
+    std::uint32_t depth = 0;
+    std::uint8_t measure = 0;
+    std::uint8_t pad[3]{};
+    std::uint64_t list = 0;
+    std::uint64_t bytes = 0;
+};
+
+/// What the manager asks a busy worker: send a task to that idle one.
+struct dnc_transfer {
+    std::uint64_t to_index = 0;
+    std::int64_t to_rank = 0;
+    std::uint64_t task = 0; ///< the queued task's order + 1 (placing by estimates); 0: the placement chooses
+};
+
+/// A worker's info to the manager: its queue's summed cost (kazouris), the
+/// list workers it did not use, or (placing by estimates) its whole queue.
+inline constexpr std::uint8_t info_load = 0, info_unused_workers = 1, info_queue = 2;
+
+/// What a worker reports of itself when the manager places by estimates.
+struct dnc_queue_report {
+    double running = -1.0;     ///< its running task's estimate in cost units (< 0: none)
+    double running_for = 0.0;  ///< seconds since that estimate was set
+    double own_units = 0.0;    ///< the estimated own work (a node's cost less its subproblems') it ran
+    double own_seconds = 0.0;  ///< the seconds that work took, times its speed
+    double unlisted = 0.0;     ///< the summed cost of the queued tasks not listed
+    std::uint64_t unlisted_count = 0;
+    std::uint64_t tasks = 0;   ///< queued tasks listed after this
+    std::uint8_t revised = 0;  ///< the running task revised its estimate (rule 3: its queue is placed again)
+    std::uint8_t pad[7]{};
+};
+/// The queued tasks a report lists besides the new ones: the cheapest (an
+/// idle worker pulls the lowest-priority task); the others go as a sum.
+inline constexpr std::size_t listed_old_tasks = 8;
+struct dnc_reported_task {
+    std::uint64_t order = 0;
+    double cost = 0.0;  ///< in cost units (the queue's weight)
+    double bytes = 0.0; ///< its size, where known cheaply (else 0)
+    std::uint8_t fresh = 0; ///< created here by a division and not reported before
+    std::uint8_t pad[7]{};
+};
+
+/// The settings every rank agrees on.
+struct dnc_settings {
+    double info_period = 1e-3;
+};
+
+/// The weight a task adds to its queue's sum.
+inline double queue_weight(double cost, cost_measure m) noexcept {
+    return m == cost_measure::depth ? std::exp2(cost) : cost;
+}
+
+// ---------------------------------------------------------------- manager
+
+/// The manager: starts the problem, tracks who is idle, has the busiest
+/// worker send a task to an idle one (when the placement balances), and
+/// collects the solution.
+template <Transport T>
+class dnc_manager {
+public:
+    static constexpr master_hooks hooks{
+            .results_first = true, .late_requests = true, .holds = true, .expecting_work = true};
+
+    dnc_manager(master_port<T>& port, task_decisions const& placement, std::span<worker_status const> statuses,
+                std::vector<std::byte> problem, migration_cost const& cost)
+            : port_(port), placement_(placement), problem_(std::move(problem)), w_(port.settings().workers()) {
+        auto const& s = port.settings();
+        for (std::size_t k = 0; k < w_.size(); ++k) {
+            auto const st = statuses[static_cast<std::size_t>(s.worker_ranks[k])];
+            w_[k].speed = st.power / st.run_queue;
+        }
+        if (auto const* estimates = placement.estimates()) {
+            std::vector<double> speeds;
+            for (auto const& w : w_) speeds.push_back(w.speed);
+            sched_.emplace(*estimates, speeds, cost);
+            est_.resize(w_.size());
+        }
+    }
+
+    index_t serve(std::size_t k, request const& r) {
+        if (!started_) start();
+        if (sched_) {
+            est_serve(k, r);
+            return 0;
+        }
+        auto& w = w_[k];
+        auto const reported = static_cast<std::uint64_t>(r.last.size); // the worker's count of tasks received
+        if (reported > w.seen) {                                       // a new report: k is idle
+            w.seen = reported;
+            w.busy = false;
+            w.load = 0.0;
+            if (w.receiving) w.finished_early = true; // it ran the moved task before its donor told us
+        }
+        if (placement_.balances() && !w.busy && !w.receiving && !solved_) find_donor(k);
+        return 0;
+    }
+    [[nodiscard]] bool done() const noexcept { return solved_; }
+    [[nodiscard]] bool holds(std::size_t k) const noexcept {
+        if (solved_) return false;
+        if (placement_.when_idle() == idle_action::steal) return true; // they find work themselves
+        if (sched_) return est_busy(k);
+        return w_[k].busy || w_[k].receiving;
+    }
+    [[nodiscard]] bool expecting_work() const noexcept { return !solved_; }
+
+    void take_result(index_t, index_t size, std::span<std::byte const> b) {
+        if (size != 0 || b.size() != sizeof(dnc_worker_statistics))
+            throw error("loopsched: protocol: an unexpected result block in divide and conquer");
+        dnc_worker_statistics s;
+        std::memcpy(&s, b.data(), sizeof s);
+        stats_.push_back(s);
+        if (int const k = port_.settings().index_of(s.rank); k >= 0) { // the loop table: problems, tasks
+            auto& row = port_.statistics()[static_cast<std::size_t>(k)];
+            row.iterations = static_cast<index_t>(s.nodes);
+            row.chunks = static_cast<index_t>(s.tasks);
+        }
+    }
+
+    void on_message(std::size_t k, kind what, message_view m) {
+        wire_reader r(m.payload);
+        switch (what) {
+        case kind::solution: {
+            auto const b = r.get_raw(r.remaining());
+            solution_.assign(b.begin(), b.end());
+            solved_ = true;
+            for (std::size_t j = 0; j < w_.size(); ++j) port_.touch(j);
+            break;
+        }
+        case kind::info:
+            if (auto const type = r.get<std::uint8_t>(); type == info_load) {
+                w_[k].load = r.get<double>();
+                w_[k].refused = false;
+            } else if (type == info_queue && sched_) {
+                est_report(k, r);
+            } else {
+                for (auto n = r.get<std::uint64_t>(); n > 0; --n) {
+                    auto const j = static_cast<std::size_t>(r.get<std::uint64_t>());
+                    if (j >= w_.size()) throw error("loopsched: protocol: an unknown worker returned");
+                    w_[j].busy = false;
+                    port_.touch(j);
+                }
+            }
+            break;
+        case kind::moved: {
+            if (sched_) {
+                est_moved(k, r, m.source);
+                break;
+            }
+            auto const to = static_cast<std::size_t>(r.get<std::uint64_t>());
+            auto const given = r.get<std::uint64_t>();
+            double const load = r.get<double>();
+            auto& from = w_[k];
+            if (to >= w_.size() || !from.donating || !w_[to].receiving)
+                throw error("loopsched: protocol: a transfer nobody asked for (rank " + std::to_string(m.source) + ")");
+            from.donating = false;
+            from.load = load;
+            auto& idle = w_[to];
+            idle.receiving = false;
+            if (given > 0) {
+                idle.busy = !std::exchange(idle.finished_early, false);
+            } else {
+                from.refused = true; // not asked again until it reports a new load
+            }
+            port_.touch(to);
+            break;
+        }
+        default:
+            throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) +
+                        " at a divide-and-conquer manager");
+        }
+    }
+
+    [[nodiscard]] std::vector<std::byte> const& solution() const noexcept { return solution_; }
+    [[nodiscard]] std::vector<dnc_worker_statistics> take_statistics() { return std::move(stats_); }
+
+private:
+    struct worker {
+        double speed = 1.0, load = 0.0;
+        std::uint64_t seen = 0;
+        bool busy = false, receiving = false, donating = false, refused = false, finished_early = false;
+    };
+
+    /// The original problem to the placement's first worker, with its list.
+    void start() {
+        started_ = true;
+        std::vector<placed_worker> by_speed;
+        for (std::size_t k = 0; k < w_.size(); ++k) by_speed.push_back({k, w_[k].speed});
+        std::ranges::stable_sort(by_speed, [](auto const& a, auto const& b) { return a.speed > b.speed; });
+        auto const list = placement_.first_list(by_speed);
+        if (list.empty()) throw error("loopsched: placement " + placement_.name() + " started on no worker");
+        wire_writer w;
+        w.put(std::uint8_t{0}).put(std::uint64_t{1});
+        dnc_task_header h;
+        h.list = list.size() - 1;
+        h.bytes = problem_.size();
+        w.put(h);
+        for (std::size_t i = 1; i < list.size(); ++i) w.put(list[i]);
+        w.put_raw(problem_);
+        for (auto const& p : list) w_[p.index].busy = true;
+        if (sched_) est_[list.front().index].expected = 1;
+        port_.push_worker(list.front().index, kind::work, w.view());
+        std::vector<std::byte>().swap(problem_);
+        // The others hear that the run started (every rank agreed): a thief
+        // must not ask a rank still in the agreement.
+        wire_writer none;
+        none.put(std::uint8_t{0}).put(std::uint64_t{0});
+        for (std::size_t k = 0; k < w_.size(); ++k)
+            if (!w_[k].busy) port_.send_worker(k, kind::work, none.view());
+    }
+
+    /// Idle worker `to`: the busy worker with the largest load per speed, not
+    /// in a transfer and not refusing, is asked to send it a task.
+    void find_donor(std::size_t to) {
+        std::optional<std::size_t> best;
+        double most = -1.0;
+        for (std::size_t k = 0; k < w_.size(); ++k) {
+            auto const& w = w_[k];
+            if (k == to || !w.busy || w.donating || w.receiving || w.refused) continue;
+            double const v = w.load / w.speed;
+            if (v > most) {
+                most = v;
+                best = k;
+            }
+        }
+        if (!best) return;
+        w_[*best].donating = true;
+        w_[to].receiving = true;
+        dnc_transfer const ask{to, port_.settings().worker_ranks[to]};
+        port_.send_worker(*best, kind::transfer, std::as_bytes(std::span(&ask, 1)));
+        port_.touch(to);
+    }
+
+    // ---- placing by estimates (seed 002): the board mirrors every worker's
+    // queue and running task from its reports; tasks are named by worker and order.
+
+    struct estimates_state {
+        std::uint64_t expected = 0; ///< tasks it was given, as far as the manager knows
+        int incoming = 0;           ///< named transfers to it not yet answered by their donors
+        struct asked_move {
+            double at = 0.0, bytes = 0.0;
+            std::uint64_t order = 0;
+        };
+        std::deque<asked_move> asked; ///< named transfers it was asked for, in order
+        double own_units = 0.0, own_seconds = 0.0;
+    };
+    static constexpr int order_bits = 40;
+    static std::uint64_t id_of(std::size_t k, std::uint64_t order) noexcept {
+        return (static_cast<std::uint64_t>(k) << order_bits) | order;
+    }
+    static std::size_t owner_of(std::uint64_t id) noexcept { return static_cast<std::size_t>(id >> order_bits); }
+    static std::uint64_t order_of(std::uint64_t id) noexcept { return id & ((std::uint64_t{1} << order_bits) - 1); }
+
+    /// Busy: it has not reported idle since the last task it was given, or one is on its way.
+    [[nodiscard]] bool est_busy(std::size_t k) const noexcept {
+        return w_[k].seen < est_[k].expected || est_[k].incoming > 0;
+    }
+    void est_serve(std::size_t k, request const& r) {
+        auto const reported = static_cast<std::uint64_t>(r.last.size); // the worker's count of tasks received
+        w_[k].seen = std::max(w_[k].seen, reported);
+        if (!solved_ && !est_busy(k)) est_idle(k);
+    }
+    /// Worker k has nothing: its board entry empties; under D_LPT it pulls (rule 4).
+    void est_idle(std::size_t k) {
+        double const now = port_.now();
+        sched_->board().report(k, std::nullopt, {}, now);
+        // only a task its holder reported can be named to it
+        auto const reported = [](std::size_t from, estimated_task const& t) { return owner_of(t.id) == from; };
+        if (auto const m = sched_->idle(k, now, reported))
+            ask_move(*m);
+    }
+    /// A worker's queue and running task: the board's entry is replaced, then
+    /// its new tasks are placed (D_LPT: rules 1 and 2, largest first; after
+    /// its running task revised its estimate, every task it listed).
+    void est_report(std::size_t k, wire_reader& r) {
+        auto const head = r.get<dnc_queue_report>();
+        auto& e = est_[k];
+        e.own_units = head.own_units;
+        e.own_seconds = head.own_seconds;
+        double units = 0.0, seconds = 0.0;
+        for (auto const& x : est_) {
+            units += x.own_units;
+            seconds += x.own_seconds;
+        }
+        // speed-1 seconds per cost unit, from the work measured so far (none yet: units as they are)
+        double const scale = units > 0.0 && seconds > 0.0 ? seconds / units : 1.0;
+        std::vector<estimated_task> ready, fresh;
+        for (std::uint64_t i = 0; i < head.tasks; ++i) {
+            auto const t = r.get<dnc_reported_task>();
+            if (std::ranges::any_of(e.asked, [&](auto const& a) { return a.order == t.order; })) continue; // leaving
+            estimated_task const et{id_of(k, t.order), t.cost * scale, t.bytes};
+            ready.push_back(et);
+            if (t.fresh != 0) fresh.push_back(et);
+        }
+        double const now = port_.now();
+        std::optional<double> running;
+        if (head.running >= 0.0) running = head.running * scale - head.running_for * w_[k].speed;
+        sched_->board().report(k, running, std::move(ready), now, head.unlisted * scale,
+                       static_cast<std::size_t>(head.unlisted_count));
+        if (solved_ || w_.size() < 2) return;
+        if (sched_->dlpt_rules() && head.revised != 0) { // rule 3: every task it listed, placed again
+            auto const all = [](std::size_t, estimated_task const&) { return true; };
+            for (auto const& m : sched_->revised(k, now, all)) ask_move(m);
+            return;
+        }
+        std::ranges::stable_sort(fresh, [](auto const& a, auto const& b) { return a.rho > b.rho; });
+        for (auto const& t : fresh) // rules 1 and 2 (or a baseline's choice): largest first
+            if (auto const m = sched_->place_from(k, t, now)) ask_move(*m);
+    }
+    void ask_move(task_move const& m) {
+        dnc_transfer const ask{m.to, port_.settings().worker_ranks[m.to], order_of(m.id) + 1};
+        est_[m.from].asked.push_back({port_.now(), m.bytes, order_of(m.id)});
+        ++est_[m.to].incoming;
+        port_.send_worker(m.from, kind::transfer, std::as_bytes(std::span(&ask, 1)));
+        port_.touch(m.to);
+    }
+    /// A donor's answer (its queue report came just before): the move's
+    /// handshake time is a sample of theta; a refused move leaves its
+    /// target idle, and it pulls again.
+    void est_moved(std::size_t k, wire_reader& r, int source) {
+        auto const to = static_cast<std::size_t>(r.get<std::uint64_t>());
+        auto const given = r.get<std::uint64_t>();
+        auto& e = est_[k];
+        if (to >= w_.size() || e.asked.empty() || est_[to].incoming == 0)
+            throw error("loopsched: protocol: a transfer nobody asked for (rank " + std::to_string(source) + ")");
+        auto const a = e.asked.front();
+        e.asked.pop_front();
+        sched_->fit(a.bytes, port_.now() - a.at);
+        --est_[to].incoming;
+        est_[to].expected += given;
+        port_.touch(to);
+        if (!solved_ && !est_busy(to)) est_idle(to);
+    }
+    master_port<T>& port_;
+    task_decisions const& placement_;
+    std::optional<estimate_scheduler> sched_; ///< placing by estimates: the load table and the rules
+    std::vector<estimates_state> est_;
+    std::vector<std::byte> problem_, solution_;
+    std::vector<worker> w_;
+    std::vector<dnc_worker_statistics> stats_;
+    bool started_ = false, solved_ = false;
+};
+
+} // namespace detail
+} // namespace loopsched

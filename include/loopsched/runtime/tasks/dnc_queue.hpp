@@ -1,0 +1,148 @@
+// A divide-and-conquer worker's queue (the tasks it holds, in arrival order,
+// their summed weight, the cost measure they carry, and the report of them a
+// manager placing by estimates reads) and its frames (the divided problems
+// waiting for their subproblems' results).
+#pragma once
+
+#include <loopsched/error.hpp>
+#include <loopsched/mapping/placement.hpp>
+#include <loopsched/runtime/tasks/dnc_manager.hpp>
+#include <loopsched/runtime/core/wire.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace loopsched::detail {
+
+template <class Problem>
+class dnc_queue {
+public:
+    struct entry {
+        Problem problem;
+        double cost = 0.0;
+        std::uint64_t order = 0;
+        std::uint32_t depth = 0;
+        result_address parent;
+        bool fresh = false; ///< created here and not yet reported (placing by estimates)
+    };
+
+    [[nodiscard]] bool empty() const noexcept { return entries_.empty(); }
+    [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
+    /// The queue's summed weight (what the manager hears, with the running task's).
+    [[nodiscard]] double load() const noexcept { return load_; }
+    [[nodiscard]] cost_measure measure() const noexcept { return measure_; }
+    void set_measure(cost_measure m) noexcept { measure_ = m; }
+    /// A task's weight in the queue's sum, by the measure.
+    [[nodiscard]] double weight(double cost) const noexcept { return queue_weight(cost, measure_); }
+
+    /// A task at the end: the newest, numbered in arrival order.
+    void push(Problem problem, double cost, std::uint32_t depth, result_address parent, bool fresh) {
+        entries_.push_back(entry{std::move(problem), cost, next_order_++, depth, parent, fresh});
+        load_ += weight(cost);
+    }
+    entry take(std::size_t at) {
+        entry e = std::move(entries_[at]);
+        entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(at));
+        load_ -= weight(e.cost);
+        if (entries_.empty()) load_ = 0.0; // no drift from the sums
+        return e;
+    }
+    /// Where the task numbered `order` is, if it is still queued.
+    [[nodiscard]] std::optional<std::size_t> find(std::uint64_t order) const {
+        auto const it = std::ranges::find(entries_, order, &entry::order);
+        if (it == entries_.end()) return std::nullopt;
+        return static_cast<std::size_t>(it - entries_.begin());
+    }
+    /// The queue as a placement sees it.
+    std::vector<queued_task> const& view() {
+        view_.clear();
+        for (auto const& e : entries_) view_.push_back({e.cost, e.order});
+        return view_;
+    }
+
+    /// Writes the queue's report after `h` (the running task's part): the new
+    /// tasks and the cheapest others listed, the rest summed; new tasks are
+    /// new no more.
+    void report(dnc_queue_report h, wire_writer& w) {
+        listed_.clear();
+        old_.clear();
+        for (std::size_t i = 0; i < entries_.size(); ++i) (entries_[i].fresh ? listed_ : old_).push_back(i);
+        if (old_.size() > listed_old_tasks) {
+            auto const cheap = [&](std::size_t a, std::size_t b) { return entries_[a].cost < entries_[b].cost; };
+            std::ranges::nth_element(old_, old_.begin() + static_cast<std::ptrdiff_t>(listed_old_tasks), cheap);
+            for (std::size_t i = listed_old_tasks; i < old_.size(); ++i) h.unlisted += weight(entries_[old_[i]].cost);
+            h.unlisted_count = old_.size() - listed_old_tasks;
+            old_.resize(listed_old_tasks);
+        }
+        listed_.insert(listed_.end(), old_.begin(), old_.end());
+        h.tasks = listed_.size();
+        w.put(info_queue).put(h);
+        for (auto const i : listed_) {
+            auto& e = entries_[i];
+            dnc_reported_task t;
+            t.order = e.order;
+            t.cost = weight(e.cost);
+            if (measure_ == cost_measure::size)
+                t.bytes = e.cost;
+            else if constexpr (std::is_trivially_copyable_v<Problem>)
+                t.bytes = static_cast<double>(sizeof(Problem));
+            t.fresh = e.fresh ? 1 : 0;
+            e.fresh = false;
+            w.put(t);
+        }
+    }
+
+private:
+    std::vector<entry> entries_;
+    std::vector<queued_task> view_;
+    std::vector<std::size_t> listed_, old_; // report's scratch
+    double load_ = 0.0;
+    std::uint64_t next_order_ = 0;
+    cost_measure measure_ = cost_measure::unknown;
+};
+
+/// The divided problems waiting for their subproblems' results, by id; each
+/// frame lives on the stack of the wait that opened it.
+template <class Result>
+class dnc_frames {
+public:
+    struct frame {
+        std::vector<Result> results;
+        std::vector<char> filled;
+        std::size_t missing = 0;
+    };
+
+    /// `f` waits for `n` results; its id, until close(id).
+    std::uint64_t open(frame& f, std::size_t n) {
+        f.results.resize(n);
+        f.filled.assign(n, 0);
+        f.missing = n;
+        frames_.emplace(next_, &f);
+        return next_++;
+    }
+    void close(std::uint64_t id) { frames_.erase(id); }
+    [[nodiscard]] bool empty() const noexcept { return frames_.empty(); }
+    void fill(std::uint64_t id, std::uint32_t index, Result r) {
+        auto it = frames_.find(id);
+        if (it == frames_.end() || index >= it->second->results.size() || it->second->filled[index])
+            throw error("loopsched: protocol: a result nobody waits for (frame " + std::to_string(id) + ")");
+        frame& f = *it->second;
+        f.results[index] = std::move(r);
+        f.filled[index] = 1;
+        --f.missing;
+    }
+
+private:
+    std::unordered_map<std::uint64_t, frame*> frames_;
+    std::uint64_t next_ = 0;
+};
+
+} // namespace loopsched::detail

@@ -1,0 +1,352 @@
+// The task farm's engine (seed 000, chapter 4): tasks created on the root while
+// the farm runs, a linear cost model fitted on the replies, distribution by
+// speed share and redistribution between workers; the two clients of the
+// protocol core (runtime/core/core.hpp) that run it.
+//
+// Where the document is silent (digest 000, "[unspecified]"), this engine chooses:
+// - lambda's two points: the mean of the 3 oldest and of the 3 newest of the
+//   window by creation order (with fewer than 6 replies, half the window each);
+//   equal heuristic means give lambda = 0 (every task costs NC).
+// - A reply whose task is older than the whole (full) window is not fitted.
+// - Before r replies there is no model: every task counts as one unit of work,
+//   idle workers are filled up to f tasks from the master's queue in creation
+//   order, and a worker runs its tasks in creation order.
+// - Estimates add up linearly, as (4.1) does, but no task is estimated below
+//   the cheapest time in the window (nor a sum of k below k times it): a line
+//   fitted on noise can go negative where tasks are not free, and a chunk
+//   "filled" with zero estimates would take the master's whole queue.
+// - "Largest first", at the master and in a worker, is by the model's order
+//   when the master sent the task (heur up or down, as lambda's sign says);
+//   a task's priority overrides it.
+// - A busy worker moves tasks largest first while their sum stays within the
+//   amount of (4.6), skipping a task that would pass it (so the idle worker
+//   never finishes after it), and keeps at least one task.
+// - A refused transfer leaves that worker out as a donor until it replies again.
+#pragma once
+
+#include <loopsched/error.hpp>
+#include <loopsched/mapping/any_placement.hpp>
+#include <loopsched/mapping/estimates.hpp>
+#include <loopsched/runtime/core/core.hpp>
+#include <loopsched/runtime/tasks/farm_book.hpp>
+#include <loopsched/runtime/tasks/farm_estimates.hpp>
+#include <loopsched/runtime/tasks/farm_model.hpp>
+#include <loopsched/runtime/tasks/farm_worker.hpp>
+#include <loopsched/runtime/tasks/farm_workers.hpp>
+#include <loopsched/runtime/core/profile.hpp>
+#include <loopsched/schedule.hpp>
+#include <loopsched/this_task.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loopsched::detail {
+
+// ---------------------------------------------------------------- master
+
+/// The farm's master client. `Deliver(id, block)` takes a result on the root:
+/// the seconds the task computed (a double), then the result's bytes.
+template <Transport T, class Deliver>
+class farm_master {
+    using state = farm_book::state;
+
+public:
+    // pushes_work: every idle worker is looked at by distribute()
+    static constexpr master_hooks hooks{
+            .results_first = true, .pushes_work = true, .holds = true, .expecting_work = true};
+
+    farm_master(master_port<T>& port, farm_settings const& fs, std::span<worker_status const> statuses,
+                std::optional<any_policy> const& policy, Deliver deliver)
+            : port_(port), fs_(fs), model_(fs.model_window, fs.replies_before_model), deliver_(std::move(deliver)),
+              workers_(port.settings(), statuses, fs.load_aware, fs.capacity),
+              redistribution_(port, fs, model_, workers_) {
+        if (fs.scheme == farm_scheme_kind::estimates) estimates_.emplace(*fs.estimates, workers_.speeds());
+        if (fs.scheme == farm_scheme_kind::policy) chunks_.emplace(*policy, workers_, fs.batches, fs.expected_tasks);
+    }
+
+    // Its parts hold references to each other (the workers, the model): it stays where it was made.
+    farm_master(farm_master const&) = delete;
+    farm_master& operator=(farm_master const&) = delete;
+
+    // ---- what the producer does (through the task_farm handle)
+
+    /// A new task: its bytes, its heuristic inputs, its priority. Returns its id.
+    std::uint64_t submit(std::vector<std::byte> payload, std::optional<double> cost, double priority) {
+        auto const id = static_cast<std::uint64_t>(book_.size());
+        if (stopping_) return book_.add_cancelled(priority);
+        if (double const change = book_.add_measured(std::move(payload), cost, priority);
+            change != 0.0 && book_[0].where == state::sent)
+            workers_[static_cast<std::size_t>(book_[0].owner)].heur_sum += change;
+        if (estimates_) {
+            place(id);
+            return id;
+        }
+        if (fs_.scheme == farm_scheme_kind::kazouris && model_.replies() < fs_.replies_before_model) {
+            if (auto k = workers_.next_starter(fs_.initial_tasks)) {
+                send_tasks(*k, std::span(&id, 1));
+                return id;
+            }
+        }
+        book_.enqueue(id);
+        distribute();
+        return id;
+    }
+
+    /// The producer returned: no task will come.
+    void finish_production() {
+        producing_ = false;
+        if (chunks_ && !fs_.batches && !stopping_ && book_.size() != fs_.expected_tasks)
+            require(false, "options.expected_tasks", fs_.expected_tasks,
+                    "must equal the number of tasks submitted (" + std::to_string(book_.size()) + ")");
+        distribute();
+        for (std::size_t k = 0; k < workers_.size(); ++k) port_.touch(k);
+    }
+
+    /// Every task submitted so far has its result, or was cancelled.
+    [[nodiscard]] bool all_resolved() const noexcept { return book_.all_resolved(); }
+    [[nodiscard]] bool stopping() const noexcept { return stopping_; }
+    [[nodiscard]] std::vector<std::uint64_t> const& cancelled() const noexcept { return book_.cancelled(); }
+    [[nodiscard]] farm_cost_model const& model() const noexcept { return model_; }
+    /// Tasks moved from a busy worker to an idle one (redistribution).
+    [[nodiscard]] std::size_t moved() const noexcept { return moved_; }
+
+    /// Every task not started is cancelled, as when a target is reached (a
+    /// sub-master's, when its root cancels).
+    void cancel_all() {
+        if (!stopping_) stop();
+    }
+
+    /// Checks the time limit (called between messages and submissions).
+    void check_limits() {
+        if (!stopping_ && fs_.time_limit > 0.0 && port_.now() - started_ >= fs_.time_limit) stop();
+    }
+    void start_clock() { started_ = port_.now(); }
+
+    // ---- the protocol core's client
+
+    index_t serve(std::size_t k, request const& r) {
+        workers_.report(k, r.status);
+        check_limits();
+        workers_.may_idle(k);
+        distribute();
+        return 0; // tasks went out through push_worker, counted there
+    }
+    [[nodiscard]] bool done() const noexcept { return !producing_ && all_resolved() && !redistribution_.under_way(); }
+    [[nodiscard]] bool holds(std::size_t k) const noexcept { return workers_.holds(k); }
+    /// While the producer runs, workers all idle is a wait for its next task;
+    /// not while it waits for results that no worker holds.
+    [[nodiscard]] bool expecting_work() const noexcept { return producing_ && (!flushing_ || all_resolved()); }
+
+    /// The producer waits for every result (wait_all): a policy's chunk goes
+    /// with the tasks that exist rather than wait for more.
+    void set_flushing(bool on) {
+        flushing_ = on;
+        if (on) distribute();
+    }
+
+    /// A result: [seconds the task computed][the result's bytes].
+    void take_result(index_t first, index_t size, std::span<std::byte const> b) {
+        auto const id = static_cast<std::uint64_t>(first);
+        if (size != 1 || id >= book_.size() || book_[id].where != state::sent || b.size() < sizeof(double))
+            throw error("loopsched: protocol: a result for task " + std::to_string(id) + " that is not running");
+        double seconds;
+        std::memcpy(&seconds, b.data(), sizeof seconds);
+        auto& t = book_[id];
+        auto const k = static_cast<std::size_t>(t.owner);
+        workers_.released(k, t.heur);
+        workers_[k].refused = false;
+        workers_.may_idle(k);
+        book_.finish(id);
+        ++results_;
+        model_.add(id, t.heur, seconds * workers_[k].speed);
+        if (estimates_) estimates_->finished(k, id, port_.now()); // its next task starts now
+        deliver_(id, b); // [seconds][the result's bytes]: a sub-master passes both on
+        if (fs_.stop_after_results > 0 && results_ >= fs_.stop_after_results) stop();
+    }
+
+    void on_message(std::size_t k, kind what, message_view m) {
+        if (what == kind::info && estimates_) return revised(k, wire_reader(m.payload).get<farm_revision>());
+        if (what != kind::moved)
+            throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) + " in a task farm");
+        wire_reader r(m.payload);
+        auto const to = r.get<std::uint64_t>();
+        auto const n = r.get<std::uint64_t>();
+        if (to == dropped_tasks) // the answer to a cancel
+            port_.statistics()[k].iterations -= static_cast<index_t>(workers_.dropped(k, n, r, book_));
+        else
+            moved_ += redistribution_.answered(k, static_cast<std::size_t>(to), n, r, m.source, book_);
+        port_.touch(k);
+        workers_.may_idle(k);
+        distribute();
+    }
+
+private:
+    /// Orders a worker's tasks as the model's estimates do (a linear model: by heur, up or down).
+    [[nodiscard]] double ordering(double heur) const noexcept { return model_.lambda() >= 0.0 ? heur : -heur; }
+    std::uint64_t take_best() { return book_.take_best(model_.lambda() < 0.0); }
+
+    /// Sends tasks `ids` to worker k in one message.
+    void send_tasks(std::size_t k, std::span<std::uint64_t const> ids) {
+        wire_writer w;
+        w.put(static_cast<std::uint64_t>(ids.size()));
+        for (auto const id : ids) {
+            auto& t = book_[id];
+            double key = fs_.scheme == farm_scheme_kind::kazouris && model_.ready() ? ordering(t.heur)
+                                                                                    : -static_cast<double>(id);
+            if (estimates_) { // largest estimate first
+                key = estimate(id);
+                estimates_->sent(k, id, workers_[k].count == 0, port_.now());
+            }
+            write_task(w, farm_task_header{id, t.heur, t.priority, key, t.payload.size()}, t.payload);
+            book_.sent(id, k);
+            workers_.took(k, t.heur);
+        }
+        port_.push_worker(k, kind::work, w.view());
+        port_.count(k, static_cast<index_t>(ids.size()));
+    }
+
+    [[nodiscard]] bool idle(std::size_t k) const noexcept {
+        return workers_.idle(k, fs_.scheme == farm_scheme_kind::kazouris ? fs_.idle_below : 1);
+    }
+
+    /// Gives idle workers work: from the master's queue, else by redistribution.
+    void distribute() {
+        if (stopping_ || distributing_) return;
+        if (estimates_) return feed_all();
+        distributing_ = true;
+        if (fs_.scheme == farm_scheme_kind::kazouris && model_.ready()) book_.order_by_heur();
+        // The fastest idle first; none once nothing is left to give.
+        bool const redistributing = fs_.scheme == farm_scheme_kind::kazouris && fs_.redistribute && !producing_;
+        workers_.serve_idle([&] { return !book_.queue_empty() || redistributing; },
+                            [&](std::size_t k) {
+                                while (idle(k)) {
+                                    if (!book_.queue_empty()) {
+                                        if (!give_from_queue(k)) break;
+                                    } else {
+                                        if (redistributing) redistribution_.ask(k);
+                                        break;
+                                    }
+                                }
+                                return idle(k);
+                            });
+        distributing_ = false;
+    }
+
+    /// Idle worker k's chunk from the queue; false if it must wait (a policy's chunk not yet created).
+    bool give_from_queue(std::size_t k) {
+        std::vector<std::uint64_t> ids;
+        switch (fs_.scheme) {
+        case farm_scheme_kind::estimates: return false; // its tasks never enter the queue (place())
+        case farm_scheme_kind::self_scheduling:         // a group's free places in one message
+            do ids.push_back(take_best());
+            while (workers_.groups() && !book_.queue_empty() && workers_[k].count + ids.size() < workers_.limit(k, 1));
+            break;
+        case farm_scheme_kind::policy: {
+            auto const count = chunks_->next(k, book_.queued(), producing_ && !flushing_);
+            if (!count) return false;
+            for (std::size_t i = 0; i < *count && !book_.queue_empty(); ++i) ids.push_back(take_best());
+            break;
+        }
+        case farm_scheme_kind::kazouris:
+            if (!model_.ready()) { // no estimates yet: fill up to f, oldest first
+                while (ids.size() + workers_[k].count < workers_.limit(k, fs_.initial_tasks) && !book_.queue_empty())
+                    ids.push_back(take_best());
+            } else {
+                double const amount =
+                        workers_[k].share * redistribution_.estimated_total(book_.queued_heur(), book_.queued());
+                double sum = 0.0;
+                while (!book_.queue_empty() && (ids.empty() || sum < amount)) {
+                    ids.push_back(take_best());
+                    sum += model_.estimate(book_[ids.back()].heur);
+                }
+            }
+            break;
+        }
+        if (ids.empty()) return false;
+        send_tasks(k, ids);
+        return true;
+    }
+
+    // ---- the estimates scheme (seed 002), its state in farm_estimates
+
+    /// A task's estimate rho in speed-1 seconds: the fitted model's (on the
+    /// user's cost, else the size or creation order) once ready; before it,
+    /// the user's cost as it is, else 1.
+    [[nodiscard]] double estimate(std::uint64_t id) const {
+        if (model_.ready()) return model_.estimate(book_[id].heur);
+        return book_.with_cost() ? book_[id].heur : 1.0;
+    }
+    [[nodiscard]] auto rho() const {
+        return [this](std::uint64_t id) { return estimate(id); };
+    }
+    /// A move of a task still at the master.
+    void relisted(task_move const& m) {
+        book_[m.id].owner = static_cast<int>(m.to);
+        ++moved_;
+    }
+    void place(std::uint64_t id) {
+        std::size_t const k = estimates_->place(id, rho(), port_.now());
+        book_[id].owner = static_cast<int>(k);
+        feed(k);
+    }
+    /// Worker k gets its largest placed tasks until it holds estimates_ahead.
+    void feed(std::size_t k) {
+        std::optional<std::uint64_t> id;
+        while (workers_[k].count < workers_.limit(k, estimates_ahead) && (id = estimates_->take_next(k, rho())))
+            send_tasks(k, std::span(&*id, 1));
+    }
+    /// Worker k's running task revised its estimate (rule 3): the tasks
+    /// placed on k and still here are placed again, and moved for nothing.
+    void revised(std::size_t k, farm_revision const& r) {
+        if (k >= workers_.size() || stopping_) return;
+        double const remaining = model_.ready() ? model_.estimate(r.remaining) : r.remaining;
+        for (auto const& m : estimates_->revised(k, r.id, remaining, rho(), port_.now())) relisted(m);
+        distribute();
+    }
+    /// Every worker fed; an idle one may pull (rule 4).
+    void feed_all() {
+        for (std::size_t k = 0; k < workers_.size(); ++k) {
+            feed(k);
+            if (workers_[k].count > 0) continue;
+            if (auto const m = estimates_->pull(k, rho(), port_.now())) {
+                relisted(*m);
+                feed(k);
+            }
+        }
+    }
+
+    /// The target or the time limit was reached: tasks not started are cancelled.
+    void stop() {
+        stopping_ = true;
+        if (estimates_) // placed but not sent: cancelled here
+            for (auto const id : estimates_->take_placed()) book_.cancel(id);
+        book_.cancel_queue();
+        for (std::size_t k = 0; k < workers_.size(); ++k)
+            if (workers_[k].count > 0 || workers_[k].receiving) {
+                workers_[k].cancelling = true;
+                port_.send_worker(k, kind::cancel, {});
+                port_.touch(k);
+            }
+    }
+
+    master_port<T>& port_;
+    farm_settings const& fs_;
+    farm_cost_model model_;
+    Deliver deliver_;
+    farm_book book_;
+    farm_workers workers_;
+    farm_redistribution<T> redistribution_;
+    std::optional<farm_chunks> chunks_;
+    std::optional<farm_estimates> estimates_;
+    std::size_t results_ = 0, moved_ = 0;
+    bool producing_ = true, stopping_ = false, distributing_ = false, flushing_ = false;
+    double started_ = 0.0;
+};
+
+} // namespace loopsched::detail

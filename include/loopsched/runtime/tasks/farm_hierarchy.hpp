@@ -1,0 +1,207 @@
+// Hierarchical task farms: the root farms tasks out to groups as a flat farm
+// does to workers (a group holds a task per worker and as many again ahead),
+// and each group's sub-master farms them out among its workers with a scheme
+// of its own; results, cancels and the group's report pass through it.
+#pragma once
+
+#include <loopsched/error.hpp>
+#include <loopsched/runtime/core/core.hpp>
+#include <loopsched/runtime/tasks/farm.hpp>
+#include <loopsched/runtime/core/groups.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace loopsched::detail {
+
+template <Transport T>
+class farm_relay;
+
+/// The group's farm master hands its results to the relay (its Deliver).
+template <Transport T>
+struct farm_forward {
+    farm_relay<T>* relay;
+    void operator()(std::uint64_t id, std::span<std::byte const> block) const;
+};
+
+template <Transport T>
+using group_farm_master = farm_master<T, farm_forward<T>>;
+
+/// A sub-master's farm side towards the root: the root's tasks become tasks of
+/// the group's own farm, their results go back under the root's ids, in one
+/// request for all that arrived together, and a cancel is answered once the
+/// group's workers have answered theirs.
+template <Transport T>
+class farm_relay : public group_uplink<T> {
+public:
+    farm_relay(loop_link<T>& link, int root, std::vector<worker_status> const& statuses, bool& verdict, bool trace)
+            : group_uplink<T>(link, root, verdict, trace), status_(group_status(statuses)) {}
+
+    void attach(group_farm_master<T>& master) noexcept { master_ = &master; }
+
+    /// The root's messages: tasks, a cancel, a transfer (refused: work moves
+    /// within groups only), the end, the table, or the abort.
+    void handle(message_view m) {
+        if (this->handle_common(m)) {
+            if (this->root_done() && !production_over_) { // no task will come
+                production_over_ = true;
+                master_->finish_production();
+            }
+            return;
+        }
+        switch (kind_of(m.tag)) {
+        case kind::work: take_tasks(m); break;
+        case kind::cancel:
+            master_->cancel_all();
+            cancelling_ = true;
+            break;
+        case kind::transfer: {
+            auto const ask = wire_reader(m.payload).get<farm_transfer>();
+            wire_writer w;
+            w.put(ask.to_index).put(std::uint64_t{0});
+            this->link_.send(this->root_, kind::moved, w.view());
+            break;
+        }
+        default: this->unexpected(m);
+        }
+    }
+
+    /// A result of the group's task `id`: kept for the root under its own id.
+    void deliver(std::uint64_t id, std::span<std::byte const> block) {
+        auto room = this->results().add(static_cast<index_t>(root_id_[id]), 1, block.size());
+        std::ranges::copy(block, room.begin());
+        resolved(id);
+    }
+
+    /// Between messages: takes in everything that has arrived, then passes the
+    /// results on in one request, answers a cancel once the group has, and
+    /// reports once the root said stop and the group is done.
+    template <class Loop>
+    void settle(Loop& loop) {
+        loop.poll();
+        if (!this->results().empty()) {
+            wire_writer w;
+            this->link_.send(this->root_, kind::request, encode_request(w, status_, chunk_timing{}, this->results()));
+            this->results().clear();
+        }
+        if (cancelling_ && master_->all_resolved()) answer_cancel();
+        this->report_when_done(loop, loop.master(), [&](chunk_event& e) {
+            if (e.level == 0) e.first = static_cast<index_t>(root_id_[static_cast<std::size_t>(e.first)]);
+        });
+    }
+
+private:
+    struct batch {
+        std::uint64_t first = 0;
+        std::size_t size = 0, left = 0;
+        double start = 0.0;
+    };
+
+    void take_tasks(message_view m) {
+        wire_reader r(m.payload);
+        auto const n = r.get<std::uint64_t>();
+        batches_.push_back(batch{0, static_cast<std::size_t>(n), static_cast<std::size_t>(n), this->link_.now()});
+        for (std::uint64_t i = 0; i < n; ++i) {
+            auto const head = r.get<farm_task_header>();
+            auto const bytes = r.get_raw(static_cast<std::size_t>(head.bytes));
+            if (i == 0) batches_.back().first = head.id;
+            root_id_.push_back(head.id);
+            batch_of_.push_back(static_cast<std::uint32_t>(batches_.size() - 1));
+            // The root's measure of the task (its cost, size or creation order) is the group's.
+            (void)master_->submit(std::vector<std::byte>(bytes.begin(), bytes.end()), head.heur, head.priority);
+        }
+        this->received(static_cast<index_t>(n));
+    }
+
+    /// A task of the group resolved: its batch's trace event ends with its last.
+    void resolved(std::uint64_t id) {
+        auto& b = batches_[batch_of_[id]];
+        if (--b.left == 0)
+            this->record(static_cast<index_t>(b.first), static_cast<index_t>(b.size), b.start, this->link_.now());
+    }
+
+    /// The tasks the group dropped, under the root's ids.
+    void answer_cancel() {
+        auto const& dropped = master_->cancelled();
+        wire_writer w;
+        w.put(dropped_tasks).put(static_cast<std::uint64_t>(dropped.size() - cancels_told_));
+        for (std::size_t i = cancels_told_; i < dropped.size(); ++i) {
+            w.put(root_id_[dropped[i]]);
+            resolved(dropped[i]);
+        }
+        cancels_told_ = dropped.size();
+        this->link_.send(this->root_, kind::moved, w.view());
+        cancelling_ = false;
+    }
+
+    group_farm_master<T>* master_ = nullptr;
+    worker_status status_;
+    std::vector<std::uint64_t> root_id_;  ///< by the group's task id: the root's
+    std::vector<std::uint32_t> batch_of_; ///< by the group's task id: the message it came in
+    std::vector<batch> batches_;
+    std::size_t cancels_told_ = 0;
+    bool cancelling_ = false, production_over_ = false;
+};
+
+template <Transport T>
+void farm_forward<T>::operator()(std::uint64_t id, std::span<std::byte const> block) const {
+    relay->deliver(id, block);
+}
+
+/// A farm's sub-master: tells its workers who their master is, then runs its
+/// group's farm (and its own worker when it computes) until the root's table.
+/// `within` is the group's scheme; `make_worker(worker_port&)` the farm worker.
+template <Transport T, class MakeWorker>
+loop_statistics run_farm_sub_master(loop_link<T>& link, message_view group, rank_plan& plan, farm_settings within,
+                                    std::optional<any_policy> const& policy, MakeWorker&& make_worker, bool& verdict) {
+    group_membership joined = join_group(link.rank(), link.size(), plan.settings, group);
+    auto const& settings = joined.settings;
+    for (int r : settings.worker_ranks)
+        if (r != link.rank()) link.send(r, kind::group, std::span<std::byte const>()); // your master is this rank
+    bool aborted = false; // the group master never aborts: failures go to the root
+    farm_relay<T> relay(link, joined.root, joined.statuses, verdict, settings.trace);
+    std::span<worker_status const> const opening(joined.opening.data(), joined.opening.size());
+    using worker_client = decltype(make_worker(std::declval<worker_port<T>&>()));
+    master_node<T, group_farm_master<T>, worker_client> node(
+            link, settings, aborted, verdict,
+            [&](master_port<T>& port) {
+                return group_farm_master<T>(port, within, opening, policy, farm_forward<T>{&relay});
+            },
+            make_worker);
+    auto& farm = node.client();
+    farm.set_flushing(true); // a chunk goes with the tasks at hand: the root sends more as results return
+    relay.attach(farm);
+    relay_parent<farm_relay<T>> up{relay};
+    auto loop = node.loop(&up);
+    loop.open(opening);
+    loop.run();
+    return relay.take_table();
+}
+
+/// A worker of a farm's group: waits for its sub-master's word (a peer's
+/// transfer may come first: it is kept until then), then works as in a flat farm.
+template <Transport T, class MakeWorker>
+loop_statistics run_farm_group_worker(loop_link<T>& link, message_view first, rank_plan& plan, MakeWorker&& make_worker,
+                                      bool& verdict) {
+    std::vector<message> early;
+    while (kind_of(first.tag) != kind::group) {
+        if (kind_of(first.tag) == kind::abort) {
+            verdict = true;
+            failure::read(first).raise(link.rank());
+        }
+        early.push_back(message{first.source, first.tag, {first.payload.begin(), first.payload.end()}});
+        first = link.receive();
+    }
+    plan.settings.root = first.source;
+    using worker_client = decltype(make_worker(std::declval<worker_port<T>&>()));
+    worker_port<T> port(link, plan.settings, nullptr);
+    worker_client working = make_worker(port);
+    worker_core<T, worker_client> core(port, working, verdict);
+    for (auto const& m : early) core.handle(m);
+    return run_worker(link, core);
+}
+
+} // namespace loopsched::detail

@@ -1,0 +1,181 @@
+// The task farm's shared parts (runtime/tasks/farm.hpp tells the engine): the
+// scheme a placement gives, seed 000's cost model fitted on the replies, the
+// settings every rank agrees on, and what a task and a transfer carry.
+#pragma once
+
+#include <loopsched/error.hpp>
+#include <loopsched/mapping/any_placement.hpp>
+#include <loopsched/runtime/core/wire.hpp>
+#include <loopsched/task_options.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace loopsched {
+
+/// How the task farm hands tasks out (task_farm_options::scheme).
+enum class farm_scheme_kind : std::uint8_t {
+    kazouris,        ///< seed 000's scheme: start round robin, speed shares of the estimated work, redistribution
+    self_scheduling, ///< SS: an idle worker gets one task
+    policy,          ///< a chunk policy of the catalogue over the task stream (the count must be known)
+    estimates        ///< seed 002's D_LPT or a baseline: each new task placed on a worker by its estimate
+};
+
+/// The farm's scheme for a placement; a placement of divide-and-conquer's
+/// kind is refused, naming `parameter`.
+inline farm_scheme_kind farm_scheme_of(any_placement const& p, std::string_view parameter) {
+    switch (p.kind()) {
+    case any_placement::family::kazouris: return farm_scheme_kind::kazouris;
+    case any_placement::family::self_scheduling: return farm_scheme_kind::self_scheduling;
+    case any_placement::family::chunks: return farm_scheme_kind::policy;
+    case any_placement::family::estimates: return farm_scheme_kind::estimates;
+    case any_placement::family::april:
+    case any_placement::family::steal:
+    case any_placement::family::loop_mapping:
+    case any_placement::family::tiles: break;
+    }
+    detail::refuse_placement(p, parameter, "a divide-and-conquer placement",
+                             "a farm takes kazouris, ss, a chunk policy's spec,");
+}
+
+namespace detail {
+
+/// seed 000's estimator: nEstimCost(t) = lambda (heur(t) - H) + NC, fitted on
+/// the `window` most recent replies by creation order.
+class farm_cost_model {
+public:
+    farm_cost_model(std::size_t window, std::size_t needed) : window_(window), needed_(needed) {}
+
+    /// A reply: task `id` of heuristic value `heur` took `normalized` seconds on the base processor.
+    void add(std::uint64_t id, double heur, double normalized) {
+        ++replies_;
+        if (samples_.size() == window_ && id < samples_.front().id) return; // older than all ten
+        auto at = std::ranges::lower_bound(samples_, id, {}, &sample::id);
+        samples_.insert(at, sample{id, heur, normalized});
+        if (samples_.size() > window_) samples_.erase(samples_.begin());
+        fit();
+    }
+
+    [[nodiscard]] bool ready() const noexcept { return replies_ >= needed_ && !samples_.empty(); }
+    [[nodiscard]] std::size_t replies() const noexcept { return replies_; }
+    [[nodiscard]] double lambda() const noexcept { return lambda_; }
+    [[nodiscard]] double h() const noexcept { return h_; }
+    [[nodiscard]] double nc() const noexcept { return nc_; }
+
+    /// (4.1): the estimated normalized time of `count` tasks whose heuristic values sum to `heur_sum`.
+    [[nodiscard]] double total(double heur_sum, double count) const noexcept {
+        if (!ready()) return count;
+        return std::max(count * least_, lambda_ * (heur_sum - count * h_) + count * nc_);
+    }
+    [[nodiscard]] double estimate(double heur) const noexcept { return total(heur, 1.0); }
+
+private:
+    struct sample {
+        std::uint64_t id = 0;
+        double heur = 0.0, cost = 0.0;
+    };
+
+    void fit() {
+        double const n = static_cast<double>(samples_.size());
+        double hs = 0.0, cs = 0.0;
+        for (auto const& s : samples_) {
+            hs += s.heur;
+            cs += s.cost;
+        }
+        h_ = hs / n;
+        nc_ = cs / n;
+        least_ = std::ranges::min(samples_, {}, &sample::cost).cost;
+        std::size_t const ends = std::min<std::size_t>(3, samples_.size() / 2);
+        lambda_ = 0.0;
+        if (ends == 0) return;
+        auto mean = [&](std::size_t from) {
+            double h = 0.0, c = 0.0;
+            for (std::size_t i = from; i < from + ends; ++i) {
+                h += samples_[i].heur;
+                c += samples_[i].cost;
+            }
+            return std::pair{h / static_cast<double>(ends), c / static_cast<double>(ends)};
+        };
+        auto const [h_old, c_old] = mean(0);
+        auto const [h_new, c_new] = mean(samples_.size() - ends);
+        if (h_new != h_old) lambda_ = (c_new - c_old) / (h_new - h_old);
+    }
+
+    std::size_t window_, needed_;
+    std::vector<sample> samples_; ///< sorted by creation order
+    std::size_t replies_ = 0;
+    double lambda_ = 0.0, h_ = 0.0, nc_ = 1.0;
+    double least_ = 0.0; ///< the cheapest normalized time in the window: no estimate goes below it
+};
+
+/// The parameters every rank agrees on, as the engine uses them.
+struct farm_settings : farm_parameters { // the options' numbers as given, checked by their description
+    farm_scheme_kind scheme = farm_scheme_kind::kazouris;
+    std::optional<any_estimate_placement> estimates{}; ///< the estimates scheme's placement
+    // A hierarchical farm's levels (runtime/tasks/farm_hierarchy.hpp):
+    /// Workers each "worker" stands for (a group's): its thresholds scale by
+    /// it, plus a task each held ahead at its sub-master. Empty: one each, none ahead.
+    std::vector<std::size_t> capacity{};
+    bool redistribute = true; ///< kazouris moves work between workers (not between groups)
+    /// A chunk policy schedules each batch of tasks that arrived as a loop of
+    /// its own (a sub-master's: it never knows how many tasks will come).
+    bool batches = false;
+};
+
+/// Tasks a worker holds at once under the estimates scheme: one running, one
+/// waiting (no gap between them); the others wait at the master, placed on
+/// it, where a move costs nothing.
+inline constexpr std::size_t estimates_ahead = 2;
+
+/// One task on the wire: which, its heuristic value, the worker's ordering key, and its bytes' count.
+struct farm_task_header {
+    std::uint64_t id = 0;
+    double heur = 0.0;
+    double priority = 0.0;
+    double key = 0.0;
+    std::uint64_t bytes = 0;
+};
+
+/// What the master asks a busy worker in a transfer.
+struct farm_transfer {
+    double amount = 0.0;      ///< normalized work, (4.6)
+    std::int64_t to_rank = 0; ///< the idle worker's rank
+    std::uint64_t to_index = 0;
+    double lambda = 0.0, h = 0.0, nc = 1.0; ///< the model, to estimate its own tasks
+    std::uint64_t modelled = 0;             ///< whether the model is ready
+};
+
+/// A revised estimate a farm worker sends its master: its running task's
+/// remaining work, in the units of the task's cost (this_task::estimate).
+struct farm_revision {
+    std::uint64_t id = 0;
+    double remaining = 0.0;
+};
+
+/// Who holds the tasks a worker moved (a transfer) or dropped (a cancel).
+inline constexpr std::uint64_t dropped_tasks = std::numeric_limits<std::uint64_t>::max();
+
+/// A task held by a worker (its bytes kept as they came).
+struct held_task {
+    farm_task_header head;
+    std::vector<std::byte> payload;
+};
+/// A worker's order: the larger runs first (priority, then the master's key).
+inline bool runs_later(held_task const& a, held_task const& b) noexcept {
+    return std::tie(a.head.priority, a.head.key) < std::tie(b.head.priority, b.head.key);
+}
+
+inline void write_task(wire_writer& w, farm_task_header const& h, std::span<std::byte const> payload) {
+    w.put(h).put_raw(payload);
+}
+
+} // namespace detail
+} // namespace loopsched

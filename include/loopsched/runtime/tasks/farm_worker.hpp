@@ -1,0 +1,149 @@
+// The task farm's worker client (runtime/tasks/farm.hpp tells the engine): it runs
+// its tasks largest first, replies with each result at once, answers
+// transfers and cancels, and tells its master a running task's revised estimate.
+#pragma once
+
+#include <loopsched/error.hpp>
+#include <loopsched/runtime/core/core.hpp>
+#include <loopsched/runtime/tasks/farm_model.hpp>
+#include <loopsched/runtime/core/profile.hpp>
+#include <loopsched/this_task.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loopsched::detail {
+
+// ---------------------------------------------------------------- worker
+
+/// The farm's worker client. `Run(task bytes, result bytes)` runs one task and
+/// appends its result; the worker times it and replies with it at once.
+/// `hears_estimates`: the master places by estimates, so this_task::estimate()
+/// from a running task reaches it.
+template <Transport T, class Run>
+class farm_worker : private estimate_listener {
+public:
+    static constexpr worker_hooks hooks{.waited = true};
+
+    farm_worker(worker_port<T>& port, rank_profile& profile, Run& run, bool hears_estimates = false)
+            : port_(port), profile_(profile), run_(run), status_(profile.status()),
+              hears_estimates_(hears_estimates) {
+        mine_.rank = port.rank();
+    }
+
+    void on_work(message_view m) {
+        wire_reader r(m.payload);
+        for (auto n = r.get<std::uint64_t>(); n > 0; --n) {
+            held_task t{r.get<farm_task_header>(), {}};
+            auto const b = r.get_raw(static_cast<std::size_t>(t.head.bytes));
+            t.payload.assign(b.begin(), b.end());
+            queue_.push_back(std::move(t));
+            std::push_heap(queue_.begin(), queue_.end(), runs_later);
+        }
+        ++mine_.chunks;
+    }
+    [[nodiscard]] bool can_step() const noexcept { return !queue_.empty(); }
+    /// Transfers and cancels are looked for between tasks; with none left the
+    /// worker's next receive blocks anyway, so no look (an MPI_Iprobe) then.
+    [[nodiscard]] bool poll_after_step() const noexcept { return !queue_.empty(); }
+
+    /// Runs the largest task and replies with its result.
+    double step() {
+        std::pop_heap(queue_.begin(), queue_.end(), runs_later);
+        held_task t = std::move(queue_.back());
+        queue_.pop_back();
+        double const start = port_.now();
+        double end = start;
+        results_.add_written(static_cast<index_t>(t.head.id), 1, [&](std::vector<std::byte>& out) {
+            std::size_t const at = out.size();
+            out.resize(at + sizeof(double));
+            running_ = t.head.id;
+            listening const listen(hears_estimates_ ? this : nullptr); // this_task::estimate() from the body
+            profile_.run([&] { run_(t.payload, out); });
+            end = port_.now(); // the result's encoding is counted with the task
+            double const seconds = end - start;
+            std::memcpy(out.data() + at, &seconds, sizeof seconds);
+            mine_.compute_seconds += seconds;
+        });
+        if (port_.settings().trace) trace_.push_back({port_.rank(), static_cast<index_t>(t.head.id), 1, start, end});
+        ++mine_.iterations;
+        status_ = profile_.status(end);
+        port_.request(status_, chunk_timing{1, end - start, end - start}, results_);
+        return end;
+    }
+
+    void on_message(kind what, message_view m) {
+        if (what == kind::transfer) {
+            give(wire_reader(m.payload).get<farm_transfer>());
+        } else if (what == kind::cancel) {
+            wire_writer w;
+            w.put(dropped_tasks).put(static_cast<std::uint64_t>(queue_.size()));
+            for (auto const& t : queue_) w.put(t.head.id);
+            queue_.clear();
+            port_.send_master(kind::moved, w.view());
+        } else {
+            throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) +
+                        " at a task farm worker");
+        }
+    }
+    void waited(double seconds) noexcept { mine_.wait_seconds += seconds; }
+
+    worker_statistics statistics(double) const { return mine_; }
+    [[nodiscard]] result_blocks& results() noexcept { return results_; }
+    [[nodiscard]] std::span<chunk_event const> trace() const noexcept { return trace_; }
+
+private:
+    /// this_task::estimate(remaining) from the running task: told to the master at once.
+    void revise(double remaining) override {
+        farm_revision const r{running_, remaining};
+        port_.send_master(kind::info, std::as_bytes(std::span(&r, 1)));
+    }
+
+    /// A transfer: the largest tasks whose estimates fit in the amount go to
+    /// the idle worker; this worker keeps at least one.
+    void give(farm_transfer const& ask) {
+        std::sort_heap(queue_.begin(), queue_.end(), runs_later); // ascending: the largest last
+        std::vector<held_task> moving;
+        double sum = 0.0;
+        for (std::size_t i = queue_.size(); i-- > 0 && queue_.size() > 1;) {
+            double const e = ask.modelled ? std::max(0.0, ask.lambda * (queue_[i].head.heur - ask.h) + ask.nc) : 1.0;
+            if (sum + e > ask.amount) continue;
+            sum += e;
+            moving.push_back(std::move(queue_[i]));
+            queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
+        }
+        std::make_heap(queue_.begin(), queue_.end(), runs_later);
+        wire_writer told;
+        told.put(ask.to_index).put(static_cast<std::uint64_t>(moving.size()));
+        if (!moving.empty()) {
+            wire_writer w;
+            w.put(static_cast<std::uint64_t>(moving.size()));
+            for (auto const& t : moving) {
+                write_task(w, t.head, t.payload);
+                told.put(t.head.id);
+            }
+            int const to = static_cast<int>(ask.to_rank);
+            if (to == port_.rank()) throw error("loopsched: protocol: a transfer to the worker that holds the tasks");
+            port_.send_rank(to, kind::work, std::move(w).take());
+        }
+        port_.send_master(kind::moved, told.view());
+    }
+
+    worker_port<T>& port_;
+    rank_profile& profile_;
+    Run& run_;
+    std::vector<held_task> queue_; ///< a max-heap: the largest on top
+    worker_statistics mine_;
+    result_blocks results_;
+    std::vector<chunk_event> trace_;
+    worker_status status_;
+    bool hears_estimates_;
+    std::uint64_t running_ = 0; ///< the task running now, or last
+};
+
+} // namespace loopsched::detail

@@ -1,0 +1,296 @@
+// A farm master's view of its workers (their speeds and shares, what each
+// holds, which may be idle) and what moves work between them: seed 000's
+// redistribution (4.2)-(4.6), and a chunk policy's chunks over the task stream.
+#pragma once
+
+#include <loopsched/any_policy.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/runtime/core/core.hpp>
+#include <loopsched/runtime/tasks/farm_book.hpp>
+#include <loopsched/runtime/tasks/farm_model.hpp>
+#include <loopsched/runtime/core/wire.hpp>
+#include <loopsched/schedule.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <limits>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace loopsched::detail {
+
+/// A farm master's view of its workers: what each holds, its speed and share
+/// (nSpeed and w(W)), the order fastest first, and which may be idle.
+class farm_workers {
+public:
+    struct worker {
+        worker_status status{};
+        double speed = 1.0; ///< nSpeed: relative to the slowest worker
+        double share = 1.0; ///< w(W): speed over the sum of speeds
+        std::size_t count = 0;
+        double heur_sum = 0.0;
+        bool donating = false, receiving = false, cancelling = false, refused = false;
+    };
+
+    /// `statuses`: by rank; `load_aware`: speeds from V/Q, else V; `capacity`:
+    /// the workers each stands for (a group's), empty for one each.
+    farm_workers(runtime_settings const& s, std::span<worker_status const> statuses, bool load_aware,
+                 std::vector<std::size_t> capacity = {})
+            : load_aware_(load_aware), workers_(s.workers()), capacity_(std::move(capacity)) {
+        for (std::size_t k = 0; k < workers_.size(); ++k)
+            workers_[k].status = statuses[static_cast<std::size_t>(s.worker_ranks[k])];
+        update_speeds();
+    }
+
+    [[nodiscard]] worker& operator[](std::size_t k) noexcept { return workers_[k]; }
+    [[nodiscard]] worker const& operator[](std::size_t k) const noexcept { return workers_[k]; }
+    [[nodiscard]] std::size_t size() const noexcept { return workers_.size(); }
+    [[nodiscard]] auto begin() const noexcept { return workers_.begin(); }
+    [[nodiscard]] auto end() const noexcept { return workers_.end(); }
+    [[nodiscard]] std::vector<double> speeds() const {
+        std::vector<double> out;
+        for (auto const& w : workers_) out.push_back(w.speed);
+        return out;
+    }
+
+    /// How many tasks worker k may hold for `per_worker` each: a group holds
+    /// that many for each of its workers plus one each at its sub-master, so
+    /// that its workers never wait for the root.
+    [[nodiscard]] std::size_t limit(std::size_t k, std::size_t per_worker) const noexcept {
+        return capacity_.empty() ? per_worker : (per_worker + 1) * capacity_[k];
+    }
+    /// Worker k holds fewer than `limit(k, below)` tasks and takes more now.
+    [[nodiscard]] bool idle(std::size_t k, std::size_t below) const noexcept {
+        auto const& w = workers_[k];
+        return w.count < limit(k, below) && !w.receiving && !w.cancelling;
+    }
+    [[nodiscard]] bool groups() const noexcept { return !capacity_.empty(); }
+    /// Worker k holds tasks, or a transfer or a cancel with it is under way.
+    [[nodiscard]] bool holds(std::size_t k) const noexcept {
+        auto const& w = workers_[k];
+        return w.count > 0 || w.donating || w.receiving || w.cancelling;
+    }
+
+    /// A task of value `heur` went to worker k, or left it (its result, a move, a cancel).
+    void took(std::size_t k, double heur) noexcept {
+        ++workers_[k].count;
+        workers_[k].heur_sum += heur;
+    }
+    void released(std::size_t k, double heur) noexcept {
+        --workers_[k].count;
+        workers_[k].heur_sum -= heur;
+    }
+    /// Worker k's answer to a cancel: the `n` ids in `r` it dropped; those
+    /// still running there are cancelled in `book`. Returns how many were.
+    std::size_t dropped(std::size_t k, std::uint64_t n, wire_reader& r, farm_book& book) {
+        workers_[k].cancelling = false;
+        std::size_t count = 0;
+        for (std::uint64_t i = 0; i < n; ++i) {
+            auto const id = r.get<std::uint64_t>();
+            if (book.at(id).where != farm_book::state::sent) continue;
+            released(k, book[id].heur);
+            book.cancel(id);
+            ++count;
+        }
+        return count;
+    }
+
+    /// Worker k's status as its request reports it: speeds follow it when load-aware.
+    void report(std::size_t k, worker_status const& s) {
+        if (!load_aware_ || workers_[k].status == s) return;
+        workers_[k].status = s;
+        update_speeds();
+    }
+    /// Worker k's tasks or state changed: it may be idle now.
+    void may_idle(std::size_t k) { maybe_idle_.insert(position_[k]); }
+    /// The start: the next worker round robin from the fastest that holds fewer than limit(k, per_worker) tasks.
+    std::optional<std::size_t> next_starter(std::size_t per_worker) {
+        for (std::size_t tried = 0; tried < order_.size(); ++tried) {
+            std::size_t const k = order_[rr_];
+            rr_ = (rr_ + 1) % order_.size();
+            if (workers_[k].count < limit(k, per_worker)) return k;
+        }
+        return std::nullopt;
+    }
+    /// `serve(k)` for each worker that may be idle, the fastest first, while
+    /// `more()`; a worker `serve` leaves busy is looked at no more until may_idle(k).
+    /// With thousands of workers, a scan of all of them per request or
+    /// submission was the master's cost.
+    template <class More, class Serve>
+    void serve_idle(More const& more, Serve const& serve) {
+        for (auto at = maybe_idle_.begin(); at != maybe_idle_.end() && more();) {
+            bool const still_idle = serve(order_[*at]);
+            at = still_idle ? std::next(at) : maybe_idle_.erase(at);
+        }
+    }
+
+private:
+    void update_speeds() {
+        double slowest = std::numeric_limits<double>::max(), sum = 0.0;
+        auto raw = [&](worker const& w) { return load_aware_ ? w.status.power / w.status.run_queue : w.status.power; };
+        for (auto const& w : workers_) slowest = std::min(slowest, raw(w));
+        for (auto& w : workers_) sum += (w.speed = raw(w) / slowest);
+        for (auto& w : workers_) w.share = w.speed / sum;
+        order_.resize(workers_.size());
+        for (std::size_t k = 0; k < order_.size(); ++k) order_[k] = k;
+        std::ranges::stable_sort(order_,
+                                 [&](std::size_t a, std::size_t b) { return workers_[a].speed > workers_[b].speed; });
+        position_.resize(order_.size());
+        maybe_idle_.clear();
+        for (std::size_t i = 0; i < order_.size(); ++i) {
+            position_[order_[i]] = i;
+            maybe_idle_.insert(maybe_idle_.end(), i);
+        }
+    }
+
+    bool load_aware_;
+    std::vector<worker> workers_;
+    std::vector<std::size_t> capacity_;
+    std::vector<std::size_t> order_;    ///< workers by speed, fastest first
+    std::vector<std::size_t> position_; ///< each worker's place in order_
+    std::set<std::size_t> maybe_idle_;  ///< places in order_ of the workers that may be idle (all that are)
+    std::size_t rr_ = 0;
+};
+
+/// Seed 000's redistribution at a farm's master: which busy worker moves how
+/// much of its work to an idle one, and the transfers under way.
+template <Transport T>
+class farm_redistribution {
+public:
+    farm_redistribution(master_port<T>& port, farm_settings const& fs, farm_cost_model const& model,
+                        farm_workers& workers)
+            : port_(port), fs_(fs), model_(model), workers_(workers) {}
+
+    /// A worker's tasks in normalized time: (4.1) over what it holds.
+    [[nodiscard]] double finish_normalized(farm_workers::worker const& w) const {
+        return model_.total(w.heur_sum, static_cast<double>(w.count));
+    }
+    /// (4.1) over the master's queue (`queued` tasks, their heur summing to
+    /// `queued_heur`) and every worker's.
+    [[nodiscard]] double estimated_total(double queued_heur, std::size_t queued) const {
+        double total = model_.total(queued_heur, static_cast<double>(queued));
+        for (auto const& w : workers_) total += finish_normalized(w);
+        return total;
+    }
+
+    /// (4.2)-(4.6): asks the busy worker estimated to finish last to move
+    /// work to idle worker `to`.
+    void ask(std::size_t to) {
+        double all = 0.0;
+        for (auto const& w : workers_) all += finish_normalized(w);
+        std::optional<std::size_t> busiest;
+        double latest = -1.0;
+        for (std::size_t k = 0; k < workers_.size(); ++k) {
+            auto const& w = workers_[k];
+            if (k == to || w.count <= 1 || w.donating || w.receiving || w.refused || w.cancelling) continue;
+            double const finish = finish_normalized(w) / w.speed; // (4.2)
+            if (finish > latest) {
+                latest = finish;
+                busiest = k;
+            }
+        }
+        if (!busiest) return;
+        auto& b = workers_[*busiest];
+        auto& idle_one = workers_[to];
+        double const share = idle_one.share * all;                                              // (4.3)
+        if (fs_.transfer_gain * finish_normalized(b) > share) return;                           // (4.4)
+        double const fair = finish_normalized(b) * idle_one.speed / (b.speed + idle_one.speed); // (4.5)
+        farm_transfer const transfer{std::min(share, fair),                                     // (4.6)
+                                     static_cast<std::int64_t>(port_.settings().worker_ranks[to]),
+                                     static_cast<std::uint64_t>(to),
+                                     model_.lambda(),
+                                     model_.h(),
+                                     model_.nc(),
+                                     model_.ready() ? 1u : 0u};
+        b.donating = true;
+        idle_one.receiving = true;
+        ++transfers_;
+        port_.send_worker(*busiest, kind::transfer, std::as_bytes(std::span(&transfer, 1)));
+        port_.touch(to); // it will hear from the donor, not from the master
+    }
+
+    /// Worker k's answer to a transfer: the ids of the `n` tasks it moved to
+    /// worker j follow in `r` (none: it refused). Returns how many moved.
+    std::uint64_t answered(std::size_t k, std::size_t j, std::uint64_t n, wire_reader& r, int source, farm_book& book) {
+        auto& from = workers_[k];
+        if (j >= workers_.size() || !from.donating)
+            throw error("loopsched: protocol: a transfer nobody asked for (rank " + std::to_string(source) + ")");
+        from.donating = false;
+        workers_[j].receiving = false;
+        --transfers_;
+        if (n == 0)
+            from.refused = true;
+        else
+            ++port_.statistics()[j].chunks;
+        for (std::uint64_t i = 0; i < n; ++i) {
+            auto const id = r.get<std::uint64_t>();
+            auto& t = book.at(id);
+            if (t.where != farm_book::state::sent) continue; // already answered: it counted against the donor
+            workers_.released(k, t.heur);
+            workers_.took(j, t.heur);
+            t.owner = static_cast<int>(j);
+            --port_.statistics()[k].iterations;
+            ++port_.statistics()[j].iterations;
+        }
+        port_.touch(j);
+        workers_.may_idle(j);
+        return n;
+    }
+    /// Transfers asked and not yet answered.
+    [[nodiscard]] bool under_way() const noexcept { return transfers_ != 0; }
+
+private:
+    master_port<T>& port_;
+    farm_settings const& fs_;
+    farm_cost_model const& model_;
+    farm_workers& workers_;
+    std::size_t transfers_ = 0;
+};
+
+/// A chunk policy over a farm's task stream: a worker's next chunk of tasks is
+/// the policy's next chunk of iterations; in a group (`batches`), each batch
+/// at hand is a loop of its own.
+class farm_chunks {
+public:
+    farm_chunks(any_policy policy, farm_workers const& workers, bool batches, std::size_t expected_tasks)
+            : policy_(std::move(policy)), workers_(workers), batches_(batches), pending_(workers.size()) {
+        if (!batches) start(expected_tasks);
+    }
+
+    /// How many tasks worker k takes now, from `queued` at the master;
+    /// nullopt while it must wait: left out for now, or (`more_coming`) its
+    /// chunk's tasks not all created yet.
+    std::optional<std::size_t> next(std::size_t k, std::size_t queued, bool more_coming) {
+        if (!pending_[k] && batches_ && (!sequencer_ || sequencer_->done())) start(queued);
+        if (!pending_[k]) {
+            if (sequencer_->done()) return 1; // more tasks than expected_tasks (a wait_all cut a chunk): one each
+            pending_[k] = sequencer_->next(request{k, workers_[k].status, {}});
+            if (!pending_[k]) return std::nullopt; // left out for now
+        }
+        auto const size = static_cast<std::size_t>(pending_[k]->size);
+        if (queued < size && more_coming) return std::nullopt;
+        pending_[k].reset();
+        return size;
+    }
+
+private:
+    void start(std::size_t tasks) {
+        loop_info info{static_cast<index_t>(tasks), workers_.size(), {}};
+        for (auto const& w : workers_) info.status.push_back(w.status);
+        sequencer_.emplace(policy_, std::move(info));
+    }
+
+    any_policy policy_;
+    farm_workers const& workers_;
+    bool batches_;
+    std::vector<std::optional<chunk>> pending_;
+    std::optional<chunk_sequencer<any_policy>> sequencer_;
+};
+
+} // namespace loopsched::detail
