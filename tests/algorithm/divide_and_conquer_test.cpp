@@ -126,7 +126,9 @@ void on_every_setup(Names const& names, Check check) {
 
 /// Whether options of type O have a `deterministic` to set (the task algorithms' do not).
 template <class O>
-concept settable_deterministic = requires(O& o) { o.deterministic = true; };
+concept settable_deterministic = requires(O& o) {
+    o.deterministic = true;
+};
 
 TEST_CASE("divide_and_conquer: every placement gives the sequential result on 1-4 ranks") {
     on_every_setup(placements, [](int ranks, dnc_options const& o) {
@@ -214,6 +216,27 @@ TEST_CASE("divide_and_conquer: a user's own placement, by value, on 1 to 4 ranks
             auto out = divide_and_conquer(t, 22, fibonacci{10, 0}, o);
             if (t.rank() == 0) CHECK(out.value == expected);
         });
+        // A dividing placement of the user's: its decisions run at every worker.
+        for (bool spill : {true, false}) {
+            o.placement = testing::work_first_placement{};
+            o.spill = spill;
+            in_process::run(ranks, [&](in_process::endpoint& t) {
+                auto out = divide_and_conquer(t, 22, fibonacci{10, 0}, o);
+                if (t.rank() == 0) CHECK(out.value == expected);
+                if (ranks > 1 && t.rank() == 0) { // its when_idle() was asked: idle workers stole, none reported
+                    std::uint64_t steals = 0;
+                    for (auto const& w : out.workers) steals += w.steals;
+                    CHECK(steals > 0);
+                }
+            });
+        }
+    }
+    {
+        any_placement const mine = testing::work_first_placement{};
+        CHECK(mine.kind() == any_placement::family::dividing);
+        CHECK(mine.spec() == "work-first");
+        CHECK(mine == any_placement(testing::work_first_placement{}));
+        CHECK(mine.fingerprint() != any_placement(steal_placement{}).fingerprint());
     }
     dnc_options o;
     o.placement = "ss"; // a farm's

@@ -82,7 +82,9 @@ int spin(int const& i) {
 
 /// Whether options of type O have a `deterministic` to set (the task algorithms' do not).
 template <class O>
-concept settable_deterministic = requires(O& o) { o.deterministic = true; };
+concept settable_deterministic = requires(O& o) {
+    o.deterministic = true;
+};
 
 TEST_CASE("task_farm: every scheme, 1 to 4 ranks, computing and dedicated master") {
     for (std::string scheme :
@@ -471,6 +473,9 @@ TEST_CASE("task_farm: bad options are rejected on every rank, naming the paramet
     o = {};
     o.transfer_gain = 1.5;
     rejects(o, "options.transfer_gain");
+    o = {};
+    o.scheme = testing::work_first_placement{}; // a tree's dividing placement: a farm divides nothing
+    rejects(o, "options.scheme");
     o = {};
     o.scheme = "ss/kazouris"; // two levels: the root serves its groups only
     o.master_computes = true;

@@ -49,7 +49,17 @@ struct chunked_placement {
 class any_placement {
 public:
     /// What kind of placement it holds: the engines' protocols differ by it.
-    enum class family : std::uint8_t { kazouris, self_scheduling, chunks, april, steal, estimates, loop_mapping, tiles };
+    enum class family : std::uint8_t {
+        kazouris,
+        self_scheduling,
+        chunks,
+        april,
+        steal,
+        estimates,
+        loop_mapping,
+        tiles,
+        dividing ///< a DividingPlacement of the user's
+    };
 
     any_placement() = default; // seed 000's scheme
     any_placement(kazouris_placement p) : held_(std::move(p)) {}
@@ -64,8 +74,14 @@ public:
     any_placement(doacross_mapping m) : held_(std::move(m)) {}
     // The wrapper itself is excluded before EstimatePlacement<P> is asked.
     template <class P>
-    requires(!std::is_same_v<std::remove_cvref_t<P>, any_placement> && EstimatePlacement<P>)
-    any_placement(P p) : held_(any_estimate_placement(std::move(p))) {}
+    requires(!std::is_same_v<std::remove_cvref_t<P>, any_placement> && EstimatePlacement<P>) any_placement(P p)
+            : held_(any_estimate_placement(std::move(p))) {}
+    /// A dividing placement of the user's (divide and conquer's decisions at every worker).
+    template <class P>
+    requires(!std::is_same_v<std::remove_cvref_t<P>, any_placement> && !EstimatePlacement<P> && DividingPlacement<P>)
+            any_placement(P p)
+            : held_(any_dividing_placement(std::move(p))) {}
+    any_placement(any_dividing_placement p) : held_(std::move(p)) {}
 
     [[nodiscard]] family kind() const noexcept { return static_cast<family>(held_.index()); }
     /// The canonical spec ("kazouris", "steal-half", "random:seed=7", "fss"); "custom" for a user's without one.
@@ -86,6 +102,7 @@ public:
         if (auto const* e = estimates()) f.add(e->fingerprint());
         if (auto const* c = std::get_if<chunked_placement>(&held_)) f.add(c->policy.fingerprint());
         if (auto const* t = tiles()) f.add_all(std::span<index_t const>(t->tile));
+        if (auto const* d = std::get_if<any_dividing_placement>(&held_)) f.add(d->fingerprint());
         return f.value();
     }
     /// The estimate placement held, if any.
@@ -111,7 +128,7 @@ public:
 private:
     // In family order.
     std::variant<kazouris_placement, self_scheduling_placement, chunked_placement, april_placement, steal_placement,
-                 any_estimate_placement, any_mapping, doacross_mapping>
+                 any_estimate_placement, any_mapping, doacross_mapping, any_dividing_placement>
             held_{};
 };
 
@@ -148,12 +165,14 @@ inline std::unique_ptr<task_decisions> decisions_for(any_placement const& p, boo
     case any_placement::family::estimates:
         return std::make_unique<decisions_of<estimate_decisions>>(p.spec(), estimate_decisions{}, spill,
                                                                   *p.estimates());
+    case any_placement::family::dividing: return p.target<any_dividing_placement>()->decisions(info, spill);
     case any_placement::family::self_scheduling:
     case any_placement::family::chunks:
     case any_placement::family::loop_mapping:
     case any_placement::family::tiles: break;
     }
-    refuse_placement(p, parameter, "a task farm's placement", "divide and conquer takes kazouris, april, steal, steal-half,");
+    refuse_placement(p, parameter, "a task farm's placement",
+                     "divide and conquer takes kazouris, april, steal, steal-half,");
 }
 
 } // namespace detail

@@ -8,6 +8,8 @@
 #pragma once
 
 #include <loopsched/concepts.hpp>
+#include <loopsched/detail/fingerprint.hpp>
+#include <loopsched/detail/spec_of.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/estimates.hpp>
 
@@ -21,6 +23,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace loopsched {
@@ -347,5 +351,65 @@ private:
 };
 
 } // namespace detail
+
+/// Any DividingPlacement by value, the user's own included: what any_placement
+/// holds for a placement that is not one of the library's kinds.
+class any_dividing_placement {
+public:
+    // The wrapper itself is excluded before DividingPlacement<P> is asked (no
+    // recursion through copyable, which asks this constructor again).
+    template <class P>
+    requires(!std::is_same_v<std::remove_cvref_t<P>, any_dividing_placement> && DividingPlacement<P>)
+            any_dividing_placement(P placement)
+            : self_(std::make_shared<model<P>>(std::move(placement))) {}
+
+    /// Its spec, or "custom" for a placement without one.
+    [[nodiscard]] std::string spec() const { return self_->spec(); }
+    /// Tells placements apart (type and spec), for the agreement.
+    [[nodiscard]] std::uint64_t fingerprint() const { return self_->fingerprint(); }
+    /// The decisions a run makes with it (`spill`: the options' word).
+    [[nodiscard]] std::unique_ptr<detail::task_decisions> decisions(placement_info const& info, bool spill) const {
+        return self_->decisions(info, spill);
+    }
+    /// The held placement if it is a P, else nullptr.
+    template <class P>
+    [[nodiscard]] P const* target() const noexcept {
+        auto const* m = dynamic_cast<model<P> const*>(self_.get());
+        return m ? &m->placement : nullptr;
+    }
+    friend bool operator==(any_dividing_placement const& a, any_dividing_placement const& b) {
+        return a.self_->equals(*b.self_);
+    }
+
+private:
+    struct concept_base {
+        virtual ~concept_base() = default;
+        virtual std::string spec() const = 0;
+        virtual std::uint64_t fingerprint() const = 0;
+        virtual std::unique_ptr<detail::task_decisions> decisions(placement_info const&, bool) const = 0;
+        virtual bool equals(concept_base const&) const = 0;
+    };
+    template <class P>
+    struct model final : concept_base {
+        explicit model(P p) : placement(std::move(p)) {}
+        std::string spec() const override { return detail::spec_of(placement); }
+        std::uint64_t fingerprint() const override {
+            return detail::fingerprint().add_types<P>().add(std::string_view(spec())).value();
+        }
+        std::unique_ptr<detail::task_decisions> decisions(placement_info const& info, bool spill) const override {
+            using S = decltype(placement.start(info));
+            return std::make_unique<detail::decisions_of<S>>(spec(), placement.start(info), spill);
+        }
+        bool equals(concept_base const& other) const override {
+            auto const* o = dynamic_cast<model const*>(&other);
+            if constexpr (std::equality_comparable<P>)
+                return o != nullptr && o->placement == placement;
+            else
+                return o == this;
+        }
+        P placement;
+    };
+    std::shared_ptr<concept_base const> self_; // immutable: copies share it
+};
 
 } // namespace loopsched

@@ -40,7 +40,8 @@ inline farm_scheme_kind farm_scheme_of(any_placement const& p, std::string_view 
     case any_placement::family::april:
     case any_placement::family::steal:
     case any_placement::family::loop_mapping:
-    case any_placement::family::tiles: break;
+    case any_placement::family::tiles:
+    case any_placement::family::dividing: break;
     }
     detail::refuse_placement(p, parameter, "a divide-and-conquer placement",
                              "a farm takes kazouris, ss, a chunk policy's spec,");
