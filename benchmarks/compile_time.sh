@@ -1,59 +1,139 @@
 #!/usr/bin/env bash
-# Compile cost, side by side (interleaved, median of 5, -O2): a translation unit
-# that runs a loop with only <loopsched/algorithm/parallel_for.hpp> (and the
-# policy, space and transport it names), one that runs the same loop through the
-# umbrella header, and one that includes only <vector>. With a build directory,
-# also the compile-time policy sweep's TU (examples/policy_sweep.cpp): its
-# time and peak memory, as the build compiles it.
-#   benchmarks/compile_time.sh [BUILD_DIR]
+# Compile cost, side by side: each translation unit's time (median of ROUNDS,
+# interleaved so that the machine's drift hits all alike) and peak memory, with
+# GCC and with Clang, each as a multiple of the floor: a plain Boost.MPI program
+# (send and receive a serialized std::vector<double>). The TUs are a user's
+# first programs: the README's quickstart (umbrella, parse_policy, one gathering
+# parallel_for over MPI), one task farm, one divide and conquer, one DOACROSS
+# loop over MPI, and a parallel_for TU that includes only what it names. With a
+# build directory, also the compile-time policy sweep's TU as the build compiles it.
+#   benchmarks/compile_time.sh [BUILD_DIR]      (ROUNDS=3, COMPILERS="g++ clang++" by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+rounds=${ROUNDS:-3}
+read -r -a compilers <<< "${COMPILERS:-g++ clang++}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-loop='int main() {
+
+cat > "$tmp/vector.cpp" <<'EOF'
+#include <vector>
+int main() { std::vector<int> v{1, 2, 3}; return v.size() == 3 ? 0 : 1; }
+EOF
+cat > "$tmp/boost_mpi.cpp" <<'EOF'
+#include <boost/mpi.hpp>
+#include <boost/serialization/vector.hpp>
+#include <vector>
+int main(int argc, char** argv) {
+    boost::mpi::environment env(argc, argv);
+    boost::mpi::communicator world;
+    std::vector<double> v(100, 1.0);
+    if (world.rank() == 0 && world.size() > 1) world.send(1, 0, v);
+    if (world.rank() == 1) world.recv(0, 0, v);
+    return v.size() == 100 ? 0 : 1;
+}
+EOF
+cp examples/quickstart.cpp "$tmp/quickstart.cpp"
+cat > "$tmp/farm.cpp" <<'EOF'
+#include <loopsched/mpi.hpp>
+#include <boost/mpi/environment.hpp>
+#include <cstddef>
+int main(int argc, char** argv) {
+    boost::mpi::environment env(argc, argv);
+    boost::mpi::communicator world;
+    auto out = loopsched::task_farm<std::size_t>(
+            world, [](auto& farm) { for (std::size_t i = 0; i < 4; ++i) farm.submit(i); },
+            [](std::size_t const& i) { return i * i; });
+    return out.value.size() == (world.rank() == 0 ? 4u : 0u) ? 0 : 1;
+}
+EOF
+cat > "$tmp/dnc.cpp" <<'EOF'
+#include <loopsched/mpi.hpp>
+#include <boost/mpi/environment.hpp>
+#include <cstdint>
+#include <span>
+#include <vector>
+struct fib {
+    bool is_leaf(int n) const { return n < 2; }
+    std::uint64_t solve(int n) const { return static_cast<std::uint64_t>(n); }
+    std::vector<int> divide(int n) const { return {n - 1, n - 2}; }
+    std::uint64_t combine(int, std::span<std::uint64_t> r) const { return r[0] + r[1]; }
+};
+int main(int argc, char** argv) {
+    boost::mpi::environment env(argc, argv);
+    boost::mpi::communicator world;
+    auto out = loopsched::divide_and_conquer(world, 20, fib{});
+    return world.rank() != 0 || out.value == 6765 ? 0 : 1;
+}
+EOF
+cat > "$tmp/doacross.cpp" <<'EOF'
+#include <loopsched/mpi.hpp>
+#include <boost/mpi/environment.hpp>
+int main(int argc, char** argv) {
+    using namespace loopsched;
+    boost::mpi::environment env(argc, argv);
+    boost::mpi::communicator world;
+    box<2> const space{{0, 0}, {200, 100}};
+    auto out = parallel_for_doacross(
+            world, space, uniform<vec{1, 0}, vec{0, 1}>{}, synchronized(tss{}),
+            make_field<double>([](auto const&) { return 1.0; }),
+            [](box<2> const& part, window<double, 2>& a) {
+                for (index_t i = part.lower()[0]; i < part.upper()[0]; ++i)
+                    for (index_t j = part.lower()[1]; j < part.upper()[1]; ++j)
+                        if (i > 0 && j > 0) a(i, j) = 0.5 * (a(i - 1, j) + a(i, j - 1));
+            });
+    return world.rank() != 0 || out.statistics.workers.size() > 0 ? 0 : 1;
+}
+EOF
+cat > "$tmp/parallel_for_only.cpp" <<'EOF'
+#include <loopsched/algorithm/parallel_for.hpp>
+#include <loopsched/policy/gss.hpp>
+#include <loopsched/space/box.hpp>
+#include <loopsched/transport/in_process.hpp>
+#include <vector>
+int main() {
     std::vector<int> runs(1000);
     loopsched::in_process::run(2, [&](loopsched::in_process::endpoint& t) {
-        loopsched::parallel_for(t, loopsched::make_range(1000), POLICY,
+        loopsched::parallel_for(t, loopsched::make_range(1000), loopsched::gss{},
                                 [&](loopsched::index_range const& r) { for (auto i : r.indices()) runs[i]++; });
     });
     return runs[7] == 1 ? 0 : 1;
-}'
-{
-  printf '#include <loopsched/algorithm/parallel_for.hpp>\n#include <loopsched/policy/gss.hpp>\n'
-  printf '#include <loopsched/space/box.hpp>\n#include <loopsched/transport/in_process.hpp>\n#include <vector>\n'
-  printf '%s\n' "${loop/POLICY/loopsched::gss{\}}"
-} > "$tmp/parallel_for.cpp"
-{
-  printf '#include <loopsched/loopsched.hpp>\n#include <vector>\n'
-  printf '%s\n' "${loop/POLICY/loopsched::parse_policy(\"gss\")}"
-} > "$tmp/umbrella.cpp"
-printf '#include <vector>\nint main() { std::vector<int> v{1, 2, 3}; return v.size() == 3 ? 0 : 1; }\n' > "$tmp/vector.cpp"
+}
+EOF
+tus=(vector boost_mpi parallel_for_only quickstart farm dnc doacross)
 
 flags=(-std=c++20 -O2 -Iinclude $(mpicxx --showme:compile) -c)
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-time_one() { # file -> seconds
-  local start end
-  start=$(date +%s.%N); g++ "${flags[@]}" "$1" -o "$tmp/out.o"; end=$(date +%s.%N)
-  awk -v a="$start" -v b="$end" 'BEGIN { print b - a }'
+measure() { # compiler file -> "seconds peak_kb"
+  /usr/bin/time -f '%e %M' -o "$tmp/measured" "$1" "${flags[@]}" "$2" -o "$tmp/out.o"
+  cat "$tmp/measured"
 }
-for tu in vector parallel_for umbrella; do # each must compile before it is timed
-  g++ "${flags[@]}" "$tmp/$tu.cpp" -o "$tmp/out.o" || { echo "compile_time: $tu.cpp does not compile" >&2; exit 1; }
+printf 'compile cost of one TU (-std=c++20 -O2 -c, median of %s interleaved rounds; floor: the Boost.MPI program)\n' "$rounds"
+for cxx in "${compilers[@]}"; do
+  command -v "$cxx" >/dev/null || { echo "compile_time: $cxx not found, skipped" >&2; continue; }
+  for tu in "${tus[@]}"; do # each must compile before it is timed
+    "$cxx" "${flags[@]}" "$tmp/$tu.cpp" -o "$tmp/out.o" || { echo "compile_time: $tu.cpp fails with $cxx" >&2; exit 1; }
+  done
+  declare -A secs=() mems=()
+  for _ in $(seq "$rounds"); do
+    for tu in "${tus[@]}"; do
+      read -r s kb <<< "$(measure "$cxx" "$tmp/$tu.cpp")"
+      secs[$tu]+="$s "
+      mems[$tu]+="$kb "
+    done
+  done
+  floor_s=$(printf '%s\n' ${secs[boost_mpi]} | median)
+  floor_kb=$(printf '%s\n' ${mems[boost_mpi]} | median)
+  version=$("$cxx" --version | head -1)
+  for tu in "${tus[@]}"; do
+    s=$(printf '%s\n' ${secs[$tu]} | median)
+    kb=$(printf '%s\n' ${mems[$tu]} | median)
+    awk -v cxx="$cxx" -v tu="$tu" -v s="$s" -v kb="$kb" -v fs="$floor_s" -v fkb="$floor_kb" 'BEGIN {
+      printf "compile_tu_%s[%s]: seconds=%.2f peak_memory_mb=%d ratio_to_boost_mpi=%.2f memory_ratio=%.2f\n",
+             tu, cxx, s, kb / 1024, s / fs, kb / fkb }'
+  done
+  echo "  ($cxx: $version)"
+  unset secs mems
 done
-declare -A times
-for _ in 1 2 3 4 5; do # interleaved, so that the machine's drift hits all alike
-  for tu in vector parallel_for umbrella; do times[$tu]+="$(time_one "$tmp/$tu.cpp") "; done
-done
-for tu in vector parallel_for umbrella; do
-  declare "m_$tu=$(printf '%s\n' ${times[$tu]} | median)"
-done
-printf 'compile time of one TU (s, median of 5, -O2, a 2-rank in-process GSS loop in the loopsched TUs)\n'
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
-printf 'compile_tu_parallel_for_only: ours=%.2f baseline=%.2f ratio=%s (baseline: <vector>)\n' \
-  "$m_parallel_for" "$m_vector" "$(ratio "$m_parallel_for" "$m_vector")"
-printf 'compile_tu_umbrella: ours=%.2f baseline=%.2f ratio=%s (baseline: <vector>)\n' \
-  "$m_umbrella" "$m_vector" "$(ratio "$m_umbrella" "$m_vector")"
-printf 'compile_tu_umbrella_vs_parallel_for_only: ours=%.2f baseline=%.2f ratio=%s\n' \
-  "$m_umbrella" "$m_parallel_for" "$(ratio "$m_umbrella" "$m_parallel_for")"
 
 # The sweep's TU, compiled with the build's own command line.
 if [ $# -ge 1 ] && [ -f "$1/build.ninja" ]; then

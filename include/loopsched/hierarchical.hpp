@@ -43,6 +43,11 @@ struct hierarchical {
     }
 };
 
+/// hierarchical{fss{}, af{}, 64}: the levels' types from the first two values
+/// (written out: Clang before 17 does not deduce an aggregate's arguments).
+template <class B, class W, class... Rest>
+hierarchical(B, W, Rest...) -> hierarchical<B, W>;
+
 namespace detail {
 
 /// The checks of a hierarchy's own parameters, shared by loops and farms.

@@ -15,7 +15,7 @@ using loopsched::detail::wire_reader;
 using loopsched::detail::wire_writer;
 
 TEST_CASE("wire: values written are read back in order, small or spilled") {
-    for (std::size_t values : {1, 16, 17, 100, 5000}) { // 8 bytes each: inline up to 128 bytes
+    for (std::size_t values : {1u, 16u, 17u, 100u, 5000u}) { // 8 bytes each: inline up to 128 bytes
         CAPTURE(values);
         wire_writer w;
         for (std::size_t i = 0; i < values; ++i) w.put(static_cast<std::uint64_t>(i * 7 + 3));

@@ -1,0 +1,11 @@
+// any_placement takes the library's placements, an EstimatePlacement or a
+// DividingPlacement of the user's; anything else is refused by name.
+// expect: EstimatePlacement|DividingPlacement
+#include <loopsched/mapping/any_placement.hpp>
+
+struct not_a_placement {};
+
+int main() {
+    loopsched::any_placement p(not_a_placement{});
+    (void)p;
+}
