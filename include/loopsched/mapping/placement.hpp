@@ -8,8 +8,7 @@
 #pragma once
 
 #include <loopsched/concepts.hpp>
-#include <loopsched/detail/fingerprint.hpp>
-#include <loopsched/detail/spec_of.hpp>
+#include <loopsched/detail/erased_placement.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/estimates.hpp>
 
@@ -382,32 +381,16 @@ public:
     }
 
 private:
-    struct concept_base {
-        virtual ~concept_base() = default;
-        virtual std::string spec() const = 0;
-        virtual std::uint64_t fingerprint() const = 0;
+    struct concept_base : detail::erased_placement {
         virtual std::unique_ptr<detail::task_decisions> decisions(placement_info const&, bool) const = 0;
-        virtual bool equals(concept_base const&) const = 0;
     };
     template <class P>
-    struct model final : concept_base {
-        explicit model(P p) : placement(std::move(p)) {}
-        std::string spec() const override { return detail::spec_of(placement); }
-        std::uint64_t fingerprint() const override {
-            return detail::fingerprint().add_types<P>().add(std::string_view(spec())).value();
-        }
+    struct model final : detail::erased_placement_of<concept_base, P> {
+        using detail::erased_placement_of<concept_base, P>::erased_placement_of;
         std::unique_ptr<detail::task_decisions> decisions(placement_info const& info, bool spill) const override {
-            using S = decltype(placement.start(info));
-            return std::make_unique<detail::decisions_of<S>>(spec(), placement.start(info), spill);
+            using S = decltype(this->placement.start(info));
+            return std::make_unique<detail::decisions_of<S>>(this->spec(), this->placement.start(info), spill);
         }
-        bool equals(concept_base const& other) const override {
-            auto const* o = dynamic_cast<model const*>(&other);
-            if constexpr (std::equality_comparable<P>)
-                return o != nullptr && o->placement == placement;
-            else
-                return o == this;
-        }
-        P placement;
     };
     std::shared_ptr<concept_base const> self_; // immutable: copies share it
 };
