@@ -27,8 +27,8 @@ namespace loopsched {
 /// `keys`, `from_spec(spec_args)` and `spec()`; adding a type here makes its
 /// name known to parse_policy() and to every compile-time sweep.
 inline constexpr auto policy_catalogue =
-        boost::hana::tuple_t<static_schedule, ss, css, gss, tss, fss, fac2, fiss, tfss, // seed 001, simple
-                             dtss, dfss, dfiss, dtfss,                                  // seed 001, distributed
+        boost::hana::tuple_t<static_schedule, ss, css, gss, tss, fss, fac2, fiss, tfss, // Chronopoulos et al., simple
+                             dtss, dfss, dfiss, dtfss,                                  // theirs, distributed
                              wf, awf, awf_b, awf_c, awf_d, awf_e, af, fsc, mfsc, rnd>;  // peers
 
 } // namespace loopsched

@@ -10,7 +10,7 @@
 
 namespace loopsched {
 
-/// A farm's own numbers (the defaults are seed 000's), each declared once with
+/// A farm's own numbers (the defaults are Kazouris's), each declared once with
 /// its rule: the farm's checks, fingerprint and engine settings all read them.
 struct farm_parameters {
     std::size_t initial_tasks = 3;        ///< f: tasks a worker may hold at the start
@@ -43,8 +43,8 @@ struct farm_parameters {
 /// Tasks finish in no fixed order, so there is no `deterministic`.
 struct task_farm_options : loop_options, farm_parameters {
     /// Where tasks go, as a value or its spec (parse_placement): "kazouris"
-    /// (seed 000's scheme), "ss" (self-scheduling: one task per idle worker),
-    /// "dlpt" (seed 002: each new task placed where it finishes first by its
+    /// (Kazouris's scheme), "ss" (self-scheduling: one task per idle worker),
+    /// "dlpt" (Karamcheti and Wah: each new task placed where it finishes first by its
     /// estimate, idle workers pulling), its baselines "random", "round-robin",
     /// "objects", "messages", any EstimatePlacement value of your own, or a
     /// chunk policy's spec ("fss", "af", "w-gss", ...) applied to the tasks in
@@ -62,9 +62,9 @@ struct task_farm_options : loop_options, farm_parameters {
 /// divide_and_conquer's options. Tasks finish in no fixed order, so there is no `deterministic`.
 struct dnc_options : loop_options {
     /// Where tasks go, as a value or its spec (parse_placement): "kazouris"
-    /// (seed 000's scheme, the default), "april" (static keep-half-send-half
+    /// (Kazouris's scheme, the default), "april" (static keep-half-send-half
     /// over a binomial tree), "steal" (random work stealing, one task per
-    /// steal), "steal-half" (half the victim's queue), "dlpt" (seed 002: the
+    /// steal), "steal-half" (half the victim's queue), "dlpt" (Karamcheti and Wah: the
     /// manager places each new task where it finishes first by the cost
     /// estimates, with migration and idle pull), one of D_LPT's baselines:
     /// "random", "round-robin", "objects", "messages", or any EstimatePlacement

@@ -1,6 +1,6 @@
 // this_task: what a running task may tell its scheduler from inside its body,
 // as std::this_thread does for a thread: a revised estimate of its remaining
-// time (seed 002's update_estimate).
+// time (Karamcheti and Wah's update_estimate).
 #pragma once
 
 #include <loopsched/error.hpp>

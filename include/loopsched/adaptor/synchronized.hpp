@@ -1,4 +1,4 @@
-// S: the synchronization mechanism of seed 003 as an adaptor over any chunk
+// S: the synchronization mechanism of Ciorba as an adaptor over any chunk
 // policy, with the synchronization interval h it places along u_s; and DMPS(A).
 #pragma once
 
@@ -19,8 +19,8 @@ namespace loopsched {
 
 /// Where the synchronization points of a DOACROSS loop go along u_s.
 /// Three choices: a fixed interval h; M = points_per_worker x m points, so
-/// h = ceil(U_s / M) (seed 003's rule M >= 3m, default 3); or `automatic`,
-/// the optimum of seed 003's model (4.6/4.9/4.11/4.14) from measured costs.
+/// h = ceil(U_s / M) (Ciorba's rule M >= 3m, default 3); or `automatic`,
+/// the optimum of Ciorba's model (4.6/4.9/4.11/4.14) from measured costs.
 class sync_interval {
 public:
     enum class kind { fixed, per_worker, automatic };
@@ -33,7 +33,7 @@ public:
         return sync_interval(kind::fixed, h);
     }
     static constexpr sync_interval points_per_worker(index_t k) {
-        detail::require(k >= 1, "synchronization points per worker", k, "must be >= 1 (seed 003 advises >= 3)");
+        detail::require(k >= 1, "synchronization points per worker", k, "must be >= 1 (Ciorba advises >= 3)");
         return sync_interval(kind::per_worker, k);
     }
     static constexpr sync_interval automatic() { return sync_interval(kind::automatic, 0); }
@@ -70,7 +70,7 @@ private:
 };
 
 /// S-A: scheme A's chunks along u_c, with synchronization points every h along
-/// u_s. S balances no load (seed 003 section 4.4.2): as a ChunkPolicy it hands
+/// u_s. S balances no load (Ciorba section 4.4.2): as a ChunkPolicy it hands
 /// out exactly A's chunks; the interval and the inter-worker protocol are what
 /// it adds, and parallel_for_doacross accepts only policies wrapped in it.
 template <ChunkPolicy P>
@@ -119,7 +119,7 @@ inline constexpr bool is_synchronized_v = false;
 template <class P>
 inline constexpr bool is_synchronized_v<synchronized<P>> = true;
 
-/// The schemes DMPS(A) is defined for in seed 003 (section 4.3.3).
+/// The schemes DMPS(A) is defined for in Ciorba (section 4.3.3).
 template <class A>
 concept dmps_scheme = std::same_as<A, css> || std::same_as<A, tss> || std::same_as<A, dtss>;
 

@@ -1,4 +1,4 @@
-// W: the weighting mechanism of seed 003 as an adaptor over any chunk policy.
+// W: the weighting mechanism of Ciorba as an adaptor over any chunk policy.
 #pragma once
 
 #include <loopsched/concepts.hpp>
@@ -32,7 +32,7 @@ constexpr index_t min_chunk_of(P const& p) {
 /// V_max gives that reading whatever scale the powers are given in, so the
 /// fastest unloaded worker receives the scheme's own chunk. The result is never
 /// below the scheme's minimum chunk (GSS(k)): with gss:min=80,round=floor this
-/// reproduces the W-GSS column of seed 003's Table 4.2.
+/// reproduces the W-GSS column of Ciorba's Table 4.2.
 template <ChunkPolicy P>
 class weighted {
 public:

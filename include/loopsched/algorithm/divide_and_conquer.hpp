@@ -1,7 +1,7 @@
 // divide_and_conquer: dynamic scheduling of recursive computations of any
-// degree on workers of different speeds (seed 000, chapter 3), over any
-// transport, with the placement (where tasks go) chosen by name: seed 000's
-// scheme, APRIL's static binomial tree, random work stealing, or seed 002's
+// degree on workers of different speeds (Kazouris, chapter 3), over any
+// transport, with the placement (where tasks go) chosen by name: Kazouris's
+// scheme, APRIL's static binomial tree, random work stealing, or Karamcheti and Wah's
 // D_LPT by cost estimates with its baselines.
 // Over a Boost.MPI communicator: <loopsched/mpi.hpp>.
 #pragma once

@@ -1,6 +1,6 @@
 // parallel_for_doacross: a loop nest with uniform dependences, self-scheduled
 // along u_c by an S-adapted policy and pipelined through synchronization
-// points along u_s (seed 003, chapter 4), over any transport.
+// points along u_s (Ciorba, chapter 4), over any transport.
 // Over a Boost.MPI communicator: <loopsched/mpi.hpp>.
 #pragma once
 
@@ -138,7 +138,7 @@ requires(sizeof...(Args) >= 2) auto parallel_for_doacross(C& transport, box<N> c
 
 /// The same loop without self-scheduling: tiles placed by a static mapping
 /// (SDS along the optimal hyperplane, or chains mapped cyclic, CPS or ACS;
-/// seed 003), each rank running its tiles and exchanging them with the owners
+/// Ciorba), each rank running its tiles and exchanging them with the owners
 /// of their neighbours directly.
 ///
 ///   parallel_for_doacross(t, space, deps, doacross_mapping{doacross_mapping::rule::sds}, fields..., body [, options])

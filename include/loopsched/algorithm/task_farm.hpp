@@ -1,5 +1,5 @@
 // task_farm: master-worker scheduling of independent tasks created on the root
-// while the farm runs (seed 000, chapter 4), over any transport: tasks and
+// while the farm runs (Kazouris, chapter 4), over any transport: tasks and
 // results of any type, a cost model fitted on the replies, redistribution,
 // and self-scheduling or any chunk policy as schemes to compare against.
 // Over a Boost.MPI communicator: <loopsched/mpi.hpp>.

@@ -1,5 +1,5 @@
 // Static schedules of a uniform-dependence loop in its optimal time OET with
-// the fewest processors (seed 003, 3.2-3.3): the decision algorithm DA, the
+// the fewest processors (Ciorba, 3.2-3.3): the decision algorithm DA, the
 // binary search BSDA over [LB, UB], and a check that a schedule is legal.
 #pragma once
 

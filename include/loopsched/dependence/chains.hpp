@@ -1,5 +1,5 @@
 // Chains of a 2-D uniform-dependence loop along its communication vector d_c
-// and the mappings of chains to processors (seed 003, 3.4): cyclic, CPS's
+// and the mappings of chains to processors (Ciorba, 3.4): cyclic, CPS's
 // split by offsets, ACS's shares by available power, and the communication
 // volume each implies.
 #pragma once

@@ -1,4 +1,4 @@
-// Hyperplanes a . j = k through an index space (seed 003, 4.2.2 and appendix
+// Hyperplanes a . j = k through an index space (Ciorba, 4.2.2 and appendix
 // A): the optimal hyperplane of a dependence set, and walking one hyperplane
 // in lexicographic order (minimum, maximum, successor, a point's rank).
 #pragma once

@@ -21,7 +21,7 @@ namespace loopsched {
 /// u_s, and the next chunk's worker follows it through the synchronization
 /// points. Position c of a chunk starting at a runs, in subchunk t, the u_s
 /// positions [t h - skew (c - a), (t + 1) h - skew (c - a)): with skew 0 the
-/// subchunks are the rectangles of seed 003; a vector with a negative u_s
+/// subchunks are the rectangles of Ciorba; a vector with a negative u_s
 /// component (a look-ahead, like Floyd-Steinberg's (1,-1)) needs
 /// skew = max ceil(-d_s / d_c), so that its source never lies in a later subchunk.
 struct doacross_layout {
@@ -83,7 +83,7 @@ doacross_layout make_layout(D const& deps, std::size_t chunk_dim, std::size_t sy
 }
 
 /// The library's choice: among the legal pairs, one without skew if there is
-/// one; then, as in seed 003's experiments, u_s along the largest extent and
+/// one; then, as in Ciorba's experiments, u_s along the largest extent and
 /// u_c along the largest remaining one; ties go to the outer dimension.
 /// Throws invalid_parameter naming a vector when no pair is legal.
 template <DependenceSet D>

@@ -1,7 +1,7 @@
 // Tiles of a uniform-dependence loop nest and their static placement: the
 // space cut into blocks (skewed along the outermost dimension where a vector
 // points back), the tiles' own dependences, and which worker runs each tile
-// in which order under SDS or a chain mapping (seed 003, 3.4 and 4.2).
+// in which order under SDS or a chain mapping (Ciorba, 3.4 and 4.2).
 #pragma once
 
 #include <loopsched/dependence/chains.hpp>

@@ -1,5 +1,5 @@
 // Earliest and latest computation times of a uniform-dependence loop run one
-// iteration per processor per step (seed 003, chapter 3): ECT, LCT, OET, the
+// iteration per processor per step (Ciorba, chapter 3): ECT, LCT, OET, the
 // crucial points and the delay classes D_i^k, and the processor bounds LB, UB, LB3.
 #pragma once
 
@@ -156,7 +156,7 @@ private:
 template <std::size_t N, DependenceSet D>
 time_steps(box<N> const&, D const&) -> time_steps<N>;
 
-/// Bounds on the processors a schedule in OET steps needs (seed 003, 3.2-3.6).
+/// Bounds on the processors a schedule in OET steps needs (Ciorba, 3.2-3.6).
 struct processor_bounds {
     std::size_t lb1 = 0;               ///< ceil(|J| / OET)
     std::size_t lb2 = 0;               ///< max |CR_i|

@@ -30,7 +30,7 @@ struct vec {
 template <std::integral... T>
 vec(T...) -> vec<sizeof...(T)>;
 
-/// True when the first non-zero component is positive (Def 2.2.1 of seed 003:
+/// True when the first non-zero component is positive (Def 2.2.1 of Ciorba:
 /// the source iteration runs before the sink in sequential order).
 template <std::size_t N>
 constexpr bool is_lexicographically_positive(distance_vector<N> const& v) noexcept {

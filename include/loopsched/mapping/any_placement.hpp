@@ -61,7 +61,7 @@ public:
         dividing ///< a DividingPlacement of the user's
     };
 
-    any_placement() = default; // seed 000's scheme
+    any_placement() = default; // Kazouris's scheme
     any_placement(kazouris_placement p) : held_(std::move(p)) {}
     any_placement(april_placement p) : held_(std::move(p)) {}
     any_placement(steal_placement p) : held_(std::move(p)) {}

@@ -1,4 +1,4 @@
-// D_LPT (seed 002): placement of dynamically created tasks on processors of
+// D_LPT (Karamcheti and Wah): placement of dynamically created tasks on processors of
 // different speeds by estimates of their remaining time. dlpt_board holds the
 // load table (each processor's running estimate E, its start t_s, its ready
 // queue and R) and applies the paper's migration rules; the placements that
@@ -54,7 +54,7 @@ struct migration_cost {
     }
 };
 
-/// The load table of seed 002 and its rules. Times are the caller's clock.
+/// The load table of Karamcheti and Wah and its rules. Times are the caller's clock.
 class dlpt_board {
 public:
     /// One processor per speed b_j > 0.
@@ -105,7 +105,7 @@ public:
         return p.ready.size() + p.unlisted_count;
     }
 
-    // ---- the table's updates (seed 002's update_estimate)
+    // ---- the table's updates (Karamcheti and Wah's update_estimate)
 
     /// A task becomes ready on j (it runs next if j is idle and `start_if_idle`).
     void add(std::size_t j, estimated_task const& task, double t, bool start_if_idle = true) {

@@ -1,4 +1,4 @@
-// Static mappings of a DOACROSS loop's tiles to ranks (seed 003, 3.4 and
+// Static mappings of a DOACROSS loop's tiles to ranks (Ciorba, 3.4 and
 // 4.2): SDS along the optimal hyperplane, and the chain mappings cyclic, CPS
 // and ACS. Every rank derives the same owner for every tile; no master deals.
 #pragma once

@@ -1,4 +1,4 @@
-// Placing each new task by estimates on seed 002's load table: D_LPT and the
+// Placing each new task by estimates on Karamcheti and Wah's load table: D_LPT and the
 // four baselines it is compared with as placement values, any_estimate_placement
 // to hold any of them (or a user's) at run time, and estimate_scheduler, the one
 // driver of a placement that the task farm and divide-and-conquer both use.

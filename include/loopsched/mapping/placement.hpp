@@ -1,7 +1,7 @@
 // Placements of a divide-and-conquer tree's tasks by decisions at every
 // worker: who starts, how a worker list is split at a division, which queued
 // task runs next, which are given away on a request, and what an idle worker
-// does. Three come with the library as value types: seed 000's scheme
+// does. Three come with the library as value types: Kazouris's scheme
 // (kazouris), APRIL's static keep-half-send-half over a binomial tree (april),
 // and random work stealing (steal, steal-half). Seed 002's D_LPT and its
 // baselines place every new task from the manager instead (mapping/estimates.hpp).
@@ -270,7 +270,7 @@ private:
 namespace detail {
 
 /// The decisions at the workers when every new task is placed from the
-/// manager by estimates (seed 002's D_LPT or a baseline, any EstimatePlacement):
+/// manager by estimates (Karamcheti and Wah's D_LPT or a baseline, any EstimatePlacement):
 /// every problem that is not a leaf is divided into queued tasks (each a unit
 /// the manager may place, as in the paper), a worker runs its largest estimate
 /// first, and tasks move only when the manager asks.

@@ -1,4 +1,4 @@
-// Available computing power A_k = floor(scale V_k / Q_k) of seed 001's distributed
+// Available computing power A_k = floor(scale V_k / Q_k) of Chronopoulos et al.'s distributed
 // schemes, the A_min cut-off, and the "more than half changed" recomputation rule.
 #pragma once
 
@@ -22,7 +22,7 @@ public:
         take_snapshot();
     }
 
-    /// A_k = floor(scale V/Q) (seed 001, eq. 2).
+    /// A_k = floor(scale V/Q) (Chronopoulos et al., eq. 2).
     [[nodiscard]] index_t of(worker_status s) const { return floor_real(scale_ * s.power / s.run_queue); }
 
     /// Records what worker k reports with its request. Keeps the counts the

@@ -38,7 +38,7 @@ struct ss {
 };
 
 /// Chunk self-scheduling CSS(k). Without k the chunk is ceil(I / 2p), the choice of
-/// seed 003's experiments ("so that every worker receives work twice").
+/// Ciorba's experiments ("so that every worker receives work twice").
 class css {
 public:
     static constexpr std::string_view name = "css";

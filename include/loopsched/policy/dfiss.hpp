@@ -11,7 +11,7 @@
 
 namespace loopsched {
 
-/// DFISS (seed 001): SC_0 = floor(I/X), B = floor(2I(1 - sigma/X)/(sigma(sigma-1))),
+/// DFISS (Chronopoulos et al.): SC_0 = floor(I/X), B = floor(2I(1 - sigma/X)/(sigma(sigma-1))),
 /// SC_{s+1} = SC_s + B, worker j receiving floor(SC a_j / A); the last stage splits
 /// what remains, ceil(R a_j / A), as FISS does.
 class dfiss {

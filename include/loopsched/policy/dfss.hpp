@@ -11,7 +11,7 @@
 
 namespace loopsched {
 
-/// DFSS (seed 001): a stage hands out SC = ceil(R/alpha), worker j receiving
+/// DFSS (Chronopoulos et al.): a stage hands out SC = ceil(R/alpha), worker j receiving
 /// ceil(SC a_j / A). The paper prints SC = floor(2R/A), which does not reduce to FSS
 /// when all powers are equal; ceil(R/alpha) does, so that is what we use.
 class dfss {

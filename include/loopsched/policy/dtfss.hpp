@@ -12,7 +12,7 @@
 
 namespace loopsched {
 
-/// DTFSS (seed 001): the trapezoid is computed with A (as DTSS does); a stage's sum
+/// DTFSS (Chronopoulos et al.): the trapezoid is computed with A (as DTSS does); a stage's sum
 /// is the next A trapezoid chunks, worker j receiving floor(SC a_j / A). With equal
 /// powers this is TFSS.
 class dtfss {

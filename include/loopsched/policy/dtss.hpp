@@ -11,7 +11,7 @@
 
 namespace loopsched {
 
-/// DTSS (seed 001): TSS with p replaced by A = sum of A_k. Worker k gets
+/// DTSS (Chronopoulos et al.): TSS with p replaced by A = sum of A_k. Worker k gets
 /// C = a_k (F - D (S + (a_k - 1)/2)), S = sum of a over earlier grants, i.e. a_k
 /// consecutive chunks of the trapezoid, never less than a_k L.
 /// When more than half of the A_k changed, F, N, D are recomputed with I = R.

@@ -11,7 +11,7 @@
 
 namespace loopsched {
 
-/// Fixed-increase self-scheduling (seed 001): stage s < sigma-1 has p chunks of
+/// Fixed-increase self-scheduling (Chronopoulos et al.): stage s < sigma-1 has p chunks of
 /// C_0 + sB with C_0 = floor(I/(Xp)), B = floor(2I(1 - sigma/X)/(p sigma (sigma-1)));
 /// the last stage splits what remains evenly, ceil(R/p). The paper prints B with a
 /// ceiling, but its Table 1 (50, 83, 117) needs the floor.

@@ -46,7 +46,7 @@ private:
 
 } // namespace detail
 
-/// Factoring self-scheduling FSS(alpha), seed 001: a stage of p chunks of
+/// Factoring self-scheduling FSS(alpha), Chronopoulos et al.: a stage of p chunks of
 /// ceil(R/(alpha p)). The paper's printed Table 1 row mixes floor and ceil (it sums
 /// to 994); this rule gives 125x4 63x4 31x4 16x4 8x4 4x4 2x4 1x4 for I=1000, p=4.
 class fss {

@@ -12,7 +12,7 @@
 namespace loopsched {
 
 /// How R/p is rounded. Seed 001 (Polychronopoulos & Kuck) uses ceil; the tables
-/// of seed 003 (4.2, 4.3) are reproduced only with floor.
+/// of Ciorba (4.2, 4.3) are reproduced only with floor.
 enum class rounding { ceil, floor };
 
 /// Guided self-scheduling: C = max(k, ceil(R/p)) (or floor, see rounding).

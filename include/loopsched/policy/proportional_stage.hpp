@@ -1,4 +1,4 @@
-// The shape shared by DFSS, DFISS and DTFSS (seed 001, section 6): stages whose
+// The shape shared by DFSS, DFISS and DTFSS (Chronopoulos et al., section 6): stages whose
 // total SC_k is split among the workers in proportion to A_j / A.
 #pragma once
 

@@ -10,7 +10,7 @@
 
 namespace loopsched {
 
-/// A worker's computing state as seed 001 and seed 003 model it.
+/// A worker's computing state as Chronopoulos et al. and Ciorba model it.
 struct worker_status {
     double power = 1.0;     ///< virtual power V_k, relative to the other workers
     double run_queue = 1.0; ///< processes in the run queue, Q_k >= 1 (the loop's own process counts)

@@ -1,4 +1,4 @@
-// TFSS: trapezoid factoring self-scheduling (seed 001's new scheme).
+// TFSS: trapezoid factoring self-scheduling (Chronopoulos et al.'s new scheme).
 #pragma once
 
 #include <loopsched/policy/request.hpp>

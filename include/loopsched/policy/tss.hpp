@@ -13,7 +13,7 @@
 namespace loopsched {
 
 /// Trapezoid self-scheduling: C_i = max(L, F - (i-1) D); F = floor(I/2p) and L = 1
-/// unless given (seed 001).
+/// unless given (Chronopoulos et al.).
 class tss {
 public:
     static constexpr std::string_view name = "tss";

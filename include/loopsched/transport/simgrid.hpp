@@ -64,7 +64,7 @@ public:
     [[nodiscard]] std::vector<host>& hosts() noexcept { return hosts_; }
     [[nodiscard]] int size() const noexcept { return static_cast<int>(hosts_.size()); }
 
-    /// V_k = speed_k / slowest speed (seed 001's virtual power; the slowest has V = 1).
+    /// V_k = speed_k / slowest speed (Chronopoulos et al.'s virtual power; the slowest has V = 1).
     [[nodiscard]] std::vector<double> powers() const {
         double slowest = 1e300;
         for (auto const& h : hosts_) slowest = std::min(slowest, h.speed);
@@ -108,7 +108,7 @@ namespace detail {
 /// data on the heap, and 4,096 ranks then reserve 4 GiB of address space.
 /// Links take their latency and bandwidth as given (SimGrid's default TCP
 /// model multiplies latency by 13): platforms are described by measured
-/// ping-pong figures such as seed 003's c_d and c_c.
+/// ping-pong figures such as Ciorba's c_d and c_c.
 struct world {
     std::unique_ptr<::simgrid::s4u::Engine> engine;
     ::simgrid::s4u::NetZone* root = nullptr;

@@ -16,7 +16,7 @@
 namespace loopsched {
 
 /// Every rank's virtual power V_k = (slowest probe time) / (rank k's probe time):
-/// the slowest rank has V = 1, as seed 001 defines it. Collective; `root`
+/// the slowest rank has V = 1, as Chronopoulos et al. defines it. Collective; `root`
 /// gathers the probe times and sends the powers to every rank.
 template <channel_source C>
 std::vector<double> measure_powers(C& source, int root = 0) {

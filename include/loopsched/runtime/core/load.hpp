@@ -14,7 +14,7 @@
 
 namespace loopsched {
 
-/// Processes ready to run per online CPU, at least 1: seed 001's Q_k for a node
+/// Processes ready to run per online CPU, at least 1: Chronopoulos et al.'s Q_k for a node
 /// with several cores. Read from the `procs_running` line of /proc/stat; 1 where
 /// that file does not exist. The loop's own busy-polling ranks count too.
 inline double read_run_queue() {

@@ -1,5 +1,5 @@
 // What a loop run reports: per-worker computation, waiting and communication
-// time, iterations and chunks (seed 001's Tables 2 and 3), the parallel time,
+// time, iterations and chunks (Chronopoulos et al.'s Tables 2 and 3), the parallel time,
 // and optionally a trace of every chunk.
 #pragma once
 

@@ -1,4 +1,4 @@
-// A DOACROSS loop on this rank (seed 003, chapter 4): the checks on every rank
+// A DOACROSS loop on this rank (Ciorba, chapter 4): the checks on every rank
 // before any message, the agreement, the root's measurements for h=auto (the
 // link's c_d and c_c by ping-pong, the body's c_p on scratch windows, the
 // model's interval), then the master, a worker, or both, on the protocol core.

@@ -1,4 +1,4 @@
-// The DOACROSS master's client of the protocol core (seed 003, sections
+// The DOACROSS master's client of the protocol core (Ciorba, sections
 // 4.3-4.4): the policy's chunks along u_c, with the transaction accounting of
 // who holds the newest chunk, so that the holder of the chunk before learns
 // where its communication sets go; extensions for a stalled worker; the

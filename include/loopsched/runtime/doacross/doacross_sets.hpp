@@ -1,4 +1,4 @@
-// A DOACROSS worker's communication sets (seed 003, 4.3): those its running
+// A DOACROSS worker's communication sets (Ciorba, 4.3): those its running
 // chunk needs from the previous chunk's holder (they may arrive before the
 // chunk itself: kept until then), and its own, buffered for the next chunk's
 // holder until the master names it, then sent in one message per flush.

@@ -1,4 +1,4 @@
-// The DOACROSS worker's client of the protocol core (seed 003, sections
+// The DOACROSS worker's client of the protocol core (Ciorba, sections
 // 4.3-4.4): a chunk runs tile by tile along u_s, each tile waiting for the
 // previous chunk's communication sets it needs (runtime/doacross/doacross_sets.hpp
 // receives them, and buffers and sends the chunk's own).

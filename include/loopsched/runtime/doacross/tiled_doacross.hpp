@@ -1,4 +1,4 @@
-// A DOACROSS loop under a static mapping (SDS or a chain mapping, seed 003):
+// A DOACROSS loop under a static mapping (SDS or a chain mapping, Ciorba):
 // every rank derives the same tiles and owners, runs its own tiles in an
 // order the dependences agree with, receives the tiles it reads from their
 // owners and sends its tiles to the owners of their dependents. Nobody deals

@@ -1,4 +1,4 @@
-// Hierarchical DOALL loops, past one master (seed 000's future work): the root
+// Hierarchical DOALL loops, past one master (Kazouris's future work): the root
 // grants chunks to groups, each group's sub-master schedules its chunks among
 // its workers as loops of their own, a policy per level. A sub-master is a
 // master of the protocol core to its group and a worker of the root's: it asks

@@ -1,4 +1,4 @@
-// Divide and conquer's engine (seed 000, chapter 3): the manager and the
+// Divide and conquer's engine (Kazouris, chapter 3): the manager and the
 // workers, as two clients of the protocol core (runtime/core/core.hpp). Where work
 // goes is the placement's decision (mapping/placement.hpp); this engine
 // carries it out: worker lists at the start, cost-ordered local queues,

@@ -23,7 +23,7 @@
 
 namespace loopsched {
 
-/// Which measure orders tasks by cost (seed 000, 3.4.2): chosen once, at the
+/// Which measure orders tasks by cost (Kazouris, 3.4.2): chosen once, at the
 /// first division, and carried by every task.
 enum class cost_measure : std::uint8_t {
     unknown = 0,
@@ -289,7 +289,7 @@ private:
         port_.touch(to);
     }
 
-    // ---- placing by estimates (seed 002): the board mirrors every worker's
+    // ---- placing by estimates (Karamcheti and Wah): the board mirrors every worker's
     // queue and running task from its reports; tasks are named by worker and order.
 
     struct estimates_state {

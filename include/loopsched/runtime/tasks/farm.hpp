@@ -1,4 +1,4 @@
-// The task farm's engine (seed 000, chapter 4): tasks created on the root while
+// The task farm's engine (Kazouris, chapter 4): tasks created on the root while
 // the farm runs, a linear cost model fitted on the replies, distribution by
 // speed share and redistribution between workers; the two clients of the
 // protocol core (runtime/core/core.hpp) that run it.
@@ -273,7 +273,7 @@ private:
         return true;
     }
 
-    // ---- the estimates scheme (seed 002), its state in farm_estimates
+    // ---- the estimates scheme (Karamcheti and Wah), its state in farm_estimates
 
     /// A task's estimate rho in speed-1 seconds: the fitted model's (on the
     /// user's cost, else the size or creation order) once ready; before it,

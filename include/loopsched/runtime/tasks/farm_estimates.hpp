@@ -1,4 +1,4 @@
-// The estimates scheme at a farm's master (seed 002's D_LPT and its
+// The estimates scheme at a farm's master (Karamcheti and Wah's D_LPT and its
 // baselines): every new task is placed on a worker at once; it waits at the
 // master, on that worker's list, until the worker holds fewer than
 // estimates_ahead tasks. The load table is rebuilt from what the master knows

@@ -1,5 +1,5 @@
 // The task farm's shared parts (runtime/tasks/farm.hpp tells the engine): the
-// scheme a placement gives, seed 000's cost model fitted on the replies, the
+// scheme a placement gives, Kazouris's cost model fitted on the replies, the
 // settings every rank agrees on, and what a task and a transfer carry.
 #pragma once
 
@@ -23,10 +23,10 @@ namespace loopsched {
 
 /// How the task farm hands tasks out (task_farm_options::scheme).
 enum class farm_scheme_kind : std::uint8_t {
-    kazouris,        ///< seed 000's scheme: start round robin, speed shares of the estimated work, redistribution
+    kazouris,        ///< Kazouris's scheme: start round robin, speed shares of the estimated work, redistribution
     self_scheduling, ///< SS: an idle worker gets one task
     policy,          ///< a chunk policy of the catalogue over the task stream (the count must be known)
-    estimates        ///< seed 002's D_LPT or a baseline: each new task placed on a worker by its estimate
+    estimates        ///< Karamcheti and Wah's D_LPT or a baseline: each new task placed on a worker by its estimate
 };
 
 /// The farm's scheme for a placement; a placement of divide-and-conquer's
@@ -49,7 +49,7 @@ inline farm_scheme_kind farm_scheme_of(any_placement const& p, std::string_view 
 
 namespace detail {
 
-/// seed 000's estimator: nEstimCost(t) = lambda (heur(t) - H) + NC, fitted on
+/// Kazouris's estimator: nEstimCost(t) = lambda (heur(t) - H) + NC, fitted on
 /// the `window` most recent replies by creation order.
 class farm_cost_model {
 public:

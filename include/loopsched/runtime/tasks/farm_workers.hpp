@@ -1,5 +1,5 @@
 // A farm master's view of its workers (their speeds and shares, what each
-// holds, which may be idle) and what moves work between them: seed 000's
+// holds, which may be idle) and what moves work between them: Kazouris's
 // redistribution (4.2)-(4.6), and a chunk policy's chunks over the task stream.
 #pragma once
 
