@@ -132,10 +132,10 @@ struct ours_run {
 template <class Policy>
 ours_run ours(boost::mpi::communicator const& world, costed_heat const& body, Policy const& policy,
               doacross_options o) {
-    o.gather = false; // like the static pipeline, results stay where they were computed
     world.barrier();
     double const start = MPI_Wtime();
-    auto r = kernels::run_with<kernels::heat>(world, body.space, policy, body, o);
+    auto r = kernels::run_with<kernels::heat>(world, body.space, policy, body, o,
+                                              false); // like the static pipeline, results stay where they were computed
     world.barrier();
     return {MPI_Wtime() - start, r.interval};
 }

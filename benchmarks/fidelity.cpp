@@ -153,7 +153,6 @@ int main(int argc, char** argv) try {
     // Heat's options, for the real runs and the simulation of the real body.
     doacross_options heat_options;
     heat_options.input_halo = kernels::heat::input_halo;
-    heat_options.gather = false;
     heat_options.extend_when_waiting = false; // the protocol examples::simulate models
     for (auto const& spec : doacross) {
         std::vector<double> t;

@@ -74,13 +74,13 @@ int run(boost::mpi::communicator const& world, flags args) {
         o.run_queues = args.run_queues;
         o.emulate_powers = args.emulate;
         o.trace = !args.trace.empty() || !args.gantt.empty();
-        o.gather = !args.no_gather;
         o.extend_when_waiting = !args.one_chunk_at_a_time;
         if (!args.mapping.empty() && (args.policy != flags{}.policy || !args.interval.empty()))
             throw invalid_parameter("--mapping", args.mapping, "replaces the policy: leave out --policy and --interval");
         auto const policy = policy_from(args);
         auto const mapping = parse_doacross_mapping(args.mapping.empty() ? "sds" : args.mapping, args.tile);
-        auto r = args.mapping.empty() ? kernels::run<K>(world, space, policy, o) : kernels::run<K>(world, space, mapping, o);
+        auto r = args.mapping.empty() ? kernels::run<K>(world, space, policy, o, !args.no_gather)
+                                        : kernels::run<K>(world, space, mapping, o, !args.no_gather);
         std::string const how = args.mapping.empty() ? policy.spec() : std::string(mapping.name()) + " (static)";
         if (world.rank() == root) {
             std::cout << K::name << " " << args.size << ", " << how << ", " << world.size() << " rank(s)";
@@ -88,7 +88,7 @@ int run(boost::mpi::communicator const& world, flags args) {
                 std::cout << ": u_c = dimension " << r.layout.chunk_dim << ", u_s = dimension " << r.layout.sync_dim
                           << ", h = " << r.interval << ", skew " << r.layout.skew;
             std::cout << "\n" << r.statistics;
-            if (o.gather) result = kernels::raw_bytes(r.value);
+            if (!args.no_gather) result = kernels::raw_bytes(r.value);
             if (!args.trace.empty()) {
                 std::ofstream json(args.trace);
                 write_chrome_trace(json, r.statistics, std::string(K::name));

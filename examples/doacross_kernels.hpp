@@ -168,23 +168,28 @@ struct artificial {
 };
 
 /// Runs kernel K's dependences and fields over `space` with `body` (a
-/// simulation passes a cost instead of K's body) on any transport or communicator.
+/// simulation passes a cost instead of K's body) on any transport or
+/// communicator; `gathered`: the fields come back whole on the root.
 template <class K, class Comm, class Policy, class Body>
 auto run_with(Comm& comm, box<K::rank> const& space, Policy const& policy, Body const& body,
-              loopsched::doacross_options options = {}) {
+              loopsched::doacross_options options = {}, bool gathered = true) {
     options.input_halo = K::input_halo;
     return std::apply(
             [&](auto const&... f) {
-                return loopsched::parallel_for_doacross(comm, space, typename K::dependences{}, policy, f..., body,
-                                                        options);
+                typename K::dependences const deps{};
+                if (gathered)
+                    return loopsched::parallel_for_doacross(comm, space, deps, policy, f..., body, loopsched::gather<>{},
+                                                            options);
+                return loopsched::parallel_for_doacross(comm, space, deps, policy, f..., body, options);
             },
             K::fields());
 }
 
 /// Runs kernel K over `space` with parallel_for_doacross on any transport or communicator.
 template <class K, class Comm, class Policy>
-auto run(Comm& comm, box<K::rank> const& space, Policy const& policy, loopsched::doacross_options options = {}) {
-    return run_with<K>(comm, space, policy, typename K::body{space}, options);
+auto run(Comm& comm, box<K::rank> const& space, Policy const& policy, loopsched::doacross_options options = {},
+         bool gathered = true) {
+    return run_with<K>(comm, space, policy, typename K::body{space}, options, gathered);
 }
 
 /// The sequential loop: every field over the whole space, the body over all of it in order.

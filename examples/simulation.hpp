@@ -431,7 +431,6 @@ simulated_run simulate(sim::simulator& simulator, workload const& w, P const& po
         } else {
             doacross_options o;
             configure(o);
-            o.gather = false;
             o.extend_when_waiting = false; // the documents' protocol, which the reproductions compare with
             // The kernel's own fields with their initial values: filling a chunk's
             // window is the runtime's real work (charged when the simulator charges
@@ -444,7 +443,7 @@ simulated_run simulate(sim::simulator& simulator, workload const& w, P const& po
                 auto cost = [&](box<N> const& part, auto&...) {
                     t.compute(static_cast<double>(part.size()) * w.flops_per_point);
                 };
-                auto result = kernels::run_with<K>(t, space, policy, cost, o);
+                auto result = kernels::run_with<K>(t, space, policy, cost, o, false);
                 if (t.rank() == 0) {
                     out.statistics = std::move(result.statistics);
                     out.interval = result.interval;

@@ -36,14 +36,14 @@ requires std::invocable<Body&, S const&> loop_statistics parallel_for(boost::mpi
     return parallel_for(mpi_channel(comm), space, policy, std::forward<Body>(body), options);
 }
 
-template <IterationSpace S, ChunkPolicy P, Mapping M, class Body, class R>
+template <IterationSpace S, ChunkPolicy P, Mapping M, class Body, transferable R>
 requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
 parallel_for(boost::mpi::communicator const& comm, S const& space, P const& policy, M const& mapping, Body&& body,
              gather<R> how, parallel_for_options const& options = {}) {
     return parallel_for(mpi_channel(comm), space, policy, mapping, std::forward<Body>(body), how, options);
 }
 
-template <IterationSpace S, ChunkPolicy P, class Body, class R>
+template <IterationSpace S, ChunkPolicy P, class Body, transferable R>
 requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
 parallel_for(boost::mpi::communicator const& comm, S const& space, P const& policy, Body&& body, gather<R> how,
              parallel_for_options const& options = {}) {
@@ -58,7 +58,7 @@ requires std::invocable<Body&, S const&> loop_statistics parallel_for(boost::mpi
     return parallel_for(mpi_channel(comm), space, h, std::forward<Body>(body), options);
 }
 
-template <IterationSpace S, ChunkPolicy B, ChunkPolicy W, class Body, class R>
+template <IterationSpace S, ChunkPolicy B, ChunkPolicy W, class Body, transferable R>
 requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
 parallel_for(boost::mpi::communicator const& comm, S const& space, hierarchical<B, W> const& h, Body&& body,
              gather<R> how, parallel_for_options const& options = {}) {
@@ -102,7 +102,7 @@ requires std::invocable<Body&, S const&> loop_statistics parallel_for(boost::mpi
     return parallel_for(mpi_channel(comm), space, spec, std::forward<Body>(body), options);
 }
 
-template <IterationSpace S, class Body, class R>
+template <IterationSpace S, class Body, transferable R>
 requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
 parallel_for(boost::mpi::communicator const& comm, S const& space, std::string_view spec, Body&& body, gather<R> how,
              parallel_for_options const& options = {}) {

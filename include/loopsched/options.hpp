@@ -54,7 +54,6 @@ struct doacross_options : loop_options {
     /// reads values from before the loop (anti-dependences, e.g. Heat's
     /// A[i+1][j] and A[i][j+1]: 1). Other reads must follow the dependences.
     index_t input_halo = 0;
-    bool gather = true; ///< collect every field on the root; false: each rank sees its chunks only in the body
     /// A rank stalled on a slower predecessor while it holds the newest chunk
     /// takes the next chunk too, joined to its own (work while waiting). The
     /// S mechanism alone hands chunks out in turn, so with two ranks the fast
@@ -65,7 +64,6 @@ struct doacross_options : loop_options {
     template <class F>
     friend void describe(doacross_options const& o, F&& f) {
         f("input_halo", o.input_halo, detail::not_negative);
-        f("gather", o.gather, detail::any_value);
         f("extend_when_waiting", o.extend_when_waiting, detail::any_value);
     }
 };

@@ -3,8 +3,11 @@
 // from it (farm_outcome, dnc_outcome, doacross_outcome).
 #pragma once
 
+#include <loopsched/concepts.hpp>
 #include <loopsched/runtime/core/statistics.hpp>
 
+#include <cstddef>
+#include <type_traits>
 #include <vector>
 
 namespace loopsched {
@@ -16,6 +19,22 @@ struct outcome {
     Value value{};
     loop_statistics statistics;
 };
+
+/// The one way to ask a loop for its results on the root rank, an argument
+/// after the body: parallel_for's `gather<R>{per_iteration}` collects the
+/// values of type R the body writes for each iteration; parallel_for_doacross's
+/// `gather<>{}` collects the fields the loop writes. Without it nothing is
+/// gathered and each rank sees its own chunks only, in the body. (Farms and
+/// divide-and-conquer always return their results: they are the run's value.)
+template <class R = void>
+requires std::is_void_v<R> || transferable<R>
+struct gather {
+    std::size_t per_iteration = 1;
+};
+
+/// parallel_for_doacross's: the loop's fields, whole, on the root.
+template <>
+struct gather<void> {};
 
 /// A gathering parallel_for's outcome: per_iteration values of iteration i at
 /// [i * per_iteration, (i + 1) * per_iteration) of `value`.

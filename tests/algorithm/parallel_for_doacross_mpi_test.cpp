@@ -121,7 +121,8 @@ int main(int argc, char** argv) {
                                     [&](box<2> const&, window<double, 2>&) {
                                         std::this_thread::sleep_for(std::chrono::microseconds(300));
                                         if (world.rank() == world.size() - 1) throw std::runtime_error("boom");
-                                    });
+                                    },
+                                    gather<>{});
     } catch (remote_error const& e) {
         origin = e.origin_rank();
         what = e.original_message();

@@ -112,7 +112,7 @@ TEST_CASE("parallel_for_doacross: a box with an offset, empty and one-wide space
     for (int ranks : {1, 3})
         in_process::run(ranks, [&](in_process::endpoint& t) {
             auto r = parallel_for_doacross(t, offset, deps, synchronized(weighted(fss{}), sync_interval::fixed(4)),
-                                           make_field<double>(init), body);
+                                           make_field<double>(init), body, gather<>{});
             if (t.rank() == 0) (ranks == 1 ? seq : par).assign(r.array().values().begin(), r.array().values().end());
         });
     CHECK(seq.size() == static_cast<std::size_t>(offset.size()));
@@ -133,7 +133,7 @@ TEST_CASE("parallel_for_doacross: dependences that never cross chunks need no me
     std::vector<double> seq, par;
     for (int ranks : {1, 3})
         in_process::run(ranks, [&](in_process::endpoint& t) {
-            auto r = parallel_for_doacross(t, space, deps, parse_policy("s-gss:h=7"), make_field<double>(init), body);
+            auto r = parallel_for_doacross(t, space, deps, parse_policy("s-gss:h=7"), make_field<double>(init), body, gather<>{});
             if (t.rank() == 0) (ranks == 1 ? seq : par).assign(r.array().values().begin(), r.array().values().end());
         });
     CHECK(par == seq);
@@ -143,7 +143,6 @@ TEST_CASE("parallel_for_doacross: every point runs exactly once, results stay on
     box<2> const space = box<2>::from_extents({31, 27});
     std::vector<std::atomic<int>> runs(static_cast<std::size_t>(space.size()));
     doacross_options options;
-    options.gather = false;
     options.trace = true;
     std::size_t events = 0;
     in_process::run(4, [&](in_process::endpoint& t) {
@@ -197,7 +196,7 @@ slow_rank_run run_with_a_slow_rank(int ranks, int slow, box<K::rank> const& spac
         auto r = std::apply(
                 [&](auto const&... f) {
                     return parallel_for_doacross(t, space, typename K::dependences{}, parse_policy(spec), f..., slowed,
-                                                 options);
+                                                 gather<>{}, options);
                 },
                 K::fields());
         if (t.rank() == 0) {

@@ -27,7 +27,8 @@ int main() {
                                                for (index_t j : part.indices(1))
                                                    a(i, j) = (i > 0 ? a(i - 1, j) : 0.0) + (j > 0 ? a(i, j - 1) : 0.0) +
                                                              1.0;
-                                       });
+                                       },
+                                       gather<>{});
         if (t.rank() == 0) corner = r.array()(19, 29);
         (void)measure_powers(t);
     });

@@ -188,7 +188,7 @@ TEST_CASE("simgrid: a DOACROSS loop on simulated hosts gives the sequential loop
                         real(part, a, b);
                         t.compute(300.0 * static_cast<double>(part.size()));
                     },
-                    o);
+                    gather<>{}, o);
             if (t.rank() == 0) got = kernels::raw_bytes(result.value);
         });
         CHECK(got == expected);

@@ -44,7 +44,7 @@ requires std::invocable<Body&, S const&> loop_statistics parallel_for(C& transpo
     return parallel_for(transport, space, spec, dynamic_mapping{}, std::forward<Body>(body), options);
 }
 
-template <channel_source C, IterationSpace S, Mapping M, class Body, class R>
+template <channel_source C, IterationSpace S, Mapping M, class Body, transferable R>
 requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
 parallel_for(C& transport, S const& space, std::string_view spec, M const& mapping, Body&& body, gather<R> how,
              parallel_for_options const& options = {}) {
@@ -55,7 +55,7 @@ parallel_for(C& transport, S const& space, std::string_view spec, M const& mappi
     return out;
 }
 
-template <channel_source C, IterationSpace S, class Body, class R>
+template <channel_source C, IterationSpace S, class Body, transferable R>
 requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
 parallel_for(C& transport, S const& space, std::string_view spec, Body&& body, gather<R> how,
              parallel_for_options const& options = {}) {

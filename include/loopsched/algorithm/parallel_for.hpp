@@ -22,13 +22,6 @@
 
 namespace loopsched {
 
-/// Asks parallel_for to gather `per_iteration` values of type R for each
-/// iteration (each position along the cut dimension) on the root rank.
-template <transferable R>
-struct gather {
-    std::size_t per_iteration = 1;
-};
-
 /// Runs `body(part)` over every part of `space`, the parts sized by `policy`
 /// and placed by `mapping` on the ranks. Collective: every rank calls it with
 /// the same arguments (the ranks check that they do, and a difference fails
@@ -58,7 +51,7 @@ requires std::invocable<Body&, S const&> loop_statistics parallel_for(C& transpo
 /// As above, and gathers results: `body(part, out)` writes `how.per_iteration`
 /// values for each of part's positions along the cut dimension into `out`
 /// (position-major). The values travel to the root with the worker's next request.
-template <channel_source C, IterationSpace S, ChunkPolicy P, Mapping M, class Body, class R>
+template <channel_source C, IterationSpace S, ChunkPolicy P, Mapping M, class Body, transferable R>
 requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
 parallel_for(C& transport, S const& space, P const& policy, M const& mapping, Body&& body, gather<R> how,
              parallel_for_options const& options = {}) {
@@ -68,7 +61,7 @@ parallel_for(C& transport, S const& space, P const& policy, M const& mapping, Bo
     return out;
 }
 
-template <channel_source C, IterationSpace S, ChunkPolicy P, class Body, class R>
+template <channel_source C, IterationSpace S, ChunkPolicy P, class Body, transferable R>
 requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
 parallel_for(C& transport, S const& space, P const& policy, Body&& body, gather<R> how,
              parallel_for_options const& options = {}) {
@@ -89,7 +82,7 @@ requires std::invocable<Body&, S const&> loop_statistics parallel_for(C& transpo
 }
 
 /// A hierarchical loop that gathers results on the root (they travel through the sub-masters).
-template <channel_source C, IterationSpace S, ChunkPolicy B, ChunkPolicy W, class Body, class R>
+template <channel_source C, IterationSpace S, ChunkPolicy B, ChunkPolicy W, class Body, transferable R>
 requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
 parallel_for(C& transport, S const& space, hierarchical<B, W> const& h, Body&& body, gather<R> how,
              parallel_for_options const& options = {}) {

@@ -25,8 +25,8 @@
 namespace loopsched {
 
 /// What a DOACROSS loop returns on every rank: the fields as windows over the
-/// whole space (`value`, on the root, holding the final values when
-/// gathered), the statistics, and the layout and interval that ran.
+/// whole space (`value`, on the root, holding the final values when the
+/// call passed gather<>{}; empty otherwise), the statistics, and the layout and interval that ran.
 template <std::size_t N, class... T>
 struct doacross_outcome : outcome<std::tuple<window<T, N>...>> {
     doacross_layout layout;
@@ -83,16 +83,20 @@ auto doacross_with(C& transport, box<N> const& space, D const& deps, P const& po
                   "or synchronized(policy, sync_interval::fixed(h)), or dmps(css/tss/dtss, h)");
     auto all = std::forward_as_tuple(std::forward<Args>(args)...);
     constexpr std::size_t n = sizeof...(Args);
-    using last = std::remove_cvref_t<std::tuple_element_t<n - 1, std::tuple<Args...>>>;
-    constexpr bool has_options = std::same_as<last, doacross_options>;
-    constexpr std::size_t fields_count = n - 1 - (has_options ? 1 : 0);
-    static_assert(fields_count >= 1,
-                  "parallel_for_doacross: pass at least one field<T>(initial) for the loop to write");
+    using arguments = std::tuple<std::remove_cvref_t<Args>...>;
+    constexpr bool has_options = std::same_as<std::tuple_element_t<n - 1, arguments>, doacross_options>;
+    constexpr std::size_t before_options = n - (has_options ? 1 : 0);
+    constexpr bool gathers = std::same_as<std::tuple_element_t<before_options - 1, arguments>, gather<>>;
+    constexpr std::size_t tail = (has_options ? 1 : 0) + (gathers ? 1 : 0);
+    static_assert(n >= tail + 2, "parallel_for_doacross: pass at least one field<T>(initial) for the loop to write, "
+                                 "then the body, then optionally gather<>{} and the options");
+    constexpr std::size_t fields_count = n >= tail + 2 ? n - 1 - tail : 1;
     static_assert(
             []<std::size_t... I>(std::index_sequence<I...>) {
-                return (is_field_v<std::remove_cvref_t<std::tuple_element_t<I, std::tuple<Args...>>>> && ...);
+                return (is_field_v<std::tuple_element_t<I, arguments>> && ...);
             }(std::make_index_sequence<fields_count>{}),
-            "parallel_for_doacross: the arguments between the policy and the body must be field<T>(initial)");
+            "parallel_for_doacross: the arguments between the policy and the body must be field<T>(initial); "
+            "after the body come gather<>{} (to collect the fields on the root) and the options, in that order");
     auto fields = take(std::move(all), std::make_index_sequence<fields_count>{});
     auto& body = std::get<fields_count>(all);
     using body_type = std::remove_reference_t<decltype(body)>;
@@ -106,9 +110,9 @@ auto doacross_with(C& transport, box<N> const& space, D const& deps, P const& po
     if constexpr (has_options) options = std::get<n - 1>(all);
     using outcome_type = typename doacross_outcome_of<N, decltype(fields)>::type;
     if constexpr (mapped)
-        return run_tiled_doacross<outcome_type>(transport, space, deps, policy, body, options, fields, earlier);
+        return run_tiled_doacross<outcome_type>(transport, space, deps, policy, body, options, gathers, fields, earlier);
     else
-        return run_doacross<outcome_type>(transport, space, deps, policy, body, options, fields, earlier);
+        return run_doacross<outcome_type>(transport, space, deps, policy, body, options, gathers, fields, earlier);
 }
 
 } // namespace detail
@@ -117,7 +121,7 @@ auto doacross_with(C& transport, box<N> const& space, D const& deps, P const& po
 /// transport. Collective: every rank calls it with the same arguments (the
 /// ranks check that they do before any body runs).
 ///
-///   parallel_for_doacross(t, space, deps, policy, fields..., body [, options])
+///   parallel_for_doacross(t, space, deps, policy, fields..., body [, gather<>{}] [, options])
 ///
 /// - deps: the loop's uniform flow dependences (uniform<...> or dependence_set<N>);
 /// - policy: a chunk policy with the S adaptor: synchronized(tss{}), dmps(css{}, h),
@@ -129,7 +133,9 @@ auto doacross_with(C& transport, box<N> const& space, D const& deps, P const& po
 ///   memory stays its chunk plus halo;
 /// - body(part, arrays...): runs the points of `part` (a sub-box) in
 ///   lexicographic order, reading and writing the windows with global indices.
-/// Returns the fields gathered on the root (if options.gather) and the statistics.
+/// - gather<>{}: collect the fields, whole, on the root (`value`); without it
+///   each rank sees its chunks only, in the body, as in parallel_for.
+/// Returns the statistics on every rank and, with gather<>{}, the fields on the root.
 template <channel_source C, std::size_t N, DependenceSet D, ChunkPolicy P, class... Args>
 requires(sizeof...(Args) >= 2) auto parallel_for_doacross(C& transport, box<N> const& space, D const& deps,
                                                           P const& policy, Args&&... args) {
@@ -141,7 +147,8 @@ requires(sizeof...(Args) >= 2) auto parallel_for_doacross(C& transport, box<N> c
 /// Ciorba), each rank running its tiles and exchanging them with the owners
 /// of their neighbours directly.
 ///
-///   parallel_for_doacross(t, space, deps, doacross_mapping{doacross_mapping::rule::sds}, fields..., body [, options])
+///   parallel_for_doacross(t, space, deps, doacross_mapping{doacross_mapping::rule::sds}, fields..., body
+///                         [, gather<>{}] [, options])
 template <channel_source C, std::size_t N, DependenceSet D, class... Args>
 requires(sizeof...(Args) >= 2) auto parallel_for_doacross(C& transport, box<N> const& space, D const& deps,
                                                           doacross_mapping const& mapping, Args&&... args) {

@@ -108,6 +108,13 @@ int main(int argc, char** argv) {
                                                       parse_policy("s-tss"));
                 },
                 "DOACROSS extents differ");
+        expect(
+                "gathered bytes per iteration",
+                [&] {
+                    (void)kernels::run<kernels::heat>(world, box<2>::from_extents({20, 30}), parse_policy("s-tss"), {},
+                                                      self != last);
+                },
+                "gather<>{} on some ranks of a DOACROSS loop only");
     }
     // Invalid on one rank only: that rank's check names it everywhere.
     parallel_for_options powers;

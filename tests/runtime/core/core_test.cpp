@@ -110,7 +110,8 @@ TEST_CASE("core: a DOACROSS loop after a failing root runs right") {
                                             [&](box<2> const& part, window<double, 2>&) {
                                                 if (t.rank() == round % 3 && part.upper()[0] > 9)
                                                     throw std::runtime_error("x");
-                                            });
+                                            },
+                                            gather<>{});
             } catch (remote_error const&) {
             }
             auto r = kernels::run<kernels::heat>(t, space, parse_policy("s-tss:h=6"));

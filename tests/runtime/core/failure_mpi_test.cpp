@@ -116,7 +116,8 @@ int main(int argc, char** argv) {
                                             spin(1e-4);
                                             if (self == failing && part.upper()[0] > 8)
                                                 throw std::runtime_error("tile");
-                                        });
+                                        },
+                                        gather<>{});
         } catch (remote_error const& e) {
             caught = e.origin_rank() == failing;
         }

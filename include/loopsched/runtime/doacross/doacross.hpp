@@ -152,10 +152,11 @@ Outcome run_doacross_alone(T& t, box<N> const& space, doacross_layout const& lay
     return out;
 }
 
+/// `gather`: the fields travel to the root (the call passed gather<>{}).
 /// `earlier`: an error this rank met making the arguments (see run_doall).
 template <class Outcome, channel_source C, std::size_t N, DependenceSet D, ChunkPolicy P, class Body, class... F>
 Outcome run_doacross(C& source, box<N> const& space, D const& deps, P const& policy, Body& body, doacross_options const& o,
-                  std::tuple<F...> const& fields, std::exception_ptr earlier = nullptr) {
+                     bool gather, std::tuple<F...> const& fields, std::exception_ptr earlier = nullptr) {
     using result_type = Outcome;
     using windows_t = std::tuple<window<typename F::value_type, N>...>;
     auto& ch = channel_of(source);
@@ -183,7 +184,7 @@ Outcome run_doacross(C& source, box<N> const& space, D const& deps, P const& pol
         layout = check(ranks);
         interval = interval_of(policy);
         rank_plan plan = plan_ranks(ranks, self, space.extent(layout.chunk_dim), o);
-        plan.settings.result_bytes = o.gather ? (sizeof(typename F::value_type) + ...) : 0;
+        plan.settings.result_bytes = gather ? (sizeof(typename F::value_type) + ...) : 0;
         (void)chunk_sequencer<widened<P>>(widened<P>{policy, std::max<index_t>(1, layout.reach)}, plan.info);
         loop_shape const shape = shape_of(o, {.algorithm = algorithm_id::parallel_for_doacross,
                                               .extent = space.extent(layout.chunk_dim),
@@ -203,7 +204,7 @@ Outcome run_doacross(C& source, box<N> const& space, D const& deps, P const& pol
     doacross_geometry<N> geo(space, layout, interval.resolve(space.extent(layout.sync_dim), plan.info.workers),
                              o.input_halo);
     out.interval = geo.h;
-    windows_t* const results = o.gather && is_root ? &out.value : nullptr;
+    windows_t* const results = gather && is_root ? &out.value : nullptr;
     auto make_master = [&](master_port<T>& port) {
         if (interval.how() == sync_interval::kind::automatic) {
             // The root and its first other rank measure the link; the root
@@ -232,7 +233,7 @@ Outcome run_doacross(C& source, box<N> const& space, D const& deps, P const& pol
     };
     auto make_worker = [&](worker_port<T>& port) {
         return doacross_worker<T, N, Body, F...>(port, geo, plan.profile, body, fields,
-                                                 port.is_local() ? results : nullptr, o.gather, o.extend_when_waiting,
+                                                 port.is_local() ? results : nullptr, gather, o.extend_when_waiting,
                                                  out.interval);
     };
     out.statistics = run_loop(link, plan.settings, opening, make_master, make_worker);

@@ -345,8 +345,8 @@ private:
 /// the agreement, then the tiles on every rank (one rank: the loop in order).
 template <class Outcome, channel_source C, std::size_t N, DependenceSet D, class Body, class... F>
 Outcome run_tiled_doacross(C& source, box<N> const& space, D const& deps, doacross_mapping const& mapping, Body& body,
-                        doacross_options const& o, std::tuple<F...> const& fields,
-                        std::exception_ptr earlier = nullptr) {
+                           doacross_options const& o, bool gather, std::tuple<F...> const& fields,
+                           std::exception_ptr earlier = nullptr) {
     using result_type = Outcome;
     using windows_t = std::tuple<window<typename F::value_type, N>...>;
     auto& ch = channel_of(source);
@@ -372,7 +372,7 @@ Outcome run_tiled_doacross(C& source, box<N> const& space, D const& deps, doacro
     std::optional<tiling<N>> tiles;
     auto opened = open_loop(link, [&] {
         rank_plan plan = plan_ranks(ranks, self, space.size(), o);
-        plan.settings.result_bytes = o.gather ? (sizeof(typename F::value_type) + ...) : 0;
+        plan.settings.result_bytes = gather ? (sizeof(typename F::value_type) + ...) : 0;
         tiles.emplace(check(ranks, plan.settings.workers()));
         fingerprint f;
         f.add(mapping.name());
@@ -403,7 +403,7 @@ Outcome run_tiled_doacross(C& source, box<N> const& space, D const& deps, doacro
     }
     result_type out;
     bool const is_root = self == o.root;
-    windows_t* const results = o.gather && is_root ? &out.value : nullptr;
+    windows_t* const results = gather && is_root ? &out.value : nullptr;
     auto make_master = [&](master_port<T>& port) {
         if (results) [&]<std::size_t... I>(std::index_sequence<I...>) {
                 (std::get<I>(out.value).reset(space), ...);
@@ -414,7 +414,7 @@ Outcome run_tiled_doacross(C& source, box<N> const& space, D const& deps, doacro
     auto make_worker = [&](worker_port<T>& port) {
         auto const index = static_cast<std::size_t>(plan.settings.index_of(self));
         return tiled_worker<T, N, Body, F...>(port, shared, index, plan.profile, body, fields,
-                                              port.is_local() ? results : nullptr, o.gather);
+                                              port.is_local() ? results : nullptr, gather);
     };
     out.statistics = run_loop(link, plan.settings, opening, make_master, make_worker);
     return out;
