@@ -149,7 +149,34 @@ TEST_CASE("hyperplane: the linear program's vertex is Example 4.2.3's hull edge 
     CHECK(detail::lowest_vertex_hyperplane<2>(d.vectors(), {105, 90}) == hyperplane<2>{{2, 5}});
 }
 
-TEST_CASE("hyperplane: over random 2-D sets, the vertex and Boost.Geometry's hull cross U in as many hyperplanes") {
+TEST_CASE("hyperplane: the convex hull is a closed clockwise ring of corners, from the lowest leftmost point") {
+    using pt = std::array<index_t, 2>;
+    using ring = std::vector<pt>;
+    // A square with a point inside, points in the middle of edges and a repeat.
+    CHECK(detail::convex_hull({{2, 2}, {0, 0}, {4, 0}, {4, 4}, {0, 4}, {2, 0}, {0, 2}, {4, 4}, {1, 3}}) ==
+          ring{{0, 0}, {0, 4}, {4, 4}, {4, 0}, {0, 0}});
+    CHECK(detail::convex_hull({{3, 1}, {1, 1}, {2, 5}}) == ring{{1, 1}, {2, 5}, {3, 1}, {1, 1}});
+    CHECK(detail::convex_hull({{1, 1}, {3, 3}, {2, 2}}) == ring{{1, 1}, {3, 3}, {1, 1}}); // collinear: one edge
+    CHECK(detail::convex_hull({{5, 7}}) == ring{{5, 7}});
+    CHECK(detail::convex_hull({}).empty());
+    // Every point of a random cloud lies on the ring's inner side (or on it) of every edge.
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<index_t> coordinate(-50, 50);
+    for (int trial = 0; trial < 100; ++trial) {
+        ring cloud(20);
+        for (auto& p : cloud) p = {coordinate(rng), coordinate(rng)};
+        auto const hull = detail::convex_hull(cloud);
+        REQUIRE(hull.size() >= 4);
+        CHECK(hull.front() == hull.back());
+        for (std::size_t i = 0; i + 1 < hull.size(); ++i)
+            for (auto const& p : cloud) {
+                pt const a = hull[i], b = hull[i + 1];
+                CHECK((b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0]) <= 0);
+            }
+    }
+}
+
+TEST_CASE("hyperplane: over random 2-D sets, the vertex and the hull's edge cross U in as many hyperplanes") {
     std::mt19937 rng(11);
     std::uniform_int_distribution<index_t> component(0, 9), weight(0, 20);
     for (int trial = 0; trial < 300; ++trial) {

@@ -8,12 +8,6 @@
 #include <loopsched/detail/arithmetic.hpp>
 #include <loopsched/error.hpp>
 
-#include <boost/geometry/algorithms/convex_hull.hpp>
-#include <boost/geometry/geometries/multi_point.hpp>
-#include <boost/geometry/geometries/point_xy.hpp>
-#include <boost/geometry/geometries/polygon.hpp>
-#include <boost/geometry/strategies/strategies.hpp>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -54,18 +48,44 @@ std::string to_string(hyperplane<N> const& h) {
     return text.empty() ? "0" : text;
 }
 
+namespace detail {
+
+/// The convex hull of integer points as a closed ring (its first point again
+/// at the end), clockwise from the lowest of the leftmost points, with no
+/// point in the middle of an edge: Andrew's monotone chain, exact in
+/// integers. (Boost.Geometry's hull, used here before, cost every DOACROSS
+/// translation unit 34k lines for these 20.)
+inline std::vector<std::array<index_t, 2>> convex_hull(std::vector<std::array<index_t, 2>> points) {
+    std::ranges::sort(points);
+    points.erase(std::unique(points.begin(), points.end()), points.end());
+    if (points.size() < 2) return points;
+    // > 0: a -> b -> c turns counterclockwise; a clockwise ring keeps only right turns.
+    auto turn = [](auto const& a, auto const& b, auto const& c) {
+        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
+    };
+    std::vector<std::array<index_t, 2>> ring;
+    auto add = [&](std::array<index_t, 2> const& p, std::size_t keep) {
+        while (ring.size() > keep && turn(ring[ring.size() - 2], ring.back(), p) >= 0) ring.pop_back();
+        ring.push_back(p);
+    };
+    for (auto const& p : points) add(p, 1); // the upper chain, left to right
+    std::size_t const upper = ring.size();
+    for (std::size_t i = points.size() - 1; i-- > 0;) add(points[i], upper); // the lower one, back
+    return ring;
+}
+
+} // namespace detail
+
 /// The optimal hyperplane of a 2-D dependence set for the terminal point
 /// `terminal` (U - L): the line through the endpoints of the two vectors whose
 /// cone holds the terminal point, an edge of the convex hull of the vectors'
-/// endpoints and the terminal point (Boost.Geometry computes the hull). The
+/// endpoints and the terminal point. The
 /// result is scaled to coprime integers with a . d >= a . (cone vector) > 0
 /// for every d, so the points of one hyperplane never depend on each other.
 /// The terminal point outside every cone takes the hull edge at the nearer
 /// end of the chain; a set of collinear vectors takes the vectors' direction.
 template <DependenceSet D>
 requires(D::rank == 2) hyperplane<2> optimal_hyperplane(D const& deps, std::array<index_t, 2> const& terminal) {
-    namespace bg = boost::geometry;
-    using xy = bg::model::d2::point_xy<double>;
     std::vector<distance_vector<2>> const vectors(deps.vectors().begin(), deps.vectors().end());
     detail::require(!vectors.empty(), "dependence set", 0, "needs at least one vector for a hyperplane");
     auto normal_of = [](distance_vector<2> const& p, distance_vector<2> const& q) {
@@ -86,25 +106,15 @@ requires(D::rank == 2) hyperplane<2> optimal_hyperplane(D const& deps, std::arra
                         "has no hyperplane with a . d > 0 for every d (hyperplane " + to_string(h) + ")");
         return h;
     };
-    bg::model::multi_point<xy> cloud;
-    for (auto const& d : vectors) cloud.push_back(xy(static_cast<double>(d[0]), static_cast<double>(d[1])));
-    cloud.push_back(xy(static_cast<double>(terminal[0]), static_cast<double>(terminal[1])));
-    bg::model::polygon<xy> hull;
-    bg::convex_hull(cloud, hull);
-    auto const& ring = hull.outer();
+    std::vector<std::array<index_t, 2>> cloud(vectors.begin(), vectors.end());
+    cloud.push_back(terminal);
+    auto const ring = detail::convex_hull(std::move(cloud));
     // Hull edges between two dependence endpoints (the terminal point is not one).
-    auto is_vector = [&](xy const& p) {
-        return std::ranges::any_of(vectors, [&](auto const& d) {
-            return static_cast<double>(d[0]) == p.x() && static_cast<double>(d[1]) == p.y();
-        });
-    };
-    auto as_vector = [](xy const& p) {
-        return distance_vector<2>{static_cast<index_t>(p.x()), static_cast<index_t>(p.y())};
-    };
+    auto is_vector = [&](std::array<index_t, 2> const& p) { return std::ranges::find(vectors, p) != vectors.end(); };
     std::vector<std::pair<distance_vector<2>, distance_vector<2>>> edges;
     for (std::size_t i = 0; i + 1 < ring.size(); ++i)
-        if (is_vector(ring[i]) && is_vector(ring[i + 1]) && !(as_vector(ring[i]) == as_vector(ring[i + 1])))
-            edges.emplace_back(as_vector(ring[i]), as_vector(ring[i + 1]));
+        if (is_vector(ring[i]) && is_vector(ring[i + 1]) && ring[i] != ring[i + 1])
+            edges.emplace_back(ring[i], ring[i + 1]);
     if (edges.empty()) { // collinear vectors (or one): hyperplanes across their direction
         index_t const g = std::gcd(vectors[0][0], vectors[0][1]);
         return require_legal(hyperplane<2>{{vectors[0][0] / g, vectors[0][1] / g}});
