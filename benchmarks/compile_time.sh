@@ -3,9 +3,12 @@
 # interleaved so that the machine's drift hits all alike) and peak memory, with
 # GCC and with Clang, each as a multiple of the floor: a plain Boost.MPI program
 # (send and receive a serialized std::vector<double>). The TUs are a user's
-# first programs: the README's quickstart (umbrella, parse_policy, one gathering
+# first programs: the README's quickstart (parse_policy, one gathering
 # parallel_for over MPI), one task farm, one divide and conquer, one DOACROSS
-# loop over MPI, and a parallel_for TU that includes only what it names. With a
+# loop over MPI, each including its algorithm's own header
+# (<loopsched/mpi/task_farm.hpp>, ...); the farm again through the umbrella
+# <loopsched/mpi.hpp>, to show what the narrow header saves; and a parallel_for
+# TU without MPI that includes only what it names. With a
 # build directory, also the compile-time policy sweep's TU as the build compiles it.
 #   benchmarks/compile_time.sh [BUILD_DIR]      (ROUNDS=3, COMPILERS="g++ clang++" by default)
 set -euo pipefail
@@ -34,7 +37,7 @@ int main(int argc, char** argv) {
 EOF
 cp examples/quickstart.cpp "$tmp/quickstart.cpp"
 cat > "$tmp/farm.cpp" <<'EOF'
-#include <loopsched/mpi.hpp>
+#include <loopsched/mpi/task_farm.hpp>
 #include <boost/mpi/environment.hpp>
 #include <cstddef>
 int main(int argc, char** argv) {
@@ -47,7 +50,7 @@ int main(int argc, char** argv) {
 }
 EOF
 cat > "$tmp/dnc.cpp" <<'EOF'
-#include <loopsched/mpi.hpp>
+#include <loopsched/mpi/divide_and_conquer.hpp>
 #include <boost/mpi/environment.hpp>
 #include <cstdint>
 #include <span>
@@ -66,7 +69,7 @@ int main(int argc, char** argv) {
 }
 EOF
 cat > "$tmp/doacross.cpp" <<'EOF'
-#include <loopsched/mpi.hpp>
+#include <loopsched/mpi/parallel_for_doacross.hpp>
 #include <boost/mpi/environment.hpp>
 int main(int argc, char** argv) {
     using namespace loopsched;
@@ -99,7 +102,8 @@ int main() {
     return runs[7] == 1 ? 0 : 1;
 }
 EOF
-tus=(vector boost_mpi parallel_for_only quickstart farm dnc doacross)
+sed 's#<loopsched/mpi/task_farm.hpp>#<loopsched/mpi.hpp>#' "$tmp/farm.cpp" > "$tmp/farm_umbrella.cpp"
+tus=(vector boost_mpi parallel_for_only quickstart farm farm_umbrella dnc doacross)
 
 flags=(-std=c++20 -O2 -Iinclude $(mpicxx --showme:compile) -c)
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

@@ -1,5 +1,6 @@
 // chunk_sequencer: the user guide's first example (a policy driven by hand), run as a test so it stays true.
-#include <loopsched/loopsched.hpp>
+#include <loopsched/schedule.hpp>
+#include <loopsched/spec.hpp>
 
 #include <iostream>
 

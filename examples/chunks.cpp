@@ -2,7 +2,8 @@
 // round-robin order, one line per chunk: <worker> <first-iteration> <size>.
 #include "cli.hpp"
 
-#include <loopsched/loopsched.hpp>
+#include <loopsched/schedule.hpp>
+#include <loopsched/spec.hpp>
 
 #include <iostream>
 

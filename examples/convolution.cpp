@@ -6,7 +6,7 @@
 //   mpiexec -n 4 convolution --n 120 --tasks 400 --scheme kazouris --powers 4,1,1,1
 #include "cli.hpp"
 
-#include <loopsched/loopsched.hpp>
+#include <loopsched/mpi/task_farm.hpp>
 
 #include <boost/mpi/environment.hpp>
 #include <boost/serialization/vector.hpp>

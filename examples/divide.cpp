@@ -13,8 +13,8 @@
 #include "dnc_problems.hpp"
 #include "mandelbrot.hpp"
 
-#include <loopsched/loopsched.hpp>
-#include <loopsched/mpi.hpp>
+#include <loopsched/mpi/divide_and_conquer.hpp>
+#include <loopsched/mpi/parallel_for.hpp>
 
 #include <boost/mpi/environment.hpp>
 #include <boost/serialization/vector.hpp>

@@ -6,7 +6,7 @@
 //   mpiexec -n 4 matmul --rows 900 --inner 600 --cols 600 --tasks 300 --scheme kazouris
 #include "cli.hpp"
 
-#include <loopsched/loopsched.hpp>
+#include <loopsched/mpi/task_farm.hpp>
 
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/environment.hpp>

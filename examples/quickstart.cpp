@@ -1,5 +1,6 @@
 // quickstart: the README's first loop, compiled and run as a test so it stays true.
-#include <loopsched/loopsched.hpp>
+#include <loopsched/mpi/parallel_for.hpp>
+#include <loopsched/spec.hpp>
 
 #include <boost/mpi/environment.hpp>
 

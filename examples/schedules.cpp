@@ -2,7 +2,8 @@
 // example loop (I = 1000, p = 4) and for a heterogeneous, loaded cluster.
 #include "cli.hpp"
 
-#include <loopsched/loopsched.hpp>
+#include <loopsched/schedule.hpp>
+#include <loopsched/spec.hpp>
 
 #include <iomanip>
 #include <iostream>

@@ -4,7 +4,8 @@
 //   mpiexec -n 3 sparse_rows --policy af --rows 200000
 #include "cli.hpp"
 
-#include <loopsched/loopsched.hpp>
+#include <loopsched/mpi/parallel_for.hpp>
+#include <loopsched/spec.hpp>
 
 #include <boost/mpi/environment.hpp>
 

@@ -6,7 +6,7 @@
 #include "uts.hpp"
 #include "cli.hpp"
 
-#include <loopsched/mpi.hpp>
+#include <loopsched/mpi/divide_and_conquer.hpp>
 
 #include <boost/mpi/environment.hpp>
 

@@ -1,6 +1,9 @@
 // Run-time errors outside spec strings: loops, requests, and parameters that only
 // the loop can refute. Each names the parameter and its value.
-#include <loopsched/loopsched.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/policies.hpp>
+#include <loopsched/schedule.hpp>
+#include <loopsched/space/box.hpp>
 
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
 // Seed 003's model of the optimal synchronization interval against its Table 5.11.
-#include <loopsched/loopsched.hpp>
+#include <loopsched/adaptor/interval_model.hpp>
 
 #include <doctest/doctest.h>
 

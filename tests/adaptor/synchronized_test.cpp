@@ -1,5 +1,7 @@
 // The S adaptor: spec strings, intervals, DMPS(A).
-#include <loopsched/loopsched.hpp>
+#include <loopsched/adaptor/synchronized.hpp>
+#include <loopsched/schedule.hpp>
+#include <loopsched/spec.hpp>
 
 #include <doctest/doctest.h>
 

@@ -1,6 +1,9 @@
 // A DOACROSS loop given a policy without the synchronization adaptor.
 // expect: the policy needs the synchronization adaptor S; pass synchronized\(policy\)
-#include <loopsched/loopsched.hpp>
+#include <loopsched/algorithm/parallel_for_doacross.hpp>
+#include <loopsched/dependence/uniform.hpp>
+#include <loopsched/policy/tss.hpp>
+#include <loopsched/transport/in_process.hpp>
 
 void f(loopsched::in_process::endpoint& t) {
     using namespace loopsched;

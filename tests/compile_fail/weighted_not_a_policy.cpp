@@ -1,6 +1,6 @@
 // The weighting adaptor only wraps chunk policies.
 // expect: ChunkPolicy
-#include <loopsched/loopsched.hpp>
+#include <loopsched/adaptor/weighted.hpp>
 
 int main() {
     loopsched::weighted<double> w;

@@ -2,6 +2,8 @@
 // p = 4), seed 003's Tables 4.2 and 4.3, and the worked examples.
 #include "sequences.hpp"
 
+#include <loopsched/adaptor/weighted.hpp>
+
 #include <doctest/doctest.h>
 
 using namespace loopsched;

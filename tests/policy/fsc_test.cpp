@@ -2,7 +2,9 @@
 // its spec strings and its errors.
 #include "sequences.hpp"
 
-#include <loopsched/loopsched.hpp>
+#include <loopsched/policies.hpp>
+#include <loopsched/schedule.hpp>
+#include <loopsched/spec.hpp>
 
 #include <doctest/doctest.h>
 

@@ -4,6 +4,9 @@
 // ends in at most N grants.
 #include "sequences.hpp"
 
+#include <loopsched/adaptor/weighted.hpp>
+#include <loopsched/spec.hpp>
+
 #include <doctest/doctest.h>
 
 #include <boost/hana/for_each.hpp>

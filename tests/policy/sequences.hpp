@@ -2,7 +2,8 @@
 // with an explicit request order.
 #pragma once
 
-#include <loopsched/loopsched.hpp>
+#include <loopsched/policies.hpp>
+#include <loopsched/schedule.hpp>
 
 #include <vector>
 

@@ -1,5 +1,13 @@
 // Iteration spaces, dependence sets and mappings, and the concepts they model.
-#include <loopsched/loopsched.hpp>
+#include <loopsched/adaptor/weighted.hpp>
+#include <loopsched/any_policy.hpp>
+#include <loopsched/concepts.hpp>
+#include <loopsched/dependence/uniform.hpp>
+#include <loopsched/mapping/mapping.hpp>
+#include <loopsched/policies.hpp>
+#include <loopsched/schedule.hpp>
+#include <loopsched/space/box.hpp>
+#include <loopsched/space/window.hpp>
 
 #include <doctest/doctest.h>
 

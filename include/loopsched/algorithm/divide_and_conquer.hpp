@@ -3,7 +3,7 @@
 // transport, with the placement (where tasks go) chosen by name: Kazouris's
 // scheme, APRIL's static binomial tree, random work stealing, or Karamcheti and Wah's
 // D_LPT by cost estimates with its baselines.
-// Over a Boost.MPI communicator: <loopsched/mpi.hpp>.
+// Over a Boost.MPI communicator: <loopsched/mpi/divide_and_conquer.hpp>.
 #pragma once
 
 #include <loopsched/concepts.hpp>

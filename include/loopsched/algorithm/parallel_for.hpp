@@ -1,7 +1,7 @@
 // parallel_for: a DOALL loop over an iteration space, its chunks sized by a
 // policy and placed by a mapping (dynamic by default) on the ranks of any
 // transport, optionally gathering per-iteration results on the root rank.
-// Over a Boost.MPI communicator: <loopsched/mpi.hpp>.
+// Over a Boost.MPI communicator: <loopsched/mpi/parallel_for.hpp>.
 #pragma once
 
 #include <loopsched/concepts.hpp>

@@ -1,7 +1,7 @@
 // parallel_for_doacross: a loop nest with uniform dependences, self-scheduled
 // along u_c by an S-adapted policy and pipelined through synchronization
 // points along u_s (Ciorba, chapter 4), over any transport.
-// Over a Boost.MPI communicator: <loopsched/mpi.hpp>.
+// Over a Boost.MPI communicator: <loopsched/mpi/parallel_for_doacross.hpp>.
 #pragma once
 
 #include <loopsched/adaptor/synchronized.hpp>

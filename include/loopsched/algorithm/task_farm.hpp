@@ -2,7 +2,7 @@
 // while the farm runs (Kazouris, chapter 4), over any transport: tasks and
 // results of any type, a cost model fitted on the replies, redistribution,
 // and self-scheduling or any chunk policy as schemes to compare against.
-// Over a Boost.MPI communicator: <loopsched/mpi.hpp>.
+// Over a Boost.MPI communicator: <loopsched/mpi/task_farm.hpp>.
 #pragma once
 
 #include <loopsched/concepts.hpp>
