@@ -1,9 +1,10 @@
 # Conan 2 recipe for loopsched: a header-only package wrapping the CMake
-# package that `cmake --install` produces (find_package(loopsched) and the
-# target loopsched::loopsched).
+# package that `cmake --install` produces. Consumers get two targets, as from
+# find_package(loopsched): loopsched::core (no MPI) and loopsched::loopsched
+# (with Boost.MPI and MPI, the component loopsched::mpi).
 from conan import ConanFile
 from conan.tools.build import check_min_cppstd
-from conan.tools.cmake import CMake, CMakeToolchain, cmake_layout
+from conan.tools.cmake import CMake, CMakeDeps, CMakeToolchain, cmake_layout
 from conan.tools.files import copy
 import os
 
@@ -11,8 +12,8 @@ import os
 class LoopschedConan(ConanFile):
     name = "loopsched"
     version = "0.1.0"
-    description = ("Header-only C++20 scheduling of parallel loops (self-scheduling, "
-                   "DOACROSS with synchronization and weighting) over MPI")
+    description = ("Header-only C++20 scheduling of parallel loops and tasks (self-scheduling, "
+                   "DOACROSS with synchronization and weighting, task farms, divide and conquer) over MPI")
     license = "MIT"
     topics = ("mpi", "scheduling", "load-balancing", "self-scheduling", "header-only")
     package_type = "header-library"
@@ -23,10 +24,12 @@ class LoopschedConan(ConanFile):
     test_package_folder = "tests/consumer"
 
     def requirements(self):
-        # Boost.Hana (headers) and Boost.MPI; range-v3; an MPI implementation.
-        self.requires("boost/[>=1.74]", options={"without_mpi": False}, transitive_headers=True)
+        # Boost (headers, Hana, Serialization, MPI), range-v3 and an MPI
+        # implementation; on a machine without ConanCenter, a profile's
+        # [platform_requires] takes them from the system (conan/debian12).
+        self.requires("boost/[>=1.74]", transitive_headers=True, transitive_libs=True)
         self.requires("range-v3/[>=0.12]", transitive_headers=True)
-        self.requires("openmpi/[>=4.1]", transitive_headers=True)
+        self.requires("openmpi/[>=4.1]", transitive_headers=True, transitive_libs=True)
 
     def validate(self):
         check_min_cppstd(self, "20")
@@ -35,10 +38,12 @@ class LoopschedConan(ConanFile):
         cmake_layout(self)
 
     def generate(self):
+        CMakeDeps(self).generate()
         tc = CMakeToolchain(self)
         tc.cache_variables["LOOPSCHED_BUILD_TESTS"] = False
         tc.cache_variables["LOOPSCHED_BUILD_EXAMPLES"] = False
         tc.cache_variables["LOOPSCHED_BUILD_BENCHMARKS"] = False
+        tc.cache_variables["LOOPSCHED_SIMGRID"] = False
         tc.cache_variables["LOOPSCHED_INSTALL"] = True
         tc.generate()
 
@@ -55,7 +60,27 @@ class LoopschedConan(ConanFile):
 
     def package_info(self):
         self.cpp_info.set_property("cmake_file_name", "loopsched")
-        self.cpp_info.set_property("cmake_target_name", "loopsched::loopsched")
         self.cpp_info.bindirs = []
         self.cpp_info.libdirs = []
-        self.cpp_info.requires = ["boost::headers", "boost::mpi", "range-v3::range-v3", "openmpi::openmpi"]
+        # Dependencies a profile takes from the system ([platform_requires])
+        # have no Conan targets: the package's own CMake module finds them,
+        # as the installed CMake package does, and links them to its targets.
+        from_system = {str(r.ref.name) for r, _ in self.dependencies.items()
+                       if str(r.ref.revision) == "platform"}
+        def requires(*targets):
+            return [t for t in targets if t.split("::")[0] not in from_system]
+        core = self.cpp_info.components["core"]
+        core.set_property("cmake_target_name", "loopsched::core")
+        core.bindirs = []
+        core.libdirs = []
+        core.requires = requires("boost::headers", "boost::serialization", "range-v3::range-v3")
+        # The package's own target, loopsched::loopsched, joins both components.
+        self.cpp_info.set_property("cmake_target_name", "loopsched::loopsched")
+        mpi = self.cpp_info.components["mpi"]
+        mpi.set_property("cmake_target_name", "loopsched::mpi")
+        mpi.bindirs = []
+        mpi.libdirs = []
+        mpi.requires = ["core"] + requires("boost::mpi", "openmpi::openmpi")
+        if from_system:
+            self.cpp_info.set_property("cmake_build_modules", [os.path.join("share", "cmake", "loopsched",
+                                                                            "loopsched-conan-system.cmake")])

@@ -1,4 +1,6 @@
-# Conan test package: builds tests/consumer against the loopsched package.
+# Conan test package: builds tests/consumer against the loopsched package
+# through the files Conan generates (CMakeDeps, CMakeToolchain) and runs both
+# programs, the MPI one on two ranks.
 import os
 
 from conan import ConanFile
@@ -24,3 +26,6 @@ class LoopschedTestConan(ConanFile):
     def test(self):
         if can_run(self):
             self.run(os.path.join(self.cpp.build.bindir, "consumer"), env="conanrun")
+            # The loop over MPI, on two ranks (Open MPI refuses root unless told).
+            as_root = " --allow-run-as-root" if os.geteuid() == 0 else ""
+            self.run(f"mpiexec{as_root} -n 2 " + os.path.join(self.cpp.build.bindir, "consumer_mpi"), env="conanrun")

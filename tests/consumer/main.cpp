@@ -1,5 +1,7 @@
-// Uses the installed package: picks a scheme by name and prints its schedule.
-#include <loopsched/loopsched.hpp>
+// Uses the installed package without MPI (loopsched::core): picks a scheme by
+// name and prints its schedule.
+#include <loopsched/schedule.hpp>
+#include <loopsched/spec.hpp>
 
 #include <iostream>
 

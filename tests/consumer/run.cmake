@@ -1,5 +1,7 @@
 # ctest driver: install loopsched into a fresh prefix, then configure, build and
-# run tests/consumer against it with find_package(loopsched); or, with
+# run tests/consumer (without MPI, and on two ranks) against it with
+# find_package(loopsched) (-DCORE_ONLY=ON: as if MPI were missing, the core
+# component alone); or, with
 # -DLOOPSCHED_SOURCE_DIR=..., add loopsched's sources as a subdirectory on a
 # machine where pkg-config (so SimGrid) cannot be found.
 foreach(var BUILD_DIR SOURCE_DIR WORK_DIR GENERATOR)
@@ -17,6 +19,9 @@ else()
     message(FATAL_ERROR "install failed")
   endif()
   set(how -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+  if(CORE_ONLY) # as on a machine without MPI
+    list(APPEND how -DCONSUMER_CORE_ONLY=ON -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON)
+  endif()
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${WORK_DIR}/build -G ${GENERATOR}
                         ${how} RESULT_VARIABLE rc)
@@ -27,7 +32,9 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIAB
 if(rc)
   message(FATAL_ERROR "building the consumer failed")
 endif()
-execute_process(COMMAND ${WORK_DIR}/build/consumer RESULT_VARIABLE rc)
+# Both programs, the MPI one on two ranks, under the consumer's own ctest.
+execute_process(COMMAND ${CMAKE_CTEST_COMMAND} --output-on-failure WORKING_DIRECTORY ${WORK_DIR}/build
+                RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "the consumer failed")
 endif()
