@@ -18,7 +18,9 @@
 #include <loopsched/transport/channel.hpp>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -87,16 +89,32 @@ std::uint64_t farm_types_fingerprint() {
     return fingerprint().add_types<Task, Result>().value();
 }
 
+/// What the farm engine needs of the user's types and functions, erased, so
+/// that the engine is compiled once per transport rather than once per task
+/// type, body and producer (one indirect call per task and per result).
+struct farm_calls {
+    /// The body on one task: the task's bytes in, the result's bytes appended to `result`.
+    std::function<void(std::span<std::byte const> task, std::vector<std::byte>& result)> run;
+    /// A result reaching the root: the task's id and the result's bytes.
+    std::function<void(std::uint64_t id, std::span<std::byte const> result)> deliver;
+    /// The producer, on the root, submitting through the farm's driver.
+    std::function<void(farm_driver& driver)> produce;
+    std::uint64_t types = 0; ///< the task and result types' fingerprint, agreed by the ranks
+};
+
+/// What a farm's run leaves besides its results.
+struct farm_run {
+    loop_statistics statistics;
+    std::vector<std::uint64_t> cancelled; ///< on the root, sorted
+    std::size_t moved = 0;                ///< on the root
+};
+
 /// Runs a farm on this rank: checks, agreement, then master and/or worker;
 /// for two levels, the root, a sub-master, or a group's worker. `scheme` is
-/// options.scheme with its spec parsed by the caller; `out` (a farm_outcome)
-/// gets the results, the cancelled ids, the moves and the statistics.
-template <transferable Task, channel_source C, class Produce, class Body, class Outcome>
-void run_task_farm(C& source, Produce& produce, Body& body, task_farm_options const& o, resolved_choice const& scheme,
-                   Outcome& out) {
-    using Result = farm_result_t<Body, Task>;
-    static_assert(transferable<Result>, "task_farm: body(task) must return a transferable (or nothing)");
-    auto& ch = channel_of(source);
+/// options.scheme with its spec parsed by the caller.
+template <class Channel>
+farm_run run_farm_engine(Channel& ch, farm_calls const& calls, task_farm_options const& o,
+                         resolved_choice const& scheme) {
     using T = std::remove_cvref_t<decltype(ch.transport())>;
     loop_link<T> link(ch);
     int const self = link.rank();
@@ -120,7 +138,7 @@ void run_task_farm(C& source, Produce& produce, Body& body, task_farm_options co
         }
         return std::pair{plan_ranks(link.size(), self, 0, o),
                          shape_of(o, {.algorithm = algorithm_id::task_farm,
-                                      .space = farm_types_fingerprint<Task, Result>(),
+                                      .space = calls.types,
                                       .policy = placements,
                                       .mapping = "farm",
                                       .extra = options_fingerprint(o)})};
@@ -128,20 +146,11 @@ void run_task_farm(C& source, Produce& produce, Body& body, task_farm_options co
     auto& plan = opened.plan;
     std::span<worker_status const> const opening = opened.statuses();
 
-    task_farm_handle<Task, Result> handle;
-    auto deliver = [&handle](std::uint64_t id, std::span<std::byte const> b) {
-        handle.deliver(id, b.subspan(sizeof(double))); // after the seconds it computed
+    farm_run out;
+    auto deliver = [&calls](std::uint64_t id, std::span<std::byte const> b) {
+        calls.deliver(id, b.subspan(sizeof(double))); // after the seconds it computed
     };
-    auto run = [&body](std::span<std::byte const> task_bytes, std::vector<std::byte>& result) {
-        Task const task = from_bytes<Task>(task_bytes);
-        if constexpr (std::is_void_v<std::invoke_result_t<Body&, Task const&>>) {
-            body(task);
-            write_values(result, std::span<Result const>());
-        } else {
-            Result const r = body(task);
-            write_values(result, std::span<Result const>(&r, 1));
-        }
-    };
+    auto run = [&calls](std::span<std::byte const> task, std::vector<std::byte>& result) { calls.run(task, result); };
     bool const hears_estimates = (levels ? within : fs).scheme == farm_scheme_kind::estimates;
     auto make_worker = [&](worker_port<T>& port) {
         return farm_worker<T, decltype(run)>(port, plan.profile, run, hears_estimates);
@@ -151,9 +160,7 @@ void run_task_farm(C& source, Produce& produce, Body& body, task_farm_options co
     auto drive = [&](auto& loop, master_type& master) {
         master.start_clock();
         farm_driver_on<std::remove_reference_t<decltype(loop)>, master_type> driver(loop, master);
-        handle.attach(&driver);
-        produce(handle);
-        handle.attach(nullptr);
+        calls.produce(driver);
         try {
             master.finish_production();
         } catch (invalid_parameter const&) {
@@ -200,7 +207,44 @@ void run_task_farm(C& source, Produce& produce, Body& body, task_farm_options co
             return run_farm_group_worker(link, first, plan, make_worker, verdict);
         });
     }
-    if (self == o.root) out.value = handle.take_results();
+    return out;
+}
+
+/// A task farm with the user's types: encodes tasks and results at the
+/// seams of farm_calls and runs the engine; `out` (a farm_outcome) gets the
+/// results, the cancelled ids, the moves and the statistics.
+template <transferable Task, channel_source C, class Produce, class Body, class Outcome>
+void run_task_farm(C& source, Produce& produce, Body& body, task_farm_options const& o, resolved_choice const& scheme,
+                   Outcome& out) {
+    using Result = farm_result_t<Body, Task>;
+    static_assert(transferable<Result>, "task_farm: body(task) must return a transferable (or nothing)");
+    task_farm_handle<Task, Result> handle;
+    farm_calls const calls{
+            .run =
+                    [&body](std::span<std::byte const> task_bytes, std::vector<std::byte>& result) {
+                        Task const task = from_bytes<Task>(task_bytes);
+                        if constexpr (std::is_void_v<std::invoke_result_t<Body&, Task const&>>) {
+                            body(task);
+                            write_values(result, std::span<Result const>());
+                        } else {
+                            Result const r = body(task);
+                            write_values(result, std::span<Result const>(&r, 1));
+                        }
+                    },
+            .deliver = [&handle](std::uint64_t id, std::span<std::byte const> b) { handle.deliver(id, b); },
+            .produce =
+                    [&](farm_driver& driver) {
+                        handle.attach(&driver);
+                        produce(handle);
+                        handle.attach(nullptr);
+                    },
+            .types = farm_types_fingerprint<Task, Result>()};
+    auto& ch = channel_of(source);
+    farm_run run = run_farm_engine(ch, calls, o, scheme);
+    out.statistics = std::move(run.statistics);
+    out.cancelled = std::move(run.cancelled);
+    out.moved = run.moved;
+    if (ch.rank() == o.root) out.value = handle.take_results();
 }
 
 } // namespace loopsched::detail
