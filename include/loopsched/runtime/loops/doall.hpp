@@ -30,19 +30,34 @@
 
 namespace loopsched::detail {
 
+/// The engine's view of a loop's body: per chunk, begin(c), run(part) for
+/// parts of c, end(c, blocks); the root takes blocks. Virtual, so that the
+/// engine is compiled once per policy and mapping rather than once per body,
+/// space and result type (a few indirect calls per chunk, none per iteration).
+class chunk_body {
+public:
+    virtual void begin(chunk c) = 0;
+    virtual void run(chunk part) = 0;
+    virtual void end(chunk c, result_blocks& out) = 0;
+    /// A block of results from a worker, on the root.
+    virtual void take(index_t first, index_t size, std::span<std::byte const> bytes) = 0;
+
+protected:
+    ~chunk_body() = default;
+};
+
 /// A DOALL loop's body on one rank, and where its results go: nowhere (R =
 /// void), straight into the root's buffer (on the root), or into a block that
-/// travels to the root with the next request (elsewhere). Per chunk:
-/// begin(c), run(part) for parts of c, end(c, blocks); the root takes blocks.
+/// travels to the root with the next request (elsewhere).
 template <IterationSpace S, class Body, class R = void>
-class doall_body {
+class doall_body final : public chunk_body {
 public:
     /// `root_values`: the whole loop's results, on the root only (per_iteration values per iteration).
     doall_body(S const& space, std::size_t dimension, Body& body, std::size_t per_iteration = 0,
                std::span<std::conditional_t<std::is_void_v<R>, std::byte, R>> root_values = {})
             : space_(space), dimension_(dimension), body_(body), per_(per_iteration), root_(root_values) {}
 
-    void begin(chunk c) {
+    void begin(chunk c) override {
         if constexpr (!std::is_void_v<R>) {
             base_ = c.first;
             if (!on_root()) {
@@ -51,7 +66,7 @@ public:
             }
         }
     }
-    void run(chunk part) {
+    void run(chunk part) override {
         auto const sub = space_.slice(dimension_, part.first, part.end());
         if constexpr (std::is_void_v<R>) {
             body_(sub);
@@ -63,15 +78,14 @@ public:
                 body_(sub, std::span<R>(scratch_).subspan(static_cast<std::size_t>(part.first - base_) * per_, n));
         }
     }
-    void end(chunk c, result_blocks& out) {
+    void end(chunk c, result_blocks& out) override {
         if constexpr (!std::is_void_v<R>) {
             if (on_root()) return;
             out.add_written(c.first, c.size,
                             [&](std::vector<std::byte>& bytes) { write_values(bytes, std::span<R const>(scratch_)); });
         }
     }
-    /// A block of results from a worker, on the root.
-    void take(index_t first, index_t size, std::span<std::byte const> bytes) {
+    void take(index_t first, index_t size, std::span<std::byte const> bytes) override {
         if constexpr (std::is_void_v<R>) {
             throw error("loopsched: results arrived for a loop that gathers none");
         } else {
@@ -408,6 +422,34 @@ auto root_buffer(std::vector<R>* values, index_t n, std::size_t per_iteration) {
     }
 }
 
+/// A mapping whose kind is known at compile time (not any_mapping's).
+template <class M>
+concept known_ahead_of_time = requires { typename std::bool_constant<M{}.ahead_of_time()>; };
+
+/// The DOALL engine on this rank after the checks: ahead of time, or the
+/// master, a worker, or both; compiled once per transport, policy and mapping.
+template <Transport T, ChunkPolicy P, Mapping M>
+loop_statistics run_doall_engine(loop_link<T>& link, checked_loop& checked, P const& policy, M const& mapping,
+                                 chunk_body& run) {
+    auto& plan = checked.plan;
+    if constexpr (known_ahead_of_time<M>) {
+        if constexpr (M{}.ahead_of_time())
+            return run_ahead(link, checked.shape, checked.failed, plan, policy, mapping, run);
+    } else if (mapping.ahead_of_time()) {
+        return run_ahead(link, checked.shape, checked.failed, plan, policy, mapping, run);
+    }
+    if constexpr (!known_ahead_of_time<M> || !M{}.ahead_of_time()) {
+        auto const agreed = agree(link, checked.shape, checked.failed, plan.profile.status());
+        std::span<worker_status const> const opening(agreed.data(), agreed.size());
+        return run_loop(
+                link, plan.settings, opening,
+                [&](master_port<T>& port) {
+                    return doall_master<T, P, M, chunk_body>(port, policy, mapping, plan.info, run);
+                },
+                [&](worker_port<T>& port) { return doall_worker<T, chunk_body>(port, plan.profile, run); });
+    }
+}
+
 /// Runs a DOALL loop on this rank: the checks (on every rank, before any
 /// message), the agreement, then the master, a worker, or both. `values`: the
 /// root's results (`per_iteration` per iteration; null for none). `earlier`:
@@ -441,19 +483,8 @@ loop_statistics run_doall(C& source, S const& space, P const& policy, M const& m
         if (self == o.root) root_values = detail::root_buffer(values, plan.info.iterations, per_iteration);
         return std::pair{std::move(plan), shape};
     });
-    auto& plan = checked.plan;
     doall_body<S, Body, R> run(space, o.dimension, body, per_iteration, root_values);
-    if (mapping.ahead_of_time()) return run_ahead(link, checked.shape, checked.failed, plan, policy, mapping, run);
-
-    auto const agreed = agree(link, checked.shape, checked.failed, plan.profile.status());
-    std::span<worker_status const> const opening(agreed.data(), agreed.size());
-    using body_type = decltype(run);
-    return run_loop(
-            link, plan.settings, opening,
-            [&](master_port<T>& port) {
-                return doall_master<T, P, M, body_type>(port, policy, mapping, plan.info, run);
-            },
-            [&](worker_port<T>& port) { return doall_worker<T, body_type>(port, plan.profile, run); });
+    return run_doall_engine(link, checked, policy, mapping, run);
 }
 
 } // namespace loopsched::detail

@@ -225,6 +225,32 @@ loop_statistics run_sub_master(loop_link<T>& link, message_view group, rank_plan
     return relay.take_table();
 }
 
+/// A hierarchical loop on this rank after the agreement: the root, a
+/// sub-master, or a worker; compiled once per transport and pair of policies.
+template <Transport T, ChunkPolicy B, ChunkPolicy W>
+loop_statistics run_hierarchy_engine(loop_link<T>& link, hierarchical<B, W> const& h, loop_opening& opened,
+                                     index_t n, chunk_body& run, parallel_for_options const& o) {
+    int const self = link.rank();
+    auto& plan = opened.plan;
+    if (self == o.root) return run_hierarchy_root(link, h, plan, opened.statuses(), n, run);
+    return as_worker(link, o.root, [&](bool& verdict) -> loop_statistics {
+        message_view const first = link.receive();
+        switch (kind_of(first.tag)) {
+        case kind::abort: verdict = true; failure::read(first).raise(self);
+        case kind::group: return run_sub_master(link, first, plan, h.within, run, verdict);
+        default: break;
+        }
+        // A worker of a group: its master is whoever granted its first piece.
+        plan.settings.root = first.source;
+        using client = doall_worker<T, chunk_body>;
+        worker_port<T> port(link, plan.settings, nullptr);
+        client working(port, plan.profile, run);
+        worker_core<T, client> core(port, working, verdict);
+        core.handle(first);
+        return run_worker(link, core);
+    });
+}
+
 /// Runs a hierarchical DOALL loop on this rank: the checks and the agreement
 /// as for any loop, then the root, a sub-master, or a worker, whose master is
 /// whoever sends its first grant.
@@ -267,25 +293,8 @@ loop_statistics run_hierarchical_doall(C& source, S const& space, hierarchical<B
         if (self == o.root) root_values = detail::root_buffer(values, n, per_iteration);
         return std::pair{std::move(plan), shape};
     });
-    auto& plan = opened.plan;
     doall_body<S, Body, R> run(space, o.dimension, body, per_iteration, root_values);
-    if (self == o.root) return run_hierarchy_root(link, h, plan, opened.statuses(), n, run);
-    return as_worker(link, o.root, [&](bool& verdict) -> loop_statistics {
-        message_view const first = link.receive();
-        switch (kind_of(first.tag)) {
-        case kind::abort: verdict = true; failure::read(first).raise(self);
-        case kind::group: return run_sub_master(link, first, plan, h.within, run, verdict);
-        default: break;
-        }
-        // A worker of a group: its master is whoever granted its first piece.
-        plan.settings.root = first.source;
-        using client = doall_worker<T, decltype(run)>;
-        worker_port<T> port(link, plan.settings, nullptr);
-        client working(port, plan.profile, run);
-        worker_core<T, client> core(port, working, verdict);
-        core.handle(first);
-        return run_worker(link, core);
-    });
+    return run_hierarchy_engine(link, h, opened, n, run, o);
 }
 
 } // namespace loopsched::detail
