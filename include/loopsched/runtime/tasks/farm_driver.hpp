@@ -89,14 +89,13 @@ std::uint64_t farm_types_fingerprint() {
     return fingerprint().add_types<Task, Result>().value();
 }
 
-/// What the farm engine needs of the user's types and functions, erased, so
-/// that the engine is compiled once per transport rather than once per task
-/// type, body and producer (one indirect call per task and per result).
+/// What the farm engine needs of the user's functions, erased, so that the
+/// engine is compiled once per transport and result handling rather than once
+/// per body and producer (one indirect call per task, on the worker; the
+/// root's delivery of results stays direct, since the root serves everyone).
 struct farm_calls {
     /// The body on one task: the task's bytes in, the result's bytes appended to `result`.
     std::function<void(std::span<std::byte const> task, std::vector<std::byte>& result)> run;
-    /// A result reaching the root: the task's id and the result's bytes.
-    std::function<void(std::uint64_t id, std::span<std::byte const> result)> deliver;
     /// The producer, on the root, submitting through the farm's driver.
     std::function<void(farm_driver& driver)> produce;
     std::uint64_t types = 0; ///< the task and result types' fingerprint, agreed by the ranks
@@ -109,11 +108,20 @@ struct farm_run {
     std::size_t moved = 0;                ///< on the root
 };
 
+/// Where a result reaching the root goes: the producer's handle, which
+/// decodes it (one type per task and result type, not per body).
+template <class Handle>
+struct deliver_to {
+    Handle* handle;
+    void operator()(std::uint64_t id, std::span<std::byte const> result) const { handle->deliver(id, result); }
+};
+
 /// Runs a farm on this rank: checks, agreement, then master and/or worker;
 /// for two levels, the root, a sub-master, or a group's worker. `scheme` is
-/// options.scheme with its spec parsed by the caller.
-template <class Channel>
-farm_run run_farm_engine(Channel& ch, farm_calls const& calls, task_farm_options const& o,
+/// options.scheme with its spec parsed by the caller; `to_root(id, bytes)`
+/// takes each result on the root.
+template <class Channel, class Deliver>
+farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, task_farm_options const& o,
                          resolved_choice const& scheme) {
     using T = std::remove_cvref_t<decltype(ch.transport())>;
     loop_link<T> link(ch);
@@ -147,8 +155,8 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, task_farm_options
     std::span<worker_status const> const opening = opened.statuses();
 
     farm_run out;
-    auto deliver = [&calls](std::uint64_t id, std::span<std::byte const> b) {
-        calls.deliver(id, b.subspan(sizeof(double))); // after the seconds it computed
+    auto deliver = [to_root](std::uint64_t id, std::span<std::byte const> b) {
+        to_root(id, b.subspan(sizeof(double))); // after the seconds it computed
     };
     auto run = [&calls](std::span<std::byte const> task, std::vector<std::byte>& result) { calls.run(task, result); };
     bool const hears_estimates = (levels ? within : fs).scheme == farm_scheme_kind::estimates;
@@ -231,7 +239,6 @@ void run_task_farm(C& source, Produce& produce, Body& body, task_farm_options co
                             write_values(result, std::span<Result const>(&r, 1));
                         }
                     },
-            .deliver = [&handle](std::uint64_t id, std::span<std::byte const> b) { handle.deliver(id, b); },
             .produce =
                     [&](farm_driver& driver) {
                         handle.attach(&driver);
@@ -240,7 +247,7 @@ void run_task_farm(C& source, Produce& produce, Body& body, task_farm_options co
                     },
             .types = farm_types_fingerprint<Task, Result>()};
     auto& ch = channel_of(source);
-    farm_run run = run_farm_engine(ch, calls, o, scheme);
+    farm_run run = run_farm_engine(ch, calls, deliver_to<decltype(handle)>{&handle}, o, scheme);
     out.statistics = std::move(run.statistics);
     out.cancelled = std::move(run.cancelled);
     out.moved = run.moved;
