@@ -1,7 +1,7 @@
-// Seed 002's experiment on simulated clusters (SimGrid), the real engines in
+// Karamcheti and Wah's experiment on simulated clusters (SimGrid), the real engines in
 // simulated time: QuickSort on 4 workers of speeds 4:1:1:1 (and a dedicated
 // manager), D_LPT against its baselines (random, round robin, fewest objects,
-// fewest pending messages) and seed 000's scheme and stealing, over input sizes;
+// fewest pending messages) and Kazouris's scheme and stealing, over input sizes;
 // then D_LPT with estimates of decreasing quality; then a 10x slowdown of one
 // worker in the middle of the run. Every figure is the makespan over the lower
 // bound max(total work / total speed, critical path on the fastest worker)
@@ -161,7 +161,7 @@ sim::platform cluster(std::vector<double> const& speeds) {
 
 int main(int argc, char** argv) try {
     command_line line("dlpt",
-                      "Seed 002's experiment in simulation: QuickSort on workers of speeds 4:1:1:1, D_LPT against its "
+                      "Karamcheti and Wah's experiment in simulation: QuickSort on workers of speeds 4:1:1:1, D_LPT against its "
                       "baselines over input sizes, estimate quality, and a 10x slowdown in mid-run.",
                       "dlpt --sizes 200000,1000000");
     std::vector<int> sizes{100000, 300000, 1000000};

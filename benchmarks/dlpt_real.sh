@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Seed 002's QuickSort on real MPI ranks with emulated speeds: every D_LPT
+# Karamcheti and Wah's QuickSort on real MPI ranks with emulated speeds: every D_LPT
 # placement and baseline, median seconds over ROUNDS runs (default 3).
 #   bash benchmarks/dlpt_real.sh BUILD_DIR RANKS POWERS [SIZE] [ROUNDS]
 #   bash benchmarks/dlpt_real.sh build/dev 4 4,1,1,1 2000000

@@ -1,8 +1,8 @@
 // Divide and conquer's placements on simulated clusters (SimGrid), the real
 // engines in simulated time:
-// 1. seed 000's Tables A.1/A.2: the Mandelbrot quadtree (1000x1000, halved
+// 1. Kazouris's Tables A.1/A.2: the Mandelbrot quadtree (1000x1000, halved
 //    while a side is above 100: leaves of 62-63 pixels a side) on 2-15 equal 1997 workstations on 10 Mbit/s links, the
-//    manager sharing rank 0 with a worker: APRIL against seed 000's scheme (and stealing), as a markdown table with the
+//    manager sharing rank 0 with a worker: APRIL against Kazouris's scheme (and stealing), as a markdown table with the
 //    document's times beside ours.
 // 2. What the document could not run: 4 workers of speeds 4:1:1:1, and 4
 //    equal workers two of which run a competing process, each placement's
@@ -44,7 +44,7 @@ double ideal_seconds(sim::platform const& p, double flops, bool master_computes)
 
 int main(int argc, char** argv) try {
     command_line line("dnc",
-                      "Divide and conquer's placements on simulated clusters: seed 000's Mandelbrot tables (A.1/A.2), "
+                      "Divide and conquer's placements on simulated clusters: Kazouris's Mandelbrot tables (A.1/A.2), "
                       "APRIL against the new scheme and stealing, then heterogeneous and loaded clusters.",
                       "dnc --max-processors 15");
     int most = 15;

@@ -1,11 +1,11 @@
 // The task farm's scheduling quality on simulated clusters (SimGrid), the real
 // engines in simulated time:
-// 1. seed 000's adjoint convolution on 4 workers of speeds 4:1:1:1, tasks of
+// 1. Kazouris's adjoint convolution on 4 workers of speeds 4:1:1:1, tasks of
 //    decreasing and increasing cost, every scheme against the ideal (the total
 //    work over the total speed). Prints
 //      "farm_makespan_over_ideal_<scheme>_<order>: ours=<s> baseline=<ideal s> ratio=<ours/ideal>"
 //    Target (issue 18): at most 1.05 for kazouris.
-// 2. seed 000's Tables A.3-A.6: C = A x B, RowsA 900 and 1200, ColsA = ColsB =
+// 2. Kazouris's Tables A.3-A.6: C = A x B, RowsA 900 and 1200, ColsA = ColsB =
 //    600, 300 tasks, 2-12 equal workers on a 10 Mbit/s network, kazouris against
 //    SS, as a markdown table with the document's improvements beside ours.
 #include "../examples/cli.hpp"
@@ -39,7 +39,7 @@ constexpr reported document[] = {{2, 2.18, 0.92}, {4, 4.83, 1.07},    {6, 6.18, 
 
 int main(int argc, char** argv) try {
     command_line line("farm",
-                      "The task farm's schemes on simulated clusters: seed 000's convolution on speeds 4:1:1:1 against "
+                      "The task farm's schemes on simulated clusters: Kazouris's convolution on speeds 4:1:1:1 against "
                       "the ideal, and its matrix multiplication tables (A.3-A.6), kazouris against SS.",
                       "farm --tasks 400 --message-overhead 1e-3");
     std::size_t tasks = 400;

@@ -83,7 +83,7 @@ def table(header, rows):
 def seed001(run, out, quick):
     doc = {"tss": (23.6, 27.8), "fss": (28.1, 46.0), "fiss": (30.0, 48.1), "tfss": (26.2, 45.8),
            "dtss": (13.4, 16.6), "dfss": (17.6, 23.3), "dfiss": (16.9, 17.7), "dtfss": (17.6, 23.6)}
-    # Seed 001's Figure 1 gives 1,200 to 56,000 basic computations per column
+    # Chronopoulos et al.'s Figure 1 gives 1,200 to 56,000 basic computations per column
     # of a 1200-row window: at most about 47 iterations a point, so the escape
     # loop stops at 50 here (our demo's 1000 would make columns 20x as uneven).
     workload = "mandelbrot:size=" + ("800x400" if quick else "4000x2000") + ":sf=4:max=50"
@@ -91,7 +91,7 @@ def seed001(run, out, quick):
     got = run.batch([(p, workload, schemes) for p in ("seed001", "seed001:loaded")])
     ours = {s: (got[("seed001", workload, s)][0], got[("seed001:loaded", workload, s)][0]) for s in schemes}
     rows = [(s.upper(), doc[s][0], ours[s][0], doc[s][1], ours[s][1]) for s in schemes]
-    md = ["## 1. Seed 001, Tables 2 and 3: simple and distributed schemes\n",
+    md = ["## 1. Chronopoulos et al., Tables 2 and 3: simple and distributed schemes\n",
           f"1 master + 8 workers: 3 fast (V = 3, 100 Mbit/s), 5 slow (V = 1, 10 Mbit/s); `{workload}`, "
           "one column per iteration, at most 50 escape iterations per point (the document's Figure 1 "
           "gives 1,200 to 56,000 basic computations per 1200-pixel column), each column's pixels (1 byte each) "
@@ -99,11 +99,11 @@ def seed001(run, out, quick):
           "Loaded: 2 CPU-bound processes on 1 fast and 3 slow workers (Q = 3, a third of their speed). "
           "The slow hosts' speed is set so that TSS on the dedicated cluster takes about the document's 23.6 s.\n",
           table(["scheme", "document, dedicated (s)", "ours, dedicated (s)", "document, loaded (s)", "ours, loaded (s)"], rows)]
-    charts.bars(os.path.join(out, "seed001.svg"), "Seed 001: parallel time, document vs simulation", "seconds",
+    charts.bars(os.path.join(out, "seed001.svg"), "Chronopoulos et al.: parallel time, document vs simulation", "seconds",
                 [s.upper() for s in schemes],
                 {"document, dedicated": [doc[s][0] for s in schemes], "ours, dedicated": [ours[s][0] for s in schemes],
                  "document, loaded": [doc[s][1] for s in schemes], "ours, loaded": [ours[s][1] for s in schemes]})
-    md.append("![seed 001](seed001.svg)\n")
+    md.append("![Chronopoulos et al.](seed001.svg)\n")
     pairs = [("tss", "dtss"), ("fss", "dfss"), ("fiss", "dfiss"), ("tfss", "dtfss")]
     verdict = []
     for cond, i in (("dedicated", 0), ("loaded", 1)):
@@ -137,7 +137,7 @@ def seed003_w(run, out, quick):
         plain, weighted = got[("seed003-w", workload, spec[a])][0], got[("seed003-w", workload, "w-" + spec[a])][0]
         ours[a] = (plain, weighted)
         rows.append((a.upper(), doc[a][0], doc[a][1], f"{pct(*doc[a]):.0f}%", plain, weighted, f"{pct(plain, weighted):.0f}%"))
-    md = ["## 2. Seed 003, Table 4.2 (and 5.7): W-A against A on Mandelbrot\n",
+    md = ["## 2. Ciorba, Table 4.2 (and 5.7): W-A against A on Mandelbrot\n",
           f"1 master + 4 workers, V = 1, 0.8, 1, 0.8, workers 2 and 4 loaded (q = 2); `{workload}`. "
           "CSS chunk U_c/(2m); GSS rounds down with minimum 80, TSS ends at 80, as in the document's Table 4.2.\n",
           table(["A", "document A (s)", "document W-A (s)", "document gain", "ours A (s)", "ours W-A (s)", "our gain"], rows)]
@@ -174,7 +174,7 @@ def seed003_sw(run, out, quick):
             requests.append((f"seed003-sw:m={m}:loaded", f"{problem}:size={size}",
                              [f"s-{a}" for a in algorithms] + [f"sw-{a}" for a in algorithms]))
     got = run.batch(requests)
-    md = ["## 3. Seed 003, Tables 4.3, 5.6 and 5.9: SW-A against S-A on Floyd-Steinberg and Hydro\n",
+    md = ["## 3. Ciorba, Tables 4.3, 5.6 and 5.9: SW-A against S-A on Floyd-Steinberg and Hydro\n",
           "A twin master and m of twin2, kid1, twin3, kid2, ... (twins V = 1, kids V = 0.8 and loaded, q = 2); "
           "M = 3m synchronization points; 100 Mbit/s. Gain = (T(S-A) - T(SW-A)) / T(S-A).\n"]
     results = {}
@@ -231,7 +231,7 @@ def seed003_dmps(run, out, quick):
                 requests.append((f"seed003-dmps:m={m}{loaded}", f"{problem}:size={size}",
                                  [f"dmps-{a}:h={h}" for a in ("css", "tss", "dtss")]))
     got = run.batch(requests)
-    md = ["## 4. Seed 003, Tables 5.3 and 5.4: DMPS(A)\n",
+    md = ["## 4. Ciorba, Tables 5.3 and 5.4: DMPS(A)\n",
           "A zealot master and m of zealot2, kid1, zealot3, kid2, zealot4, kid3..kid6 (zealots V = 1.5, kids V = 0.5); "
           "loaded: kid3..kid6 run one CPU-bound process each (q = 2). The document says the kids were loaded; its "
           "CSS and TSS times are those of the dedicated cluster up to m = 5 and jump at m = 6, when kid3 joins, so "
@@ -276,7 +276,7 @@ def seed003_h(run, out, quick):
     # of every message over a zero-latency wire, the model's own assumption.
     variants = [("a", "latency: 50 us per link, sends free", "", ()),
                 ("b", "overhead: 50 us of CPU per send and per receive", ":latency=0", ("--message-overhead", "50e-6"))]
-    md = ["## 5. Seed 003, Table 5.12: the model's h against the best h found by sweeping\n",
+    md = ["## 5. Ciorba, Table 5.12: the model's h against the best h found by sweeping\n",
           "Floyd-Steinberg, dedicated clusters of Table 5.11 (c_d about 100 us, c_c about 0.65 us per 8-byte value, "
           "c_p 0.526 us on a kid and 0.319 us on a twin); CSS chunk U_c/(kP) (S-CSS; SW-CSS on the mixed cluster). "
           "The model's h is what `h=auto` chose: c_d and c_c from the runtime's own ping-pong on the simulated "
@@ -342,7 +342,7 @@ def seed000_mw(run, out, quick):
     requests = [(platform.format(w), f"matmul:rows={r}:inner=600:cols=600:tasks={tasks}", ["ss", "kazouris"])
                 for r in (900, 1200) for w in counts]
     got = run.batch(requests, extra=("--farm", "--message-overhead", "1e-3"))
-    md = ["## 6. Seed 000, Tables A.3-A.6: a task farm, the new scheme against self-scheduling\n",
+    md = ["## 6. Kazouris, Tables A.3-A.6: a task farm, the new scheme against self-scheduling\n",
           f"C = A x B in doubles, ColsA = ColsB = 600, RowsA 900 and 1200 cut into {tasks} tasks; each task carries "
           "its rows of A to its worker and brings its block of C back (B is everywhere before the start, as in the "
           "document). 1 dedicated master + 2-12 equal workers of 1.7 Mflop/s (the document's naive product took "
@@ -403,7 +403,7 @@ def seed003_static(run, out, quick):
         batch = run.batch([(platform, f"{problem}:size={size}", schemes) for problem, size in sizes.items()], extra)
         for (pl, w, s), v in batch.items():
             got[(label, w, s)] = v[0]
-    md = ["## 7. Seed 003, static schedules against S-A\n",
+    md = ["## 7. Ciorba, static schedules against S-A\n",
           "The same DOACROSS loops under self-scheduling with the S adaptor (a dedicated master deals chunks; "
           "h from the model) and under the static mappings of chapter 3 (no master deals: SDS along the optimal "
           "hyperplane, chains of tiles mapped cyclic, CPS or ACS, each worker exchanging tile halos with the owners of "
@@ -452,9 +452,9 @@ def main():
              "cost (Mandelbrot: real escape counts per column; DOACROSS kernels: a cost per point) and DOACROSS "
              "loops send their real communication sets. Simulations are deterministic: one run per figure.\n"
              + ("\n**Quick mode: every problem shrunk; these are not the experiments' numbers.**\n" if a.quick else "")]
-    steps = {"1": (seed001, "seed 001, Tables 2-3"), "2": (seed003_w, "seed 003, W"), "3": (seed003_sw, "seed 003, SW"),
-             "4": (seed003_dmps, "seed 003, DMPS"), "5": (seed003_h, "seed 003, the model's h"),
-             "6": (seed000_mw, "seed 000, task farm"), "7": (seed003_static, "seed 003, static against S-A")}
+    steps = {"1": (seed001, "Chronopoulos et al., Tables 2-3"), "2": (seed003_w, "Ciorba, W"), "3": (seed003_sw, "Ciorba, SW"),
+             "4": (seed003_dmps, "Ciorba, DMPS"), "5": (seed003_h, "Ciorba, the model's h"),
+             "6": (seed000_mw, "Kazouris, task farm"), "7": (seed003_static, "Ciorba, static against S-A")}
     keys = a.only.split(",")
     for n, key in enumerate(keys, 1):
         t0 = time.time()

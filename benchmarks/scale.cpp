@@ -25,7 +25,7 @@ namespace {
 /// - weighted schemes at both levels (a group's power is its workers' summed V/Q);
 /// - distributed ones (DTSS, DFSS, ...) between groups, FSS within: inside a
 ///   group each root chunk is a loop of about 50 iterations per worker, where
-///   seed 001's integer decrement D = floor((F - L) / (N - 1)) is 0 and TSS
+///   Chronopoulos et al.'s integer decrement D = floor((F - L) / (N - 1)) is 0 and TSS
 ///   and its kin degenerate to CSS(F);
 /// - the others within groups under FSS between them (SS or AF between groups
 ///   would send the root a request per group per iteration or two).

@@ -1,4 +1,4 @@
-// Seed 003's static experiments (section 5.2): Table 5.1 (where BSDA's OP
+// Ciorba's static experiments (section 5.2): Table 5.1 (where BSDA's OP
 // falls between LB and UB over random uniform-dependence loops in 2-5
 // dimensions; and whether DA schedules each with max(LB1, LB2, LB3)), and CPS
 // against cyclic mapping (the points each sends for the dependences of Figure 3.7).
@@ -75,7 +75,7 @@ void table_row(std::mt19937_64& rng, int loops, index_t side) {
 
 int main(int argc, char** argv) {
     examples::command_line line("static_tables",
-                                "Seed 003's static experiments: Table 5.1 over random uniform-dependence loops, and "
+                                "Ciorba's static experiments: Table 5.1 over random uniform-dependence loops, and "
                                 "CPS against cyclic mapping for Figure 3.7's dependences.",
                                 "static_tables --loops 200");
     int loops = 200;

@@ -1,4 +1,4 @@
-// convolution: seed 000's adjoint convolution (Figure 4.1) as a task farm:
+// convolution: Kazouris's adjoint convolution (Figure 4.1) as a task farm:
 // A(i) = sum over k = i..M of B(k) C(k - i), M = N^2, one task per block of i.
 // Task costs fall with i (decreasing, the document's order) or, with
 // --order increasing, rise: where a cost model fitted on the replies should
@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
     boost::mpi::environment env(argc, argv);
     boost::mpi::communicator world;
     examples::command_line line("convolution",
-                                "seed 000's adjoint convolution as a task farm: tasks of decreasing (or increasing) "
+                                "Kazouris's adjoint convolution as a task farm: tasks of decreasing (or increasing) "
                                 "cost, scheduled over the MPI ranks; checked against a sequential run.",
                                 "mpiexec -n 4 convolution --n 120 --tasks 400 --scheme kazouris --powers 4,1,1,1");
     std::int64_t n = 120, tasks = 400;

@@ -1,9 +1,9 @@
-// demo: Mandelbrot (seed 001's test problem) on the ranks of MPI_COMM_WORLD,
+// demo: Mandelbrot (Chronopoulos et al.'s test problem) on the ranks of MPI_COMM_WORLD,
 // one master and the rest workers, for simple schemes and their load-aware
 // twins, on the real machine and on an emulated heterogeneous cluster where the
 // last worker runs at 40% speed. Prints a comparison table, checks every image
 // against a sequential run, and writes the image, a Gantt chart and a trace.
-// Then a DOACROSS loop (Floyd-Steinberg, seed 003) on the same emulated
+// Then a DOACROSS loop (Floyd-Steinberg, Ciorba) on the same emulated
 // cluster, S-TSS against SW-TSS, with Gantt charts where the pipeline shows.
 #include "cli.hpp"
 #include "doacross_kernels.hpp"
@@ -49,9 +49,9 @@ int main(int argc, char** argv) {
     boost::mpi::communicator world;
     examples::command_line line(
             "demo",
-            "Mandelbrot (seed 001) with simple schemes and their load-aware twins, on this machine and on an "
+            "Mandelbrot (Chronopoulos et al.) with simple schemes and their load-aware twins, on this machine and on an "
             "emulated cluster whose last worker runs at 40% speed; then a DOACROSS loop (Floyd-Steinberg, "
-            "seed 003), S-TSS against SW-TSS. Checks every result against a sequential run.",
+            "Ciorba), S-TSS against SW-TSS. Checks every result against a sequential run.",
             "mpiexec -n 3 demo --size 1200x600 --out build/demo");
     std::string size = "1200x600", out_dir = "build/demo", dsize = "2500x2500";
     int max_iterations = 2000;

@@ -1,4 +1,4 @@
-// divide: divide_and_conquer on seed 000's and seed 002's problems, each
+// divide: divide_and_conquer on Kazouris's and Karamcheti and Wah's problems, each
 // checked against the sequential recursion:
 //   mandelbrot  the document's quadtree: [-2,2]x[-2,2], 1000x1000 pixels, each
 //               division halves the larger side until it is at most --leaf
@@ -6,7 +6,7 @@
 //               leaves are 62 or 63 pixels a side, 256 of them); the image is also checked
 //               byte for byte against the loop version (parallel_for by columns)
 //   fib         Fibonacci: the work in the internal nodes
-//   quicksort   seed 002's program: three uneven parts per division
+//   quicksort   Karamcheti and Wah's program: three uneven parts per division
 //   nqueens     all solutions: degree up to N
 //   mpiexec -n 4 divide --problem mandelbrot --placement kazouris
 #include "cli.hpp"
@@ -38,7 +38,7 @@ struct region {
     std::int32_t x = 0, y = 0, w = 0, h = 0;
 };
 
-/// Seed 000's Mandelbrot quadtree: a region's result is its pixels, row by row (3 bytes each).
+/// Kazouris's Mandelbrot quadtree: a region's result is its pixels, row by row (3 bytes each).
 struct mandelbrot_tree {
     mandelbrot image;
     std::int32_t leaf = 100;

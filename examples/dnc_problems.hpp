@@ -1,5 +1,5 @@
 // Divide-and-conquer problems for the examples, tests and benchmarks:
-// Fibonacci (the work in the internal nodes), QuickSort (seed 002's program:
+// Fibonacci (the work in the internal nodes), QuickSort (Karamcheti and Wah's program:
 // subproblems of uneven size), N-Queens (all solutions: degree up to N), and
 // an uneven tree of any degree. Each is an `ops` for divide_and_conquer.
 #pragma once

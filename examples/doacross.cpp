@@ -1,4 +1,4 @@
-// doacross: seed 003's DOACROSS test problems run by parallel_for_doacross on
+// doacross: Ciorba's DOACROSS test problems run by parallel_for_doacross on
 // MPI ranks. Writes the raw result array (every field, row-major), which is
 // byte-identical for every rank count, policy and interval, and prints the
 // per-worker table; optionally a trace and a Gantt chart of the pipeline.
@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
     boost::mpi::communicator world;
     examples::command_line line(
             "doacross",
-            "A DOACROSS loop with uniform dependences (seed 003's kernels) scheduled over the MPI ranks; "
+            "A DOACROSS loop with uniform dependences (Ciorba's kernels) scheduled over the MPI ranks; "
             "--output writes the result arrays, byte-identical to the sequential loop's.",
             "mpiexec -n 3 doacross --example floyd-steinberg --policy sw-tss --size 2000x1000 --interval auto");
     flags args;
@@ -125,7 +125,7 @@ int main(int argc, char** argv) {
     line.add_option("--size", args.size, "iteration space S1xS2[xS3] (default 1000x500, 3-D: 100x5x1000)");
     line.add_option("--interval", args.interval, "synchronization interval h: an integer, auto, or <k>m");
     line.add_option("--mapping", args.mapping,
-                    "sds, cyclic, cps or acs: tiles placed statically (seed 003), no master dealing; replaces --policy");
+                    "sds, cyclic, cps or acs: tiles placed statically (Ciorba), no master dealing; replaces --policy");
     line.add_option("--tile", args.tile, "tile extents for --mapping, comma-separated (default: chosen)")
             ->delimiter(',');
     line.add_option("--powers", args.powers, "each rank's virtual power V_k, comma-separated")->delimiter(',');

@@ -25,7 +25,7 @@ for example in heat:120x90 floyd-steinberg:90x120 hydro:40x5x60 artificial:80x80
   done
   turn=$((turn + 1)) # the next example starts on the other rank count
 done
-# Static mappings (seed 003): SDS and the chain mappings, no master dealing.
+# Static mappings (Ciorba): SDS and the chain mappings, no master dealing.
 for example in heat:120x90 floyd-steinberg:90x120 hydro:40x5x60 artificial:80x80; do
   name=${example%%:*} size=${example#*:}
   for mapping in sds cyclic cps acs; do

@@ -1,4 +1,4 @@
-// The DOACROSS test problems of seed 003 as loopsched loops: heat conduction
+// The DOACROSS test problems of Ciorba as loopsched loops: heat conduction
 // (one time step), Floyd-Steinberg error diffusion, Hydro (modified Livermore
 // kernel 23, 3-D) and the artificial loop with five dependence vectors. Each
 // is a body over a sub-box, its dependences and its fields; the examples, the
@@ -20,7 +20,7 @@ using loopsched::index_t;
 using loopsched::vec;
 using loopsched::window;
 
-/// Heat conduction, one Gauss-Seidel sweep of seed 003 section 4.3.2:
+/// Heat conduction, one Gauss-Seidel sweep of Ciorba section 4.3.2:
 /// A[i][j] = (A[i-1][j] + A[i][j-1] + A'[i+1][j] + A'[i][j+1]) / 4, where A' is
 /// the value before the sweep. Flow dependences (1,0), (0,1); the reads of A'
 /// one position ahead make its input halo 1.
@@ -90,7 +90,7 @@ struct floyd_steinberg {
     };
 };
 
-/// Hydro, modified Livermore kernel 23 over time steps l (seed 003 section 5.1):
+/// Hydro, modified Livermore kernel 23 over time steps l (Ciorba section 5.1):
 /// za[l][j][k] = za[l-1][j][k] + 0.175 (qa - za[l-1][j][k]) with
 /// qa = za[l-1][j+1][k] zr + za[l][j-1][k] zb + za[l-1][j][k+1] zu + za[l][j][k-1] zv + zz.
 /// Dependences (1,-1,0), (0,1,0), (1,0,-1), (0,0,1), (1,0,0) in (l, j, k).
@@ -132,7 +132,7 @@ struct hydro {
     };
 };
 
-/// The artificial loop of seed 003 with vectors (1,8), (8,1), (2,5), (3,3), (6,2):
+/// The artificial loop of Ciorba with vectors (1,8), (8,1), (2,5), (3,3), (6,2):
 /// A[i][j] = 2 A[i-1][j-8] + A[i-8][j-1] + 3 B[i-2][j-5];
 /// B[i][j] = sum_{k < j mod 16} C[i][k] C[i][j] + B[i-3][j-3] + B[i-6][j-2],
 /// in wrapping 32-bit arithmetic (the thesis's inner k loop runs to j; bounded

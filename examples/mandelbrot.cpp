@@ -1,4 +1,4 @@
-// mandelbrot: seed 001's test problem scheduled by any policy on MPI ranks.
+// mandelbrot: Chronopoulos et al.'s test problem scheduled by any policy on MPI ranks.
 // Writes the image as PNG (identical for every rank count and policy) and
 // prints the per-worker table; optionally a chunk trace and a Gantt chart.
 #include "mandelbrot.hpp"
@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
     boost::mpi::communicator world;
     examples::command_line line(
             "mandelbrot",
-            "Seed 001's Mandelbrot test problem, its columns scheduled by any policy over the MPI ranks; "
+            "Chronopoulos et al.'s Mandelbrot test problem, its columns scheduled by any policy over the MPI ranks; "
             "writes the image as PNG (identical for every rank count and policy).",
             "mpiexec -n 3 mandelbrot --policy dtss --size 2000x1000 --output m.png --powers 1,1,0.5 --emulate");
     std::string size = "1000x500", spec = "dtss", output, trace, gantt;
@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
     line.add_option("--size", size, "image size WIDTHxHEIGHT")->capture_default_str();
     line.add_option("--max-iterations", problem.max_iterations, "escape-time iterations per pixel")
             ->capture_default_str();
-    line.add_option("--sampling", problem.sampling, "column reordering S_f (seed 001)")->capture_default_str();
+    line.add_option("--sampling", problem.sampling, "column reordering S_f (Chronopoulos et al.)")->capture_default_str();
     line.add_option("--output", output, "write the image to this PNG file");
     line.add_option("--powers", o.powers, "each rank's virtual power V_k, comma-separated")->delimiter(',');
     line.add_option("--run-queues", o.run_queues, "each rank's run-queue length Q_k, comma-separated")->delimiter(',');

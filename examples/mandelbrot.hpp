@@ -1,4 +1,4 @@
-// Seed 001's test problem: the Mandelbrot set on [-2.0, 1.25] x [-1.25, 1.25],
+// Chronopoulos et al.'s test problem: the Mandelbrot set on [-2.0, 1.25] x [-1.25, 1.25],
 // one column per loop iteration, columns optionally reordered with sampling
 // frequency S_f (columns i mod S_f = 0 first, then 1, ...) to spread the cost.
 #pragma once

@@ -1,4 +1,4 @@
-// matmul: seed 000's master-worker experiment as a task farm. C = A x B in
+// matmul: Kazouris's master-worker experiment as a task farm. C = A x B in
 // doubles with the naive triple loop (as the document's baseline); B goes to
 // every rank first and is not timed; A is cut into n tasks of rows, each task
 // carrying its rows and returning its block of C. Checked against a sequential
@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
     boost::mpi::environment env(argc, argv);
     boost::mpi::communicator world;
     examples::command_line line("matmul",
-                                "C = A x B as seed 000's master-worker experiment: B sent to every rank first (not "
+                                "C = A x B as Kazouris's master-worker experiment: B sent to every rank first (not "
                                 "timed), A cut into tasks of rows scheduled by a task farm; checked against a "
                                 "sequential product.",
                                 "mpiexec -n 4 matmul --rows 900 --inner 600 --cols 600 --tasks 300 --scheme kazouris");

@@ -1,5 +1,5 @@
 // place: a static set of independent tasks (all ready at time 0, no migration
-// cost) placed on processors of different speeds by D_LPT (seed 002) or a
+// cost) placed on processors of different speeds by D_LPT (Karamcheti and Wah) or a
 // baseline. Prints one line per task, `<task> <processor>`, then
 // `makespan=<v> bound=<v>`; --optimal adds the exhaustive optimum.
 // --random-sets N instead compares D_LPT with the optimum over N random sets.
@@ -48,7 +48,7 @@ void compare_with_optimum(std::vector<double> const& speeds, int sets, int max_t
 
 int main(int argc, char** argv) {
     command_line line("place",
-                      "Places a static set of independent tasks on processors of different speeds (D_LPT of seed 002, "
+                      "Places a static set of independent tasks on processors of different speeds (D_LPT of Karamcheti and Wah, "
                       "or a baseline) and prints each task's processor, the makespan and the lower bound.",
                       "place --placement dlpt --speeds 4,1,1,1 --costs 5,3,8,2,7");
     std::string placement = "dlpt";

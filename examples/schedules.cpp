@@ -1,4 +1,4 @@
-// schedules: the chunk sequences of every scheme side by side, for seed 001's
+// schedules: the chunk sequences of every scheme side by side, for Chronopoulos et al.'s
 // example loop (I = 1000, p = 4) and for a heterogeneous, loaded cluster.
 #include "cli.hpp"
 
@@ -39,7 +39,7 @@ void print_row(std::string const& spec, loopsched::loop_info const& info, bool h
 int main(int argc, char** argv) {
     using namespace loopsched;
     examples::command_line line("schedules",
-                                "The chunk sequences of every scheme side by side, for seed 001's example loop "
+                                "The chunk sequences of every scheme side by side, for Chronopoulos et al.'s example loop "
                                 "(I = 1000, p = 4) and for a heterogeneous, loaded cluster. No flags.",
                                 "schedules");
     if (auto code = line.parse(argc, argv)) return *code;
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
                  "Pick a scheme by name in your code with parse_policy(\"gss:min=80\"), or by type: gss(80).\n"
                  "Inspect one yourself: ./run chunks -- --policy SPEC --iterations N --workers P\n\n";
 
-    std::cout << "== Seed 001, Table 1: I = 1000 iterations, p = 4 identical workers ==\n"
+    std::cout << "== Chronopoulos et al., Table 1: I = 1000 iterations, p = 4 identical workers ==\n"
               << "scheme   chunks | chunk sizes in the order handed out\n";
     for (auto name : policy_names()) print_row(std::string(name), loop_info{1000, 4, {}}, false);
 

@@ -128,7 +128,7 @@ inline sim::platform make_platform(std::string const& text) {
     bool const loaded = d.has("loaded");
     sim::platform p;
     auto const& name = d.name();
-    // Seed 001's workstations were slower: its V = 1 speed is set so that TSS
+    // Chronopoulos et al.'s workstations were slower: its V = 1 speed is set so that TSS
     // on the dedicated cluster takes about Table 2's 23.6 s.
     double const unit = d.number("speed", name == "seed001" ? seed001_speed : reference_speed);
     if (!(unit > 0)) throw invalid_parameter("platform speed", std::to_string(unit), "must be > 0 flop/s");
@@ -218,7 +218,7 @@ inline sim::platform make_platform(std::string const& text) {
 // --- Workloads -----------------------------------------------------------
 
 /// A loop to simulate: DOALL with a cost per iteration, or DOACROSS with a
-/// cost per point of one of seed 003's kernels.
+/// cost per point of one of Ciorba's kernels.
 struct workload {
     std::string kind;             ///< mandelbrot, uniform, random; heat, floyd-steinberg, hydro
     std::vector<index_t> extents; ///< DOACROSS space
@@ -268,14 +268,14 @@ inline std::vector<double> mandelbrot_column_costs(mandelbrot const& m) {
 inline constexpr double flops_per_escape_iteration = 10.0;
 
 /// The workloads (see docs/simulation.md):
-///   mandelbrot:size=WxH[:sf=4][:max=1000][:bytes=1]   seed 001's problem, per-column cost from real
+///   mandelbrot:size=WxH[:sf=4][:max=1000][:bytes=1]   Chronopoulos et al.'s problem, per-column cost from real
 ///                                           escape counts; `bytes` per pixel return to the root
 ///   uniform:n=N[:cost=F]                    N iterations of F flops (default 1e7: 10 ms at V = 1)
 ///   random:n=N[:mean=F][:dist=exp|uniform|normal][:seed=S]
-///   heat|floyd-steinberg|hydro:size=AxB[xC][:cost=F]   seed 003's DOACROSS kernels, F flops per point
-///   matmul[:rows=900][:inner=600][:cols=600][:tasks=300]   seed 000's C = A x B, a task per block of
+///   heat|floyd-steinberg|hydro:size=AxB[xC][:cost=F]   Ciorba's DOACROSS kernels, F flops per point
+///   matmul[:rows=900][:inner=600][:cols=600][:tasks=300]   Kazouris's C = A x B, a task per block of
 ///                                           rows (its rows of A out, its block of C back)
-///   convolution[:n=120][:tasks=400][:order=decreasing|increasing]   seed 000's adjoint convolution
+///   convolution[:n=120][:tasks=400][:order=decreasing|increasing]   Kazouris's adjoint convolution
 /// Every DOALL workload also runs as the tasks of a task farm (simulate --farm).
 inline workload make_workload(std::string const& text) {
     description d(text, "workload",
@@ -322,7 +322,7 @@ inline workload make_workload(std::string const& text) {
             }
         }
         prefix_of(costs);
-    } else if (w.kind == "matmul") { // seed 000's C = A x B: a task is RowsA/tasks rows of A
+    } else if (w.kind == "matmul") { // Kazouris's C = A x B: a task is RowsA/tasks rows of A
         double const rows = d.number("rows", 900), inner = d.number("inner", 600), cols = d.number("cols", 600);
         auto const tasks = static_cast<std::size_t>(d.number("tasks", 300));
         if (!(rows >= 1 && inner >= 1 && cols >= 1) || tasks < 1 || static_cast<double>(tasks) > rows)
@@ -331,7 +331,7 @@ inline workload make_workload(std::string const& text) {
         prefix_of(std::vector<double>(tasks, 2.0 * per_task * inner * cols));
         w.task_bytes = static_cast<std::size_t>(per_task * inner * 8.0);
         w.result_bytes = static_cast<std::size_t>(per_task * cols * 8.0);
-    } else if (w.kind == "convolution") { // seed 000's adjoint convolution: entry i costs M - i multiply-adds
+    } else if (w.kind == "convolution") { // Kazouris's adjoint convolution: entry i costs M - i multiply-adds
         double const n = d.number("n", 120);
         auto const tasks = static_cast<std::size_t>(d.number("tasks", 400));
         double const m = n * n;
@@ -547,7 +547,7 @@ inline simulated_run simulate_farm(sim::simulator& simulator, workload const& w,
     return out;
 }
 
-/// Seed 000's divide-and-conquer experiment (section 3.5): the Mandelbrot set
+/// Kazouris's divide-and-conquer experiment (section 3.5): the Mandelbrot set
 /// on [-2,2]x[-2,2], `side` x `side` pixels, each division halving the larger
 /// side, leaves at most `leaf` pixels a side; one byte per pixel travels back.
 /// A leaf costs its pixels' escape iterations (at most 255) times
@@ -590,7 +590,7 @@ struct sim_region {
     std::int32_t x = 0, y = 0, w = 0, h = 0;
 };
 
-/// Runs seed 000's Mandelbrot quadtree with `placement` on the simulated cluster.
+/// Runs Kazouris's Mandelbrot quadtree with `placement` on the simulated cluster.
 inline simulated_run simulate_dnc(sim::simulator& simulator, dnc_mandelbrot const& m, std::string const& placement,
                                   bool master_computes = true) {
     auto const& p = simulator.layout();

@@ -1,4 +1,4 @@
-// static: seed 003's static analysis of a uniform-dependence loop nest over
+// static: Ciorba's static analysis of a uniform-dependence loop nest over
 // [1, size_1] x ... x [1, size_n]: OET, the bounds LB, UB and LB3, BSDA's
 // minimum processors OP and its schedule as Table 3.1 prints it (a row per
 // processor, a column per step); for 2-D loops, the optimal hyperplane, and
@@ -138,7 +138,7 @@ int analyse(std::vector<std::vector<index_t>> const& vectors, std::vector<index_
 
 int main(int argc, char** argv) {
     command_line line("static_schedule",
-                      "Seed 003's static schedules of a uniform-dependence loop nest: OET, LB, UB, LB3, BSDA's minimum "
+                      "Ciorba's static schedules of a uniform-dependence loop nest: OET, LB, UB, LB3, BSDA's minimum "
                       "processors and schedule, the optimal hyperplane; or the chain mappings and what they send.",
                       "static_schedule --deps \"(3,1),(4,2),(2,2)\" --size 10x10   (./run static -- FLAGS)");
     std::string deps_text = "(3,1),(4,2),(2,2)", size_text = "10x10", mapping;

@@ -1,4 +1,4 @@
-// Seed 003's model of the optimal synchronization interval against its Table 5.11.
+// Ciorba's model of the optimal synchronization interval against its Table 5.11.
 #include <loopsched/adaptor/interval_model.hpp>
 
 #include <doctest/doctest.h>
@@ -7,7 +7,7 @@
 
 using namespace loopsched;
 
-TEST_CASE("interval model: seed 003 Table 5.11's constants give the thesis's optimal h") {
+TEST_CASE("interval model: Ciorba Table 5.11's constants give the thesis's optimal h") {
     // Exp #1, kids: c_d = 99 us, c_c = 0.69 us, c_p = 0.526 us, U_s = 20000, U_c = 10000, P = 10.
     interval_costs const kids{99e-6, 0.69e-6};
     CHECK(optimal_interval(kids, 0.526e-6, 20000, 10000, 10, 1) == doctest::Approx(28.9).epsilon(0.002));

@@ -1,4 +1,4 @@
-// parallel_for_doacross under the static mappings of seed 003 (SDS and the
+// parallel_for_doacross under the static mappings of Ciorba (SDS and the
 // chain mappings) on the in-process transport: the four test problems
 // bit-identical to their sequential loops on 1-4 ranks, the tiling's cover and
 // placement orders, and errors.

@@ -30,7 +30,7 @@ bool same_as_sequential(boost::mpi::communicator const& comm, box<K::rank> const
     return kernels::raw_bytes(r.value) == kernels::raw_bytes(kernels::sequential<K>(space));
 }
 
-/// The same under a static mapping (seed 003's SDS or a chain mapping): no master deals.
+/// The same under a static mapping (Ciorba's SDS or a chain mapping): no master deals.
 template <class K>
 bool mapped_as_sequential(boost::mpi::communicator const& comm, box<K::rank> const& space,
                           doacross_mapping const& mapping, doacross_options options = {}) {

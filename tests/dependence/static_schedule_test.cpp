@@ -1,4 +1,4 @@
-// Seed 003's static analysis pinned to the document's examples: ECT/LCT and
+// Ciorba's static analysis pinned to the document's examples: ECT/LCT and
 // the bounds (Examples 3.2.1, 3.3.1), DA and BSDA with every schedule checked
 // legal, the optimal hyperplanes (Example 4.2.3, and in n-D), walking a hyperplane
 // (appendix A) and the chains of Figure 3.6.

@@ -1,4 +1,4 @@
-// D_LPT's rules step by step on hand-computed cases (seed 002), the baselines,
+// D_LPT's rules step by step on hand-computed cases (Karamcheti and Wah), the baselines,
 // and static placement against an exhaustive optimum.
 #include <loopsched/mapping/dlpt.hpp>
 #include <loopsched/mapping/estimates.hpp>

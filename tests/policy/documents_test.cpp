@@ -1,5 +1,5 @@
-// Chunk sequences fixed by the source documents: seed 001's Table 1 (I = 1000,
-// p = 4), seed 003's Tables 4.2 and 4.3, and the worked examples.
+// Chunk sequences fixed by the source documents: Chronopoulos et al.'s Table 1 (I = 1000,
+// p = 4), Ciorba's Tables 4.2 and 4.3, and the worked examples.
 #include "sequences.hpp"
 
 #include <loopsched/adaptor/weighted.hpp>
@@ -11,14 +11,14 @@ using test::round_robin_sizes;
 using test::sizes_in_order;
 using v = std::vector<index_t>;
 
-TEST_CASE("seed 001 Table 1: S, GSS, FISS rows exactly") {
+TEST_CASE("Chronopoulos et al. Table 1: S, GSS, FISS rows exactly") {
     CHECK(round_robin_sizes(static_schedule{}, 1000, 4) == v{250, 250, 250, 250});
     CHECK(round_robin_sizes(gss{}, 1000, 4) ==
           v{250, 188, 141, 106, 79, 59, 45, 33, 25, 19, 14, 11, 8, 6, 4, 3, 3, 2, 1, 1, 1, 1});
     CHECK(round_robin_sizes(fiss{}, 1000, 4) == v{50, 50, 50, 50, 83, 83, 83, 83, 117, 117, 117, 117});
 }
 
-TEST_CASE("seed 001 Table 1: TSS formula sequence, and the schedule clipped at R") {
+TEST_CASE("Chronopoulos et al. Table 1: TSS formula sequence, and the schedule clipped at R") {
     auto t = detail::trapezoid::make(1000, 4.0, 0, 1);
     CHECK(t.first == 125);
     CHECK(t.steps == 16);
@@ -29,7 +29,7 @@ TEST_CASE("seed 001 Table 1: TSS formula sequence, and the schedule clipped at R
     CHECK(round_robin_sizes(tss{}, 1000, 4) == v{125, 117, 109, 101, 93, 85, 77, 69, 61, 53, 45, 37, 28});
 }
 
-TEST_CASE("seed 001 Table 1: TFSS stages 113, 81, 49, 17 (before clipping)") {
+TEST_CASE("Chronopoulos et al. Table 1: TFSS stages 113, 81, 49, 17 (before clipping)") {
     CHECK(round_robin_sizes(tfss{}, 1000, 4) == v{113, 113, 113, 113, 81, 81, 81, 81, 49, 49, 49, 49, 17, 11});
     // The formula: a stage's chunk is the sum of the next p TSS chunks over p.
     auto t = detail::trapezoid::make(1000, 4.0, 0, 1);
@@ -38,7 +38,7 @@ TEST_CASE("seed 001 Table 1: TFSS stages 113, 81, 49, 17 (before clipping)") {
     CHECK(stages == v{113, 81, 49, 17});
 }
 
-TEST_CASE("seed 001 Table 1: FSS by the adopted ceil(R/(alpha p)) rule") {
+TEST_CASE("Chronopoulos et al. Table 1: FSS by the adopted ceil(R/(alpha p)) rule") {
     // The printed row sums to 994 and follows no single rounding (digest 001).
     CHECK(round_robin_sizes(fss{}, 1000, 4) == v{125, 125, 125, 125, 63, 63, 63, 63, 31, 31, 31, 31, 16, 16, 16, 16,
                                                  8,   8,   8,   8,   4,  4,  4,  4,  2,  2,  2,  2,  1,  1,  1,  1});
@@ -60,7 +60,7 @@ TEST_CASE("distributed schemes with equal powers reduce to their simple twins") 
     CHECK(round_robin_sizes(dfiss{}, 1000, 4) == v{50, 50, 50, 50, 83, 83, 83, 83, 117, 117, 117, 117});
 }
 
-TEST_CASE("seed 001 section 5.2: A_k = floor(10 V/Q) and A_min") {
+TEST_CASE("Chronopoulos et al. section 5.2: A_k = floor(10 V/Q) and A_min") {
     // P1: V = 1, Q = 2 -> A = 5; P2: V = 3, Q = 3 (printed 3/4 -> 7 with Q = 4).
     loop_info info{1000, 2, {{1.0, 2.0}, {3.0, 4.0}}};
     detail::available_power a(info, 6, 10.0);
@@ -133,7 +133,7 @@ TEST_CASE("available_power keeps its counts: any run of reports agrees with coun
     }
 }
 
-TEST_CASE("seed 001 section 3.1: weighted factoring splits the first batch of 500 by weight") {
+TEST_CASE("Chronopoulos et al. section 3.1: weighted factoring splits the first batch of 500 by weight") {
     // Weights 1/2, 1/2, 1, 2: 62.5, 62.5, 125, 250, rounded up (the paper prints 75).
     auto s = round_robin_sizes(wf({0.5, 0.5, 1.0, 2.0}), 1000, 4);
     CHECK(v(s.begin(), s.begin() + 4) == v{63, 63, 125, 250});
@@ -141,24 +141,24 @@ TEST_CASE("seed 001 section 3.1: weighted factoring splits the first batch of 50
 }
 
 namespace {
-// Seed 003, Table 4.2 / 4.3: Mandelbrot and Floyd-Steinberg, U_c = 10000, m = 4,
+// Ciorba, Table 4.2 / 4.3: Mandelbrot and Floyd-Steinberg, U_c = 10000, m = 4,
 // VP = 1, 0.8, 1, 0.8 with the two slow workers loaded (q = 2): A_2 = A_4 = 0.4.
 loop_info const table_4_2_cluster{10000, 4, {{1.0, 1.0}, {0.8, 2.0}, {1.0, 1.0}, {0.8, 2.0}}};
 gss const thesis_gss(80, rounding::floor); // the tables use floor(R/m) and a minimum of 80
 } // namespace
 
-TEST_CASE("seed 003 Table 4.2: GSS column") {
+TEST_CASE("Ciorba Table 4.2: GSS column") {
     auto s = sizes_in_order(thesis_gss, table_4_2_cluster, {0, 1, 2, 3, 2, 2, 2, 0, 2, 0, 2, 0, 2, 0, 2, 0});
     CHECK(s == v{2500, 1875, 1406, 1054, 791, 593, 445, 334, 250, 188, 141, 105, 80, 80, 80, 78});
 }
 
-TEST_CASE("seed 003 Table 4.2: W-GSS column, in the printed request order") {
+TEST_CASE("Ciorba Table 4.2: W-GSS column, in the printed request order") {
     std::vector<std::size_t> order{0, 2, 1, 3, 3, 1, 2, 2, 0, 3, 1, 2, 3, 0, 2, 0, 2, 1, 0, 2, 0};
     auto s = sizes_in_order(weighted(thesis_gss), table_4_2_cluster, order);
     CHECK(s == v{2500, 1875, 562, 506, 455, 410, 923, 692, 519, 155, 140, 315, 94, 213, 160, 120, 90, 80, 80, 80, 31});
 }
 
-TEST_CASE("seed 003 Table 4.3: SW-GSS chunk sizes, fixed order P1 P3 P2 P4") {
+TEST_CASE("Ciorba Table 4.3: SW-GSS chunk sizes, fixed order P1 P3 P2 P4") {
     std::vector<std::size_t> order;
     for (int round = 0; round < 6; ++round) order.insert(order.end(), {0, 2, 1, 3});
     auto s = sizes_in_order(weighted(thesis_gss), table_4_2_cluster, order);
@@ -173,7 +173,7 @@ TEST_CASE("seed 003 Table 4.3: SW-GSS chunk sizes, fixed order P1 P3 P2 P4") {
     CHECK(total == 10000);
 }
 
-TEST_CASE("seed 003: W multiplies the chunk by V_k / (V_max Q_k)") {
+TEST_CASE("Ciorba: W multiplies the chunk by V_k / (V_max Q_k)") {
     // CSS chunk U_c/2m = 1250 becomes 500 for VP 0.8, q 2 (digest 003, shape 8).
     auto s = sizes_in_order(weighted(css(1250)), table_4_2_cluster, {0, 1, 2, 3});
     CHECK(s == v{1250, 500, 1250, 500});

@@ -55,7 +55,7 @@ TEST_CASE("box: consecutive slices tile the box exactly") {
 }
 
 TEST_CASE("dependence sets: legality, scheduling dimensions, reach") {
-    // Seed 003's artificial loop.
+    // Ciorba's artificial loop.
     dependence_set<2> art{{1, 8}, {8, 1}, {2, 5}, {3, 3}, {6, 2}};
     CHECK(is_legal(art));
     CHECK(scheduling_dimensions(art) == std::vector<std::size_t>{0, 1});

@@ -1,4 +1,4 @@
-// Seed 003's model of the optimal synchronization interval h (section 4.5):
+// Ciorba's model of the optimal synchronization interval h (section 4.5):
 // formulas 4.6 and 4.9 (homogeneous workers) and 4.11 and 4.14 (worker types).
 #pragma once
 

@@ -28,7 +28,7 @@ constexpr index_t min_chunk_of(P const& p) {
 /// W-A: the chunk C of scheme A for worker k becomes floor(C V_k / (V_max Q_k)),
 /// and A's remaining count drops by what was really handed out.
 ///
-/// Seed 003 writes C x VP_k / q_k with the fastest machine at VP = 1; dividing by
+/// Ciorba writes C x VP_k / q_k with the fastest machine at VP = 1; dividing by
 /// V_max gives that reading whatever scale the powers are given in, so the
 /// fastest unloaded worker receives the scheme's own chunk. The result is never
 /// below the scheme's minimum chunk (GSS(k)): with gss:min=80,round=floor this

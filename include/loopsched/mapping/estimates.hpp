@@ -41,7 +41,7 @@ concept chooses_on_the_board = requires(S& s, dlpt_board const& board, double rh
 template <class S>
 concept EstimatePlacementState = std::move_constructible<S> && chooses_on_the_board<S>;
 
-/// Seed 002's setting: every new task is placed on a worker by its estimate,
+/// Karamcheti and Wah's setting: every new task is placed on a worker by its estimate,
 /// from a load table of every worker's running task and queue.
 /// Requirements:
 ///  1. copyable value type (its parameters only);

@@ -3,7 +3,7 @@
 // task runs next, which are given away on a request, and what an idle worker
 // does. Three come with the library as value types: Kazouris's scheme
 // (kazouris), APRIL's static keep-half-send-half over a binomial tree (april),
-// and random work stealing (steal, steal-half). Seed 002's D_LPT and its
+// and random work stealing (steal, steal-half). Karamcheti and Wah's D_LPT and its
 // baselines place every new task from the manager instead (mapping/estimates.hpp).
 #pragma once
 
@@ -120,7 +120,7 @@ inline std::vector<std::size_t> oldest_first(std::span<queued_task const> q) {
 
 } // namespace detail
 
-/// Seed 000's scheme (section 3.4): the problem starts at the fastest worker
+/// Kazouris's scheme (section 3.4): the problem starts at the fastest worker
 /// with every other worker as its list; lists split by balanced speed sums;
 /// a worker divides its costliest task until its queue holds one task per
 /// worker, then inlines the cheapest; idle workers report to the manager,

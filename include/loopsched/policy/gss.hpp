@@ -11,7 +11,7 @@
 
 namespace loopsched {
 
-/// How R/p is rounded. Seed 001 (Polychronopoulos & Kuck) uses ceil; the tables
+/// How R/p is rounded. Chronopoulos et al. (Polychronopoulos & Kuck) uses ceil; the tables
 /// of Ciorba (4.2, 4.3) are reproduced only with floor.
 enum class rounding { ceil, floor };
 

@@ -16,7 +16,7 @@ struct trapezoid {
     index_t steps = 0;     ///< N = ceil(2I / (F + L))
     index_t decrement = 0; ///< D = floor((F - L) / (N - 1))
 
-    /// Seed 001's rule for I iterations shared by `processors` (p, or A for the
+    /// Chronopoulos et al.'s rule for I iterations shared by `processors` (p, or A for the
     /// distributed schemes): F = floor(I / 2p) unless given, never below L.
     static trapezoid make(index_t iterations, double processors, index_t first_given, index_t last) {
         trapezoid t;

@@ -1,7 +1,7 @@
 // The farm master's parts on their own: the task book's queue order (seed
 // 000's: priority, then creation order, then the model's estimate) and its
 // accounting and measure, the master's view of its workers, and the
-// estimates scheme's lists at the master (seed 002).
+// estimates scheme's lists at the master (Karamcheti and Wah).
 #include <loopsched/mapping/any_placement.hpp>
 #include <loopsched/runtime/tasks/farm_book.hpp>
 #include <loopsched/runtime/tasks/farm_estimates.hpp>

@@ -158,7 +158,7 @@ private:
     std::size_t rr_ = 0;
 };
 
-/// Seed 000's redistribution at a farm's master: which busy worker moves how
+/// Kazouris's redistribution at a farm's master: which busy worker moves how
 /// much of its work to an idle one, and the transfers under way.
 template <Transport T>
 class farm_redistribution {
