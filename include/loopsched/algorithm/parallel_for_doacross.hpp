@@ -90,6 +90,7 @@ auto doacross_with(C& transport, box<N> const& space, D const& deps, P const& po
     constexpr std::size_t tail = (has_options ? 1 : 0) + (gathers ? 1 : 0);
     static_assert(n >= tail + 2, "parallel_for_doacross: pass at least one field<T>(initial) for the loop to write, "
                                  "then the body, then optionally gather<>{} and the options");
+    // (1 when the assertion above fails, so that only its message is shown.)
     constexpr std::size_t fields_count = n >= tail + 2 ? n - 1 - tail : 1;
     static_assert(
             []<std::size_t... I>(std::index_sequence<I...>) {

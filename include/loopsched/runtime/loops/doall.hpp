@@ -426,27 +426,37 @@ auto root_buffer(std::vector<R>* values, index_t n, std::size_t per_iteration) {
 template <class M>
 concept known_ahead_of_time = requires { typename std::bool_constant<M{}.ahead_of_time()>; };
 
-/// The DOALL engine on this rank after the checks: ahead of time, or the
-/// master, a worker, or both; compiled once per transport, policy and mapping.
+/// The self-scheduled DOALL engine after the checks: the agreement, then the
+/// master, a worker, or both.
+template <Transport T, ChunkPolicy P, Mapping M>
+loop_statistics run_dynamic_doall(loop_link<T>& link, checked_loop& checked, P const& policy, M const& mapping,
+                                  chunk_body& run) {
+    auto& plan = checked.plan;
+    auto const agreed = agree(link, checked.shape, checked.failed, plan.profile.status());
+    std::span<worker_status const> const opening(agreed.data(), agreed.size());
+    return run_loop(
+            link, plan.settings, opening,
+            [&](master_port<T>& port) {
+                return doall_master<T, P, M, chunk_body>(port, policy, mapping, plan.info, run);
+            },
+            [&](worker_port<T>& port) { return doall_worker<T, chunk_body>(port, plan.profile, run); });
+}
+
+/// The DOALL engine on this rank after the checks, ahead of time or
+/// self-scheduled; compiled once per transport, policy and mapping, and only
+/// the kind a mapping known at compile time needs.
 template <Transport T, ChunkPolicy P, Mapping M>
 loop_statistics run_doall_engine(loop_link<T>& link, checked_loop& checked, P const& policy, M const& mapping,
                                  chunk_body& run) {
-    auto& plan = checked.plan;
     if constexpr (known_ahead_of_time<M>) {
         if constexpr (M{}.ahead_of_time())
-            return run_ahead(link, checked.shape, checked.failed, plan, policy, mapping, run);
-    } else if (mapping.ahead_of_time()) {
-        return run_ahead(link, checked.shape, checked.failed, plan, policy, mapping, run);
-    }
-    if constexpr (!known_ahead_of_time<M> || !M{}.ahead_of_time()) {
-        auto const agreed = agree(link, checked.shape, checked.failed, plan.profile.status());
-        std::span<worker_status const> const opening(agreed.data(), agreed.size());
-        return run_loop(
-                link, plan.settings, opening,
-                [&](master_port<T>& port) {
-                    return doall_master<T, P, M, chunk_body>(port, policy, mapping, plan.info, run);
-                },
-                [&](worker_port<T>& port) { return doall_worker<T, chunk_body>(port, plan.profile, run); });
+            return run_ahead(link, checked.shape, checked.failed, checked.plan, policy, mapping, run);
+        else
+            return run_dynamic_doall(link, checked, policy, mapping, run);
+    } else {
+        if (mapping.ahead_of_time())
+            return run_ahead(link, checked.shape, checked.failed, checked.plan, policy, mapping, run);
+        return run_dynamic_doall(link, checked, policy, mapping, run);
     }
 }
 
