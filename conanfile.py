@@ -45,6 +45,8 @@ class LoopschedConan(ConanFile):
         tc.cache_variables["LOOPSCHED_BUILD_BENCHMARKS"] = False
         tc.cache_variables["LOOPSCHED_SIMGRID"] = False
         tc.cache_variables["LOOPSCHED_INSTALL"] = True
+        # A header-only package: loopsched::compiled's library is left to CMake builds.
+        tc.cache_variables["LOOPSCHED_COMPILED_LIBRARY"] = False
         tc.generate()
 
     def package(self):

@@ -7,6 +7,7 @@
 #include <loopsched/runtime/core/statistics.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 #include <vector>
 
@@ -40,5 +41,14 @@ struct gather<void> {};
 /// [i * per_iteration, (i + 1) * per_iteration) of `value`.
 template <class R>
 using gathered = outcome<std::vector<R>>;
+
+/// A farm's outcome: on the root, every task's result by creation order in
+/// `value` (unless a callback took them) and the ids of cancelled tasks; the
+/// statistics on every rank.
+template <class Result>
+struct farm_outcome : outcome<std::vector<Result>> {
+    std::vector<std::uint64_t> cancelled;
+    std::size_t moved = 0; ///< on the root: tasks a busy worker passed to an idle one (redistribution)
+};
 
 } // namespace loopsched

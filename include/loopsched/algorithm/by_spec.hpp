@@ -6,6 +6,7 @@
 
 #include <loopsched/algorithm/parallel_for.hpp>
 #include <loopsched/algorithm/parallel_for_doacross.hpp>
+#include <loopsched/policy/static.hpp>
 #include <loopsched/spec.hpp>
 
 #include <exception>

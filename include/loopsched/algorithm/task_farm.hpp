@@ -16,18 +16,10 @@
 
 #include <concepts>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 namespace loopsched {
-
-/// A farm's outcome: on the root, every task's result by creation order in
-/// `value` (unless a callback took them) and the ids of cancelled tasks; the
-/// statistics on every rank.
-template <class Result>
-struct farm_outcome : outcome<std::vector<Result>> {
-    std::vector<std::uint64_t> cancelled;
-    std::size_t moved = 0; ///< on the root: tasks a busy worker passed to an idle one (redistribution)
-};
 
 /// Runs a task farm on every rank of `transport`. On the root,
 /// `produce(farm)` creates tasks with farm.submit(task[, hints]), may wait for
@@ -42,8 +34,15 @@ requires std::invocable<Body&, Task const&> &&
 farm_outcome<farm_result_t<Body, Task>> task_farm(C& transport, Produce&& produce, Body&& body,
                                                   task_farm_options const& options = {}) {
     farm_outcome<farm_result_t<Body, Task>> out;
-    detail::run_task_farm<Task>(transport, produce, body, options,
-                                detail::resolve_choice(options.scheme, "options.scheme"), out);
+    auto& ch = detail::channel_of(transport);
+    detail::resolved_choice const scheme = detail::resolve_choice(options.scheme, "options.scheme");
+    detail::run_task_farm<Task>(
+            produce, body,
+            [&](detail::farm_calls const& calls, auto& handle) {
+                using handle_type = std::remove_cvref_t<decltype(handle)>;
+                return detail::run_farm_engine(ch, calls, detail::deliver_to<handle_type>{&handle}, options, scheme);
+            },
+            out);
     return out;
 }
 

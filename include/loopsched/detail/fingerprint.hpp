@@ -44,4 +44,13 @@ private:
     std::uint64_t value_ = 0xcbf29ce484222325ULL;
 };
 
+/// A space's fingerprint: its bounds in every dimension (S an IterationSpace).
+template <class S>
+std::uint64_t space_fingerprint(S const& space) {
+    fingerprint f;
+    for (std::size_t d = 0; d < S::rank; ++d) f.add(space.extent(d));
+    if constexpr (requires { space.lower(); }) f.add(space.lower());
+    return f.value();
+}
+
 } // namespace loopsched::detail

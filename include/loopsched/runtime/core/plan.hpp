@@ -176,15 +176,6 @@ loop_shape shape_of(O const& o, loop_facts const& facts) {
     return s;
 }
 
-/// A space's fingerprint: its bounds in every dimension.
-template <IterationSpace S>
-std::uint64_t space_fingerprint(S const& space) {
-    fingerprint f;
-    for (std::size_t d = 0; d < S::rank; ++d) f.add(space.extent(d));
-    if constexpr (requires { space.lower(); }) f.add(space.lower());
-    return f.value();
-}
-
 /// A loop's opening on this rank once every rank agreed: its plan and every
 /// rank's status (on the root; empty elsewhere).
 struct loop_opening {

@@ -9,6 +9,7 @@
 #include <loopsched/mapping/mapping.hpp>
 #include <loopsched/options.hpp>
 #include <loopsched/runtime/loops/ahead.hpp>
+#include <loopsched/runtime/loops/doall_body.hpp>
 #include <loopsched/runtime/core/core.hpp>
 #include <loopsched/runtime/core/payload.hpp>
 #include <loopsched/runtime/core/plan.hpp>
@@ -29,85 +30,6 @@
 #include <vector>
 
 namespace loopsched::detail {
-
-/// The engine's view of a loop's body: per chunk, begin(c), run(part) for
-/// parts of c, end(c, blocks); the root takes blocks. Virtual, so that the
-/// engine is compiled once per policy and mapping rather than once per body,
-/// space and result type (a few indirect calls per chunk, none per iteration).
-class chunk_body {
-public:
-    virtual void begin(chunk c) = 0;
-    virtual void run(chunk part) = 0;
-    virtual void end(chunk c, result_blocks& out) = 0;
-    /// A block of results from a worker, on the root.
-    virtual void take(index_t first, index_t size, std::span<std::byte const> bytes) = 0;
-
-protected:
-    ~chunk_body() = default;
-};
-
-/// A DOALL loop's body on one rank, and where its results go: nowhere (R =
-/// void), straight into the root's buffer (on the root), or into a block that
-/// travels to the root with the next request (elsewhere).
-template <IterationSpace S, class Body, class R = void>
-class doall_body final : public chunk_body {
-public:
-    /// `root_values`: the whole loop's results, on the root only (per_iteration values per iteration).
-    doall_body(S const& space, std::size_t dimension, Body& body, std::size_t per_iteration = 0,
-               std::span<std::conditional_t<std::is_void_v<R>, std::byte, R>> root_values = {})
-            : space_(space), dimension_(dimension), body_(body), per_(per_iteration), root_(root_values) {}
-
-    void begin(chunk c) override {
-        if constexpr (!std::is_void_v<R>) {
-            base_ = c.first;
-            if (!on_root()) {
-                scratch_.clear();
-                scratch_.resize(static_cast<std::size_t>(c.size) * per_);
-            }
-        }
-    }
-    void run(chunk part) override {
-        auto const sub = space_.slice(dimension_, part.first, part.end());
-        if constexpr (std::is_void_v<R>) {
-            body_(sub);
-        } else {
-            std::size_t const n = static_cast<std::size_t>(part.size) * per_;
-            if (on_root())
-                body_(sub, root_.subspan(static_cast<std::size_t>(part.first) * per_, n));
-            else
-                body_(sub, std::span<R>(scratch_).subspan(static_cast<std::size_t>(part.first - base_) * per_, n));
-        }
-    }
-    void end(chunk c, result_blocks& out) override {
-        if constexpr (!std::is_void_v<R>) {
-            if (on_root()) return;
-            out.add_written(c.first, c.size,
-                            [&](std::vector<std::byte>& bytes) { write_values(bytes, std::span<R const>(scratch_)); });
-        }
-    }
-    void take(index_t first, index_t size, std::span<std::byte const> bytes) override {
-        if constexpr (std::is_void_v<R>) {
-            throw error("loopsched: results arrived for a loop that gathers none");
-        } else {
-            auto const n = static_cast<std::size_t>(size) * per_;
-            auto const at = static_cast<std::size_t>(first) * per_;
-            if (at > root_.size() || n > root_.size() - at)
-                throw error("loopsched: results for iterations outside the loop");
-            read_values(bytes, root_.subspan(at, n));
-        }
-    }
-
-private:
-    [[nodiscard]] bool on_root() const noexcept { return !root_.empty(); }
-
-    S const& space_;
-    std::size_t dimension_;
-    Body& body_;
-    std::size_t per_;
-    std::span<std::conditional_t<std::is_void_v<R>, std::byte, R>> root_;
-    std::conditional_t<std::is_void_v<R>, std::array<std::byte, 0>, std::vector<R>> scratch_{};
-    index_t base_ = 0;
-};
 
 /// The DOALL master: each request gets the policy's next chunk, placed by the mapping.
 template <Transport T, ChunkPolicy P, Mapping M, class Body>
@@ -387,39 +309,14 @@ private:
 };
 
 /// The checks every DOALL loop (flat or hierarchical) makes on every rank
-/// before any message, and its plan; returns the plan and the bytes of
-/// results per iteration (0: none gathered).
-template <IterationSpace S, class R>
-std::pair<rank_plan, std::size_t> plan_doall(S const& space, std::size_t per_iteration,
-                                             parallel_for_options const& o, int ranks, int self) {
+/// before any message, past those of the space and results (`call`), and its plan.
+inline rank_plan plan_doall(doall_call const& call, parallel_for_options const& o, int ranks, int self) {
+    if (call.earlier) std::rethrow_exception(call.earlier);
     validate(o, ranks);
-    require(o.dimension < S::rank, "options.dimension", o.dimension, "must be < the space's rank");
-    index_t const n = space.extent(o.dimension);
-    std::size_t result_bytes = 0;
-    if constexpr (!std::is_void_v<R>) {
-        require(per_iteration >= 1, "gather per_iteration", per_iteration, "must be >= 1");
-        require(per_iteration <= std::numeric_limits<std::size_t>::max() / sizeof(R) &&
-                        static_cast<std::size_t>(n) <=
-                                std::numeric_limits<std::ptrdiff_t>::max() / (per_iteration * sizeof(R)),
-                "gather per_iteration", per_iteration, "makes the result buffer larger than memory can address");
-        result_bytes = per_iteration * sizeof(R);
-    }
-    rank_plan plan = plan_ranks(ranks, self, n, o);
+    rank_plan plan = plan_ranks(ranks, self, call.iterations, o);
     plan.settings.request_ahead = o.request_ahead;
-    plan.settings.result_bytes = result_bytes;
-    return {std::move(plan), result_bytes};
-}
-
-/// The root's buffer for a loop's gathered results (none for R = void).
-template <class R>
-auto root_buffer(std::vector<R>* values, index_t n, std::size_t per_iteration) {
-    using value_type = std::conditional_t<std::is_void_v<R>, std::byte, R>;
-    if constexpr (std::is_void_v<R>) {
-        return std::span<value_type>();
-    } else {
-        values->resize(static_cast<std::size_t>(n) * per_iteration);
-        return std::span<value_type>(*values);
-    }
+    plan.settings.result_bytes = call.result_bytes;
+    return plan;
 }
 
 /// A mapping whose kind is known at compile time (not any_mapping's).
@@ -460,11 +357,34 @@ loop_statistics run_doall_engine(loop_link<T>& link, checked_loop& checked, P co
     }
 }
 
-/// Runs a DOALL loop on this rank: the checks (on every rank, before any
-/// message), the agreement, then the master, a worker, or both. `values`: the
-/// root's results (`per_iteration` per iteration; null for none). `earlier`:
-/// an error this rank met making the arguments (a spec that did not parse),
-/// which fails the loop on every rank like a failed check.
+/// Runs a DOALL loop on this rank once its space and results are described:
+/// the checks (on every rank, before any message), the agreement, then the
+/// master, a worker, or both. Compiled once per transport, policy and mapping.
+template <Transport T, ChunkPolicy P, Mapping M>
+loop_statistics run_doall_checked(loop_link<T>& link, doall_call const& call, P const& policy, M const& mapping,
+                                  chunk_body& run, parallel_for_options const& o) {
+    checked_loop checked = check_loop(link, [&] {
+        rank_plan plan = plan_doall(call, o, link.size(), link.rank());
+        detail::validate(plan.info);
+        (void)policy.start(plan.info); // the policy's own checks, on every rank before any message
+        loop_shape const shape = shape_of(o, {.algorithm = algorithm_id::parallel_for,
+                                              .extent = plan.info.iterations,
+                                              .space = call.space,
+                                              .dimension = o.dimension,
+                                              .result_bytes = call.result_bytes,
+                                              .policy = policy_fingerprint(policy),
+                                              .mapping = mapping_name(mapping),
+                                              .request_ahead = o.request_ahead,
+                                              .extra = options_fingerprint(o)});
+        return std::pair{std::move(plan), shape};
+    });
+    return run_doall_engine(link, checked, policy, mapping, run);
+}
+
+/// Runs a DOALL loop on this rank. `values`: the root's results
+/// (`per_iteration` per iteration; null for none). `earlier`: an error this
+/// rank met making the arguments (a spec that did not parse), which fails the
+/// loop on every rank like a failed check.
 template <channel_source C, IterationSpace S, ChunkPolicy P, Mapping M, class Body, class R>
 loop_statistics run_doall(C& source, S const& space, P const& policy, M const& mapping, Body& body,
                           std::size_t per_iteration, std::vector<R>* values, parallel_for_options const& o,
@@ -472,29 +392,10 @@ loop_statistics run_doall(C& source, S const& space, P const& policy, M const& m
     auto& ch = channel_of(source);
     using T = std::remove_cvref_t<decltype(ch.transport())>;
     loop_link<T> link(ch);
-    int const ranks = link.size(), self = link.rank();
-    using value_type = std::conditional_t<std::is_void_v<R>, std::byte, R>;
-    std::span<value_type> root_values;
-    checked_loop checked = check_loop(link, [&] {
-        if (earlier) std::rethrow_exception(earlier);
-        auto [plan, result_bytes] = plan_doall<S, R>(space, per_iteration, o, ranks, self);
-        detail::validate(plan.info);
-        (void)policy.start(plan.info); // the policy's own checks, on every rank before any message
-        loop_shape const shape =
-                shape_of(o, {.algorithm = algorithm_id::parallel_for,
-                             .extent = plan.info.iterations,
-                             .space = space_fingerprint(space),
-                             .dimension = o.dimension,
-                             .result_bytes = result_bytes,
-                             .policy = policy_fingerprint(policy),
-                             .mapping = mapping_name(mapping),
-                             .request_ahead = o.request_ahead,
-                             .extra = options_fingerprint(o)});
-        if (self == o.root) root_values = detail::root_buffer(values, plan.info.iterations, per_iteration);
-        return std::pair{std::move(plan), shape};
-    });
+    auto const [call, root_values] =
+            detail::describe_doall<S, R>(space, per_iteration, values, o, link.rank() == o.root, earlier);
     doall_body<S, Body, R> run(space, o.dimension, body, per_iteration, root_values);
-    return run_doall_engine(link, checked, policy, mapping, run);
+    return run_doall_checked(link, call, policy, mapping, run, o);
 }
 
 } // namespace loopsched::detail

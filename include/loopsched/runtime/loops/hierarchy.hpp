@@ -254,28 +254,20 @@ loop_statistics run_hierarchy_engine(loop_link<T>& link, hierarchical<B, W> cons
 /// Runs a hierarchical DOALL loop on this rank: the checks and the agreement
 /// as for any loop, then the root, a sub-master, or a worker, whose master is
 /// whoever sends its first grant.
-template <channel_source C, IterationSpace S, ChunkPolicy B, ChunkPolicy W, class Body, class R>
-loop_statistics run_hierarchical_doall(C& source, S const& space, hierarchical<B, W> const& h, Body& body,
-                                       std::size_t per_iteration, std::vector<R>* values,
-                                       parallel_for_options const& o) {
-    auto& ch = channel_of(source);
-    using T = std::remove_cvref_t<decltype(ch.transport())>;
-    if (ch.size() == 1) { // a lone rank works alone, as in a flat loop
+template <Transport T, ChunkPolicy B, ChunkPolicy W>
+loop_statistics run_hierarchical_checked(loop_link<T>& link, doall_call const& call, hierarchical<B, W> const& h,
+                                         chunk_body& run, parallel_for_options const& o) {
+    if (link.size() == 1) { // a lone rank works alone, as in a flat loop
         check_root_serves(o);
-        return detail::run_doall<C, S, W, dynamic_mapping, Body, R>(source, space, h.within, dynamic_mapping{}, body,
-                                                                    per_iteration, values, o);
+        return run_doall_checked(link, call, h.within, dynamic_mapping{}, run, o);
     }
-    loop_link<T> link(ch);
-    int const ranks = link.size(), self = link.rank();
-    using value_type = std::conditional_t<std::is_void_v<R>, std::byte, R>;
-    std::span<value_type> root_values;
     index_t n = 0;
     auto opened = open_loop(link, [&] {
         require(!o.deterministic, "options.deterministic", o.deterministic,
                 "must be false in a hierarchical loop (a group's pool fills as the root answers)");
         check_hierarchy(h);
         check_root_serves(o);
-        auto [plan, result_bytes] = plan_doall<S, R>(space, per_iteration, o, ranks, self);
+        rank_plan plan = plan_doall(call, o, link.size(), link.rank());
         n = plan.info.iterations;
         (void)h.between.start(loop_info{n, 1, {}}); // each policy's own checks, on every rank before any message
         (void)h.within.start(loop_info{n, 1, {}});
@@ -283,18 +275,29 @@ loop_statistics run_hierarchical_doall(C& source, S const& space, hierarchical<B
                 hierarchy_fingerprint(h, policy_fingerprint(h.between), policy_fingerprint(h.within));
         loop_shape const shape = shape_of(o, {.algorithm = algorithm_id::parallel_for,
                                               .extent = n,
-                                              .space = space_fingerprint(space),
+                                              .space = call.space,
                                               .dimension = o.dimension,
-                                              .result_bytes = result_bytes,
+                                              .result_bytes = call.result_bytes,
                                               .policy = levels,
                                               .mapping = mapping_name(dynamic_mapping{}),
                                               .request_ahead = o.request_ahead,
                                               .extra = options_fingerprint(o)});
-        if (self == o.root) root_values = detail::root_buffer(values, n, per_iteration);
         return std::pair{std::move(plan), shape};
     });
-    doall_body<S, Body, R> run(space, o.dimension, body, per_iteration, root_values);
     return run_hierarchy_engine(link, h, opened, n, run, o);
+}
+
+template <channel_source C, IterationSpace S, ChunkPolicy B, ChunkPolicy W, class Body, class R>
+loop_statistics run_hierarchical_doall(C& source, S const& space, hierarchical<B, W> const& h, Body& body,
+                                       std::size_t per_iteration, std::vector<R>* values,
+                                       parallel_for_options const& o) {
+    auto& ch = channel_of(source);
+    using T = std::remove_cvref_t<decltype(ch.transport())>;
+    loop_link<T> link(ch);
+    auto const [call, root_values] =
+            detail::describe_doall<S, R>(space, per_iteration, values, o, link.rank() == o.root);
+    doall_body<S, Body, R> run(space, o.dimension, body, per_iteration, root_values);
+    return run_hierarchical_checked(link, call, h, run, o);
 }
 
 } // namespace loopsched::detail

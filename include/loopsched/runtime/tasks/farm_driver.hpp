@@ -9,6 +9,7 @@
 #include <loopsched/mapping/placement_choice.hpp>
 #include <loopsched/policy/css.hpp>
 #include <loopsched/runtime/tasks/farm.hpp>
+#include <loopsched/runtime/tasks/farm_calls.hpp>
 #include <loopsched/runtime/tasks/farm_hierarchy.hpp>
 #include <loopsched/runtime/core/payload.hpp>
 #include <loopsched/runtime/core/plan.hpp>
@@ -82,38 +83,6 @@ public:
 private:
     Loop& loop_;
     Master& master_;
-};
-
-template <class Task, class Result>
-std::uint64_t farm_types_fingerprint() {
-    return fingerprint().add_types<Task, Result>().value();
-}
-
-/// What the farm engine needs of the user's functions, erased, so that the
-/// engine is compiled once per transport and result handling rather than once
-/// per body and producer (one indirect call per task, on the worker; the
-/// root's delivery of results stays direct, since the root serves everyone).
-struct farm_calls {
-    /// The body on one task: the task's bytes in, the result's bytes appended to `result`.
-    std::function<void(std::span<std::byte const> task, std::vector<std::byte>& result)> run;
-    /// The producer, on the root, submitting through the farm's driver.
-    std::function<void(farm_driver& driver)> produce;
-    std::uint64_t types = 0; ///< the task and result types' fingerprint, agreed by the ranks
-};
-
-/// What a farm's run leaves besides its results.
-struct farm_run {
-    loop_statistics statistics;
-    std::vector<std::uint64_t> cancelled; ///< on the root, sorted
-    std::size_t moved = 0;                ///< on the root
-};
-
-/// Where a result reaching the root goes: the producer's handle, which
-/// decodes it (one type per task and result type, not per body).
-template <class Handle>
-struct deliver_to {
-    Handle* handle;
-    void operator()(std::uint64_t id, std::span<std::byte const> result) const { handle->deliver(id, result); }
 };
 
 /// Runs a farm on this rank: checks, agreement, then master and/or worker;
@@ -216,42 +185,6 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, 
         });
     }
     return out;
-}
-
-/// A task farm with the user's types: encodes tasks and results at the
-/// seams of farm_calls and runs the engine; `out` (a farm_outcome) gets the
-/// results, the cancelled ids, the moves and the statistics.
-template <transferable Task, channel_source C, class Produce, class Body, class Outcome>
-void run_task_farm(C& source, Produce& produce, Body& body, task_farm_options const& o, resolved_choice const& scheme,
-                   Outcome& out) {
-    using Result = farm_result_t<Body, Task>;
-    static_assert(transferable<Result>, "task_farm: body(task) must return a transferable (or nothing)");
-    task_farm_handle<Task, Result> handle;
-    farm_calls const calls{
-            .run =
-                    [&body](std::span<std::byte const> task_bytes, std::vector<std::byte>& result) {
-                        Task const task = from_bytes<Task>(task_bytes);
-                        if constexpr (std::is_void_v<std::invoke_result_t<Body&, Task const&>>) {
-                            body(task);
-                            write_values(result, std::span<Result const>());
-                        } else {
-                            Result const r = body(task);
-                            write_values(result, std::span<Result const>(&r, 1));
-                        }
-                    },
-            .produce =
-                    [&](farm_driver& driver) {
-                        handle.attach(&driver);
-                        produce(handle);
-                        handle.attach(nullptr);
-                    },
-            .types = farm_types_fingerprint<Task, Result>()};
-    auto& ch = channel_of(source);
-    farm_run run = run_farm_engine(ch, calls, deliver_to<decltype(handle)>{&handle}, o, scheme);
-    out.statistics = std::move(run.statistics);
-    out.cancelled = std::move(run.cancelled);
-    out.moved = run.moved;
-    if (ch.rank() == o.root) out.value = handle.take_results();
 }
 
 } // namespace loopsched::detail

@@ -1,0 +1,12 @@
+// How the library is built into a program: header-only (the default: every
+// translation unit instantiates the engines it calls) or separately compiled
+// (the CMake target loopsched::compiled defines LOOPSCHED_COMPILED; its one
+// source file, src/compiled.cpp, holds the engines over MPI and the spec
+// parser, and the headers then only declare them, as Asio's and fmt's do).
+#pragma once
+
+#ifdef LOOPSCHED_COMPILED
+#define LOOPSCHED_DECL
+#else
+#define LOOPSCHED_DECL inline
+#endif

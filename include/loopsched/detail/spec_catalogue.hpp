@@ -1,0 +1,102 @@
+// The definitions of spec.hpp's catalogue walkers (parse_policy and its
+// kin): every policy of the catalogue, through Boost.Hana. Included by
+// spec.hpp in header-only use and by loopsched::compiled's source otherwise.
+#pragma once
+
+#include <loopsched/adaptor/synchronized.hpp>
+#include <loopsched/adaptor/weighted.hpp>
+#include <loopsched/any_policy.hpp>
+#include <loopsched/config.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/hierarchical.hpp>
+#include <loopsched/policies.hpp>
+#include <loopsched/policy/spec_args.hpp>
+#include <loopsched/spec.hpp>
+
+#include <boost/hana/for_each.hpp>
+
+#include <algorithm>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace loopsched {
+
+LOOPSCHED_DECL std::vector<std::string_view> policy_names() {
+    std::vector<std::string_view> names;
+    boost::hana::for_each(policy_catalogue, [&](auto t) { names.push_back(decltype(t)::type::name); });
+    return names;
+}
+
+LOOPSCHED_DECL any_policy parse_policy(std::string_view spec) {
+    std::string_view body = spec;
+    bool synchronize = false, weight = false, dmps_form = false;
+    if (body.starts_with(synchronized_weighted_prefix)) {
+        synchronize = weight = true;
+        body.remove_prefix(synchronized_weighted_prefix.size());
+    } else if (body.starts_with(dmps_prefix)) {
+        synchronize = dmps_form = true;
+        body.remove_prefix(dmps_prefix.size());
+    } else if (body.starts_with(synchronized_prefix)) {
+        synchronize = true;
+        body.remove_prefix(synchronized_prefix.size());
+    }
+    if (!weight && !dmps_form && body.starts_with(weighted_prefix)) {
+        weight = true;
+        body.remove_prefix(weighted_prefix.size());
+    }
+    auto colon = body.find(':');
+    std::string_view name = body.substr(0, colon);
+    std::string_view args = colon == std::string_view::npos ? std::string_view{} : body.substr(colon + 1);
+    if (colon != std::string_view::npos && args.empty())
+        throw spec_error("loopsched: policy spec '" + std::string(spec) + "' has ':' but no key=value");
+
+    auto pairs = detail::split_arguments(spec, args);
+    std::optional<sync_interval> interval;
+    if (synchronize) { // the adaptor's key is taken out before the scheme sees its own
+        auto h = std::ranges::find(pairs, std::string("h"), &spec_args::pair::first);
+        if (h != pairs.end() && std::ranges::count(pairs, std::string("h"), &spec_args::pair::first) > 1)
+            throw spec_error("loopsched: parameter 'h' given twice in policy spec '" + std::string(spec) + "'");
+        if (h != pairs.end()) {
+            interval = detail::parse_interval(spec, h->second);
+            pairs.erase(h);
+        }
+    }
+    if (dmps_form) {
+        if (name != css::name && name != tss::name && name != dtss::name)
+            throw spec_error("loopsched: in policy spec '" + std::string(spec) +
+                             "', DMPS(A) is defined for A in css, tss, dtss, not '" + std::string(name) + "'");
+        if (!interval || interval->how() != sync_interval::kind::fixed)
+            throw spec_error("loopsched: policy spec '" + std::string(spec) +
+                             "' needs h=<integer>: DMPS(A) takes the interval from the programmer");
+    }
+
+    std::optional<any_policy> found;
+    boost::hana::for_each(policy_catalogue, [&](auto t) {
+        using P = typename decltype(t)::type;
+        if (found || name != P::name) return;
+        spec_args parsed(P::name, std::span<std::string_view const>(P::keys), pairs);
+        found.emplace(P::from_spec(parsed));
+    });
+    if (!found)
+        throw spec_error("loopsched: unknown policy '" + std::string(name) + "' in spec '" + std::string(spec) +
+                         "'; valid: " + detail::known_names() + " (prefixes '" + std::string(weighted_prefix) + "', '" +
+                         std::string(synchronized_prefix) + "', '" + std::string(synchronized_weighted_prefix) +
+                         "', '" + std::string(dmps_prefix) + "' add the adaptors)");
+    any_policy scheme = weight ? any_policy(weighted<any_policy>(std::move(*found))) : std::move(*found);
+    if (synchronize) return any_policy(synchronized<any_policy>(std::move(scheme), interval.value_or(sync_interval{})));
+    return scheme;
+}
+
+LOOPSCHED_DECL hierarchical<any_policy, any_policy> parse_hierarchy(std::string_view spec) {
+    auto const slash = spec.find('/');
+    if (slash != std::string_view::npos && spec.find('/', slash + 1) != std::string_view::npos)
+        throw spec_error("loopsched: a hierarchical spec has two levels, BETWEEN/WITHIN: " + std::string(spec));
+    std::string_view const between = spec.substr(0, slash);
+    std::string_view const within = slash == std::string_view::npos ? between : spec.substr(slash + 1);
+    return hierarchical<any_policy, any_policy>{parse_policy(between), parse_policy(within)};
+}
+
+} // namespace loopsched

@@ -1,0 +1,36 @@
+// loopsched::compiled: the engines over MPI and the spec parser, compiled once
+// for every program that links the target (which defines LOOPSCHED_COMPILED,
+// so that the headers declare what is defined here).
+#include <loopsched/detail/spec_catalogue.hpp>
+#include <loopsched/mpi/parallel_for.hpp>
+#include <loopsched/mpi/task_farm.hpp>
+
+#include <loopsched/algorithm/parallel_for.hpp>
+#include <loopsched/algorithm/task_farm.hpp>
+#include <loopsched/placement_spec.hpp>
+#include <loopsched/transport/mpi.hpp>
+
+namespace loopsched::detail {
+
+loop_statistics run_doall_over_mpi(boost::mpi::communicator const& comm, doall_call const& call,
+                                   any_policy const& policy, any_mapping const& mapping, chunk_body& run,
+                                   parallel_for_options const& options) {
+    using transport = mpi_transport;
+    loop_link<transport> link(mpi_channel(comm));
+    return run_doall_checked(link, call, policy, mapping, run, options);
+}
+
+loop_statistics run_hierarchical_doall_over_mpi(boost::mpi::communicator const& comm, doall_call const& call,
+                                                hierarchical<any_policy, any_policy> const& levels, chunk_body& run,
+                                                parallel_for_options const& options) {
+    loop_link<mpi_transport> link(mpi_channel(comm));
+    return run_hierarchical_checked(link, call, levels, run, options);
+}
+
+farm_run run_farm_over_mpi(boost::mpi::communicator const& comm, farm_calls const& calls, result_sink to_root,
+                           task_farm_options const& options) {
+    return run_farm_engine(mpi_channel(comm), calls, to_root, options,
+                           resolve_choice(options.scheme, "options.scheme"));
+}
+
+} // namespace loopsched::detail
