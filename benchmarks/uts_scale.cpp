@@ -10,6 +10,7 @@
 #include "../examples/simulation.hpp"
 #include "../examples/uts.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -60,7 +61,7 @@ int main(int argc, char** argv) try {
     for (int w : counts) sims.emplace_back(make_platform("uniform:n=" + std::to_string(w - 1) + ":latency=5e-6"));
     for (std::size_t c = 0; c < counts.size(); ++c)
         for (char const* placement : {"kazouris", "steal", "steal-half", "april"}) {
-            std::uint64_t counted = 0;
+            std::uint64_t counted = 0, waits = 0;
             double seconds = 0.0;
             auto const r = sims[c].run([&](sim::transport& t) {
                 dnc_options o;
@@ -73,12 +74,14 @@ int main(int argc, char** argv) try {
                 if (t.rank() == 0) {
                     counted = out.value;
                     seconds = out.statistics.parallel_seconds;
+                    for (auto const& w : out.workers) waits = std::max(waits, w.peak_waits);
                 }
             });
             double const ideal = static_cast<double>(nodes) * node_seconds / counts[c];
-            std::printf("uts_scale_%s_%d_%s: ours=%.4f baseline=%.4f ratio=%.3f (nodes %s, simulator %.0f s)\n",
+            std::printf("uts_scale_%s_%d_%s: ours=%.4f baseline=%.4f ratio=%.3f (nodes %s, most nested waits %llu, "
+                        "simulator %.0f s)\n",
                         tree.c_str(), counts[c], placement, seconds, ideal, ideal / seconds,
-                        counted == nodes ? "exact" : "WRONG", r.wall_seconds);
+                        counted == nodes ? "exact" : "WRONG", static_cast<unsigned long long>(waits), r.wall_seconds);
             std::fflush(stdout);
         }
 } catch (std::exception const& e) {

@@ -52,6 +52,7 @@ struct uts_tree {
         if (name == "T3") return {binomial, linear, 6, 2000.0, 0.124875, 8, 42};   // 4,112,897 nodes
         if (name == "T1-small") return {geometric, fixed, 6, 4.0, 0.0, 0, 19};     // for tests
         if (name == "T3-small") return {binomial, linear, 6, 200.0, 0.124, 8, 42}; // for tests
+        if (name == "T1-medium") return {geometric, fixed, 8, 4.0, 0.0, 0, 19};   // for tests at scale
         if (name == "T1L") return {geometric, fixed, 13, 4.0, 0.0, 0, 29};         // 102,181,082 nodes
         throw std::invalid_argument("unknown UTS tree '" + name + "' (T1, T3, T1L, T1-small, T3-small)");
     }

@@ -5,6 +5,7 @@
 // solve that every rank must see; D_LPT and its baselines as well.
 #include "../../examples/dnc_problems.hpp"
 #include "../../examples/uts.hpp"
+#include "../support/dnc_checks.hpp"
 #include "../support/mpi_check.hpp"
 
 #include <loopsched/loopsched.hpp>
@@ -13,6 +14,7 @@
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/environment.hpp>
 
+#include <algorithm>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -30,9 +32,14 @@ void check(boost::mpi::communicator const& world, testing::tally& t, Problem con
     auto out = divide_and_conquer(world, p, ops, o);
     if (world.rank() == o.root) {
         t.check(out.value == sequential_divide_and_conquer(p, ops), what + ": the sequential result");
-        std::uint64_t tasks = 0;
-        for (auto const& w : out.workers) tasks += w.tasks;
+        std::uint64_t tasks = 0, waits = 0;
+        for (auto const& w : out.workers) {
+            tasks += w.tasks;
+            waits = std::max(waits, w.peak_waits);
+        }
         t.check(tasks >= 1, what + ": statistics from every worker");
+        t.check(waits <= testing::tree_depth(p, ops),
+                what + ": waits nested at most the tree's depth (" + std::to_string(waits) + ")");
     }
 }
 
@@ -67,6 +74,7 @@ int main(int argc, char** argv) {
                 check(world, t, 24, fibonacci{10, 0}, o, what + " fib");
                 check(world, t, uneven_tree::node{}, uneven_tree{9}, o, what + " uneven tree");
                 if (root == 0) check(world, t, data, quicksort{512}, o, what + " quicksort");
+                if (root == 0) check(world, t, testing::wide_tree::node{}, testing::wide_tree{}, o, what + " wide tree");
             }
         dnc_options o;
         o.placement = placement;

@@ -10,10 +10,13 @@
 #include <loopsched/this_task.hpp>
 #include <loopsched/transport/in_process.hpp>
 
+#include "../support/dnc_checks.hpp"
 #include "../support/user_placement.hpp"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <mutex>
@@ -73,7 +76,9 @@ std::uint64_t count_nodes(Problem const& p, Ops const& ops) {
 }
 
 /// Runs `problem` on `ranks` threads and checks the result, the leaves solved
-/// and the problems handled against the sequential recursion.
+/// and the problems handled against the sequential recursion, and that the
+/// divided problems waiting at once on a worker's stack never outnumber the
+/// tree's levels.
 template <class Problem, class Ops>
 void check_run(int ranks, Problem const& problem, Ops const& ops, dnc_options const& o) {
     auto const expected = sequential_divide_and_conquer(problem, Ops(ops));
@@ -91,7 +96,10 @@ void check_run(int ranks, Problem const& problem, Ops const& ops, dnc_options co
     });
     CHECK(leaves.load() == count_leaves(problem, ops));
     std::uint64_t nodes = 0, tasks = 0, given = 0, received = 0;
+    std::uint64_t const depth = testing::tree_depth(problem, ops);
     for (auto const& w : rows) {
+        CAPTURE(w.rank);
+        CHECK(w.peak_waits <= depth);
         nodes += w.nodes;
         tasks += w.tasks;
         given += w.given;
@@ -301,6 +309,53 @@ TEST_CASE("divide_and_conquer: no deadlock under many nested waits (repeated, ev
             o.poll_interval = 1e-6;
             check_run(4, uneven_tree::node{}, uneven_tree{10}, o);
         }
+}
+
+TEST_CASE("divide_and_conquer: waits nest no deeper than the tree, however many tasks arrive meanwhile") {
+    // 24^3 leaves on 4 ranks, polled often: transfers and steals arrive at
+    // workers whose problems wait; check_run bounds each worker's peak of
+    // nested waits by the tree's depth (3).
+    for (char const* placement : placements) {
+        CAPTURE(placement);
+        dnc_options o;
+        o.placement = placement;
+        o.poll_interval = 1e-6;
+        check_run(4, testing::wide_tree::node{}, testing::wide_tree{}, o);
+    }
+}
+
+namespace {
+/// n -> n - 1 -> ... -> 0: a tree as deep as it is long.
+struct chain {
+    [[nodiscard]] bool is_leaf(std::uint64_t n) const { return n == 0; }
+    [[nodiscard]] std::uint64_t solve(std::uint64_t) const { return 1; }
+    [[nodiscard]] std::array<std::uint64_t, 1> divide(std::uint64_t n) const { return {n - 1}; }
+    [[nodiscard]] std::uint64_t combine(std::uint64_t, std::span<std::uint64_t> r) const { return r[0] + 1; }
+};
+} // namespace
+
+TEST_CASE("divide_and_conquer: a tree deeper than the stack allows fails on every rank, naming the depth") {
+    for (char const* placement : placements) {
+        CAPTURE(placement);
+        dnc_options o;
+        o.placement = placement;
+        std::atomic<int> threw{0};
+        in_process::run(2, [&](in_process::endpoint& t) {
+            try {
+                (void)divide_and_conquer(t, std::uint64_t{100'000'000}, chain{}, o);
+            } catch (error const& e) {
+                std::string const what = e.what();
+                CHECK(what.find("deeper than a worker's stack allows: at depth ") != std::string::npos);
+                ++threw;
+            }
+        });
+        CHECK(threw.load() == 2);
+    }
+    // A chain the stack holds runs to the end.
+    in_process::run(2, [&](in_process::endpoint& t) {
+        auto const out = divide_and_conquer(t, std::uint64_t{2'000}, chain{}, dnc_options{});
+        if (t.rank() == 0) CHECK(out.value == 2'001);
+    });
 }
 
 namespace {

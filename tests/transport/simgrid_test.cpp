@@ -3,12 +3,14 @@
 // the platform (speeds, links, background load), the error paths.
 #include "../../examples/dnc_problems.hpp"
 #include "../../examples/doacross_kernels.hpp"
+#include "../../examples/uts.hpp"
 
 #include <loopsched/loopsched.hpp>
 #include <loopsched/transport/simgrid.hpp>
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -38,6 +40,8 @@ struct clusters {
     sim::simulator doacross{cluster({1e9, 0.5e9, 1e9}, {0, 1, 0})};
     sim::simulator plain{cluster({1e9, 1e9, 1e9})};
     sim::simulator nine{cluster({2e9, 1e9, 1e9, 1e9, 2e9, 1e9, 1e9, 1e9, 3e9}, {0, 0, 1, 0, 0, 0, 2, 0, 0})};
+    sim::simulator many{cluster(std::vector<double>(511, 1e9))};
+    sim::simulator most{cluster(std::vector<double>(1023, 1e9))};
     sim::simulator rendezvous{cluster({1e9}), [] {
                                   sim::simulation_options o;
                                   o.rendezvous_bytes = 1000;
@@ -227,6 +231,52 @@ TEST_CASE("simgrid: divide and conquer gives the sequential result with every pl
             });
             CHECK(got == expected);
             CHECK(seconds > 0.0);
+        }
+}
+
+TEST_CASE("simgrid: divide and conquer on 512 and 1,024 workers with 1 MiB stacks: exact, waits bounded by the tree") {
+    // Before waiting problems ran only deeper tasks, transfers arriving at
+    // waiting workers nested without bound: 785 nested waits at 512 workers
+    // under kazouris on this tree, and a stack overflow at 1,024.
+    using examples::uts_tree;
+    uts_tree const u = uts_tree::named("T1-medium"); // 8 levels
+    std::uint64_t const nodes = u.count(u.root());
+    for (auto* s : {&all().many, &all().most})
+        for (char const* placement : {"kazouris", "april", "steal", "steal-half"}) {
+            CAPTURE(s->layout().powers().size());
+            CAPTURE(placement);
+            std::uint64_t counted = 0, waits = 0;
+            s->run([&](sim::transport& t) {
+                dnc_options o;
+                o.placement = placement;
+                struct timed : examples::uts_search { // nodes cost simulated time, charged 30 at a time
+                    sim::transport* t = nullptr;
+                    mutable int pending = 0;
+                    void charge() const {
+                        if (++pending < 30) return;
+                        t->compute(pending * 3.5e4);
+                        pending = 0;
+                    }
+                    [[nodiscard]] std::uint64_t solve(examples::uts_node const&) const {
+                        charge();
+                        return 1;
+                    }
+                    [[nodiscard]] auto divide(examples::uts_node const& n) const {
+                        charge();
+                        return uts_search::divide(n);
+                    }
+                };
+                timed ops;
+                ops.tree = u;
+                ops.t = &t;
+                auto out = divide_and_conquer(t, u.root(), ops, o);
+                if (t.rank() == 0) {
+                    counted = out.value;
+                    for (auto const& w : out.workers) waits = std::max(waits, w.peak_waits);
+                }
+            });
+            CHECK(counted == nodes);
+            CHECK(waits <= 8);
         }
 }
 

@@ -120,7 +120,7 @@ struct world {
             static int argc = 5;
             static char name[] = "loopsched";
             static char quiet[] = "--log=root.thres:critical";
-            static char stack[] = "--cfg=contexts/stack-size:1024";
+            static char stack[] = "--cfg=contexts/stack-size:1024"; // transport::actor_stack_bytes
             static char latency[] = "--cfg=network/latency-factor:1";
             static char bandwidth[] = "--cfg=network/bandwidth-factor:1";
             static char* argv[] = {name, quiet, stack, latency, bandwidth, nullptr};
@@ -191,6 +191,9 @@ struct network {
 /// rank's context 1 (library_channel()).
 class transport {
 public:
+    /// Each rank's (actor's) stack, as the simulator is configured (world::get).
+    static constexpr std::size_t actor_stack_bytes = 1024 * 1024;
+
     transport(detail::network& net, int rank, int context = 0) : net_(&net), rank_(rank), context_(context) {}
     transport(transport const&) = delete;
     transport& operator=(transport const&) = delete;

@@ -25,6 +25,7 @@
 //   of 2^-depth (a subtree's share of a balanced binary tree).
 #pragma once
 
+#include <loopsched/detail/stack.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/placement.hpp>
 #include <loopsched/runtime/core/core.hpp>
@@ -41,6 +42,8 @@
 #include <optional>
 #include <random>
 #include <span>
+#include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -63,7 +66,7 @@ public:
 
     dnc_worker(worker_port<T>& port, rank_profile& profile, task_decisions const& placement, dnc_settings const& ds,
                Ops& ops)
-            : base(port, profile, placement, ds), ops_(ops) {}
+            : base(port, profile, placement, ds), ops_(ops), stack_(stack_left()) {}
 
     [[nodiscard]] bool can_step() const noexcept {
         return !this->stopped_ && (!this->queue_.empty() || wants_to_announce());
@@ -92,8 +95,8 @@ private:
     void run_next() {
         auto& queue = this->queue_;
         bool const dividing = !this->coworkers_.empty() || this->placement_.divides(queue.size(), this->workers_);
-        std::size_t const at = this->placement_.next(queue.view(), dividing);
-        entry t = queue.take(at);
+        entry t = waiting_ ? queue.take_deeper(this->placement_.next(queue.view_deeper(floor_), dividing))
+                           : queue.take(this->placement_.next(queue.view(), dividing));
         ++this->stats_.tasks;
         if (this->estimates_) this->set_running(queue.weight(t.cost));
         Result r = dividing ? run_divided_task(t) : run_inlined_task(t);
@@ -148,6 +151,7 @@ private:
     /// for work is pending and the placement spills.
     Result recurse(Problem const& p, std::uint32_t depth) {
         tick();
+        if (stack_.exceeded()) too_deep(depth);
         if (ops_.is_leaf(p)) return ops_.solve(p);
         auto&& range = ops_.divide(p);
         if (this->has_pending()) return run_divided(p, depth, to_vector(std::forward<decltype(range)>(range))); // spill
@@ -161,6 +165,7 @@ private:
     /// A divided problem: subproblems to the list's workers and the queue,
     /// then a wait that runs queued tasks.
     Result run_divided(Problem const& p, std::uint32_t depth, std::vector<Problem> children) {
+        if (stack_.exceeded()) too_deep(depth);
         auto& queue = this->queue_;
         if (queue.measure() == cost_measure::unknown) choose_measure(p, children);
         frame f;
@@ -201,18 +206,29 @@ private:
         }
         if (this->estimates_) this->report_queue(); // new tasks: the manager places them now
         this->answer_pending();
-        wait_for(f);
+        wait_for(f, depth);
         this->frames_.close(id);
         Result r;
         this->profile_.run([&] { r = ops_.combine(p, std::span<Result>(f.results)); });
         return r;
     }
 
-    /// Runs queued tasks until `f` has every result; idle (reporting or
-    /// stealing) when the queue is empty.
-    void wait_for(frame const& f) {
+    /// Runs queued tasks deeper than `depth` (the waiting problem's) until `f`
+    /// has every result; idle (reporting or stealing) when none is queued.
+    /// Only deeper tasks: so the problems waiting on this stack are ever
+    /// deeper, and their number is bounded by the tree's depth, not by how
+    /// many tasks arrive meanwhile (a task nobody may run here now still
+    /// goes to whoever asks). No deadlock: the deepest waiting problem
+    /// anywhere waits only for tasks deeper still, which whoever holds them
+    /// may run.
+    void wait_for(frame const& f, std::uint32_t depth) {
+        auto const outer = std::pair{waiting_, floor_};
+        waiting_ = true;
+        floor_ = depth;
+        ++waits_;
+        this->stats_.peak_waits = std::max<std::uint64_t>(this->stats_.peak_waits, waits_);
         while (f.missing > 0) {
-            if (!this->queue_.empty()) {
+            if (this->queue_.has_deeper(depth)) {
                 run_next();
                 this->maybe_report();
                 this->maybe_poll();
@@ -221,6 +237,23 @@ private:
             go_idle();
             this->port_.pump(true);
         }
+        --waits_;
+        std::tie(waiting_, floor_) = outer;
+    }
+
+    /// The stack this worker's recursion may use: a simulated actor's (it runs
+    /// on a stack of its own), else what the thread has left here.
+    static std::size_t stack_left() noexcept {
+        if constexpr (requires { T::actor_stack_bytes; })
+            return T::actor_stack_bytes - T::actor_stack_bytes / 16; // less the simulator's own frames
+        else
+            return thread_stack_left();
+    }
+    [[noreturn]] void too_deep(std::uint32_t depth) const {
+        throw error("loopsched: divide_and_conquer: the tree is deeper than a worker's stack allows: at depth " +
+                    std::to_string(depth) + " the recursion has used its " + std::to_string(stack_.usable() / 1024) +
+                    " KiB; raise the stack limit (ulimit -s; a simulated actor's is set in transport/simgrid.hpp) "
+                    "or divide into fewer levels");
     }
 
     std::vector<Problem> divide(Problem const& p) { return to_vector(ops_.divide(p)); }
@@ -274,7 +307,11 @@ private:
             if (victim >= this->self_) ++victim;
             this->steal_out_ = true;
             ++this->stats_.steals;
-            this->port_.send_rank(this->port_.settings().worker_ranks[victim], kind::steal, {});
+            // A thief whose problem waits asks for what it may run: tasks deeper than that problem.
+            wire_writer w;
+            w.put(waiting_ ? static_cast<std::int64_t>(floor_) : std::int64_t{-1});
+            this->port_.send_rank(this->port_.settings().worker_ranks[victim], kind::steal,
+                                  bytes(w.view().begin(), w.view().end()));
         } else if (!this->idle_reported_) {
             this->idle_reported_ = true;
             this->results_.clear();
@@ -308,6 +345,10 @@ private:
 
     Ops& ops_;
     std::uint32_t ticks_ = 0, stride_ = 1;
+    stack_budget stack_;
+    std::uint64_t waits_ = 0;  ///< divided problems waiting on this stack now
+    bool waiting_ = false;     ///< one is: only tasks deeper than floor_ run
+    std::uint32_t floor_ = 0;  ///< the innermost waiting problem's depth
     std::uint64_t traced_nested_ = 0; ///< nodes of inlined tasks finished so far, for nested trace events
     double dividing_weight_ = -1.0, divide_seconds_ = 0.0;
 };

@@ -64,7 +64,12 @@ public:
             answer(ask{true, static_cast<int>(t.to_rank), t.to_index, t.task});
             break;
         }
-        case kind::steal: answer(ask{false, m.source, 0}); break;
+        case kind::steal: {
+            ask a{false, m.source, 0};
+            if (r.remaining() > 0) a.deeper_than = r.get<std::int64_t>();
+            answer(a);
+            break;
+        }
         default:
             throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) +
                         " at a divide-and-conquer worker");
@@ -238,6 +243,8 @@ private:
         int rank = 0;            ///< who receives
         std::uint64_t index = 0; ///< its worker index (transfer)
         std::uint64_t task = 0;  ///< the task the manager names: its order + 1 (0: the placement chooses)
+        /// A thief whose own problem waits runs only tasks deeper than this (-1: any).
+        std::int64_t deeper_than = -1;
     };
 
     /// Gives what the placement allows; a worker recursing inline defers
@@ -253,8 +260,13 @@ private:
         refuse(a);
     }
     bool try_give(ask const& a) {
-        auto const chosen = placement_.give(queue_.view(), inlining_ > 0 || !frames_.empty());
+        bool const busy = inlining_ > 0 || !frames_.empty();
+        bool const deeper = a.deeper_than >= 0;
+        auto const depth = static_cast<std::uint32_t>(std::max<std::int64_t>(0, a.deeper_than));
+        auto chosen = placement_.give(deeper ? queue_.view_deeper(depth) : queue_.view(), busy);
         if (chosen.empty()) return false;
+        if (deeper)
+            for (auto& i : chosen) i = queue_.position(i);
         std::vector<typename dnc_queue<Problem>::entry> given;
         auto sorted = chosen;
         std::ranges::sort(sorted, std::greater<>());

@@ -67,6 +67,25 @@ public:
         for (auto const& e : entries_) view_.push_back({e.cost, e.order});
         return view_;
     }
+    /// Whether a task deeper than `depth` is queued.
+    [[nodiscard]] bool has_deeper(std::uint32_t depth) const noexcept {
+        return std::ranges::any_of(entries_, [&](entry const& e) { return e.depth > depth; });
+    }
+    /// The tasks deeper than `depth`, as a placement sees them; taken with take_deeper().
+    std::vector<queued_task> const& view_deeper(std::uint32_t depth) {
+        view_.clear();
+        positions_.clear();
+        for (std::size_t i = 0; i < entries_.size(); ++i)
+            if (entries_[i].depth > depth) {
+                view_.push_back({entries_[i].cost, entries_[i].order});
+                positions_.push_back(i);
+            }
+        return view_;
+    }
+    /// Where the task at `at` of the last view_deeper() is in the queue.
+    [[nodiscard]] std::size_t position(std::size_t at) const { return positions_.at(at); }
+    /// The task at `at` of the last view_deeper().
+    entry take_deeper(std::size_t at) { return take(position(at)); }
 
     /// Writes the queue's report after `h` (the running task's part): the new
     /// tasks and the cheapest others listed, the rest summed; new tasks are
@@ -103,6 +122,7 @@ public:
 private:
     std::vector<entry> entries_;
     std::vector<queued_task> view_;
+    std::vector<std::size_t> positions_; // view_deeper's tasks in entries_
     std::vector<std::size_t> listed_, old_; // report's scratch
     double load_ = 0.0;
     std::uint64_t next_order_ = 0;
