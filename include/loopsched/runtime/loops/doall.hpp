@@ -285,6 +285,10 @@ private:
         mine_.iterations += c.size;
         ++mine_.chunks;
         status_ = profile_.status(end);
+        // Requests that arrived while the root computed are answered before its
+        // own, in the order they came: else a worker that asked during the
+        // root's chunk waits through the root's next one too.
+        port_.pump(false);
         port_.request(status_, last_, pending_);
         return end;
     }
