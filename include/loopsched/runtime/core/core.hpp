@@ -127,7 +127,7 @@ public:
     root_loop(loop_link<T>& link, loopback& local, master_core<T, MasterClient>& master,
               worker_core<T, WorkerClient>* own, Parent* parent = nullptr)
             : link_(link), local_(local), master_(master), own_(own), parent_(parent),
-              probe_gap_(master.settings().poll_interval / 16) {
+              probe_gap_(master.settings().probe_gap()) {
         local.master = &master;
         local.deliver = [](void* m, message_view v) { static_cast<master_core<T, MasterClient>*>(m)->handle(v); };
         if (own_) own_->port().set_pump(pump_);

@@ -22,6 +22,9 @@ struct runtime_settings {
     int root = 0;
     int own_index = -1;          ///< the master's worker index if it computes, else -1
     double poll_interval = 2e-5; ///< seconds the computing master works before it looks for messages
+    /// The least time between two looks for messages on the root (a look costs
+    /// as much as a short step's own bookkeeping).
+    [[nodiscard]] double probe_gap() const noexcept { return poll_interval / 16; }
     double request_ahead = 0.0;  ///< ask for the next chunk when this fraction of the current one remains
     bool deterministic = false;
     bool trace = false;

@@ -287,8 +287,9 @@ private:
         status_ = profile_.status(end);
         // Requests that arrived while the root computed are answered before its
         // own, in the order they came: else a worker that asked during the
-        // root's chunk waits through the root's next one too.
-        port_.pump(false);
+        // root's chunk waits through the root's next one too. Not after a
+        // chunk shorter than the loop's probe gap, which the loop looks at anyway.
+        if (end - received_ >= settings_.probe_gap()) port_.pump(false);
         port_.request(status_, last_, pending_);
         return end;
     }
