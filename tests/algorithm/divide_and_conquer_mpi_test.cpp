@@ -38,8 +38,8 @@ void check(boost::mpi::communicator const& world, testing::tally& t, Problem con
             waits = std::max(waits, w.peak_waits);
         }
         t.check(tasks >= 1, what + ": statistics from every worker");
-        t.check(waits <= 3 * testing::tree_depth(p, ops),
-                what + ": waits nested at most three times the tree's depth (" + std::to_string(waits) + ")");
+        t.check(waits <= testing::tree_depth(p, ops),
+                what + ": waits nested at most the tree's depth (" + std::to_string(waits) + ")");
     }
 }
 

@@ -213,15 +213,14 @@ private:
         return r;
     }
 
-    /// Runs queued tasks until `f` has every result; idle (reporting or
-    /// stealing) when none may run. A waiting problem runs tasks deeper than
-    /// itself, so the problems waiting on a stack grow ever deeper; at most
-    /// `shallower_runs` times on a stack it may also run any queued task (a
-    /// sibling a thief took with it, say), which starts a new ever-deeper run.
-    /// So at most (shallower_runs + 1) x the tree's depth problems wait at once,
-    /// however many tasks arrive meanwhile; a task nobody may run here now
-    /// still goes to whoever asks. No deadlock: the deepest waiting problem
-    /// anywhere waits only for tasks deeper still, which whoever holds them may run.
+    /// Runs queued tasks deeper than `depth` (the waiting problem's) until `f`
+    /// has every result; idle (reporting or stealing) when none is queued.
+    /// Only deeper tasks: so the problems waiting on this stack are ever
+    /// deeper, and their number is bounded by the tree's depth, not by how
+    /// many tasks arrive meanwhile (a task nobody may run here now still
+    /// goes to whoever asks). No deadlock: the deepest waiting problem
+    /// anywhere waits only for tasks deeper still, which whoever holds them
+    /// may run.
     void wait_for(frame const& f, std::uint32_t depth) {
         auto const outer = std::pair{waiting_, floor_};
         waiting_ = true;
@@ -229,17 +228,8 @@ private:
         ++waits_;
         this->stats_.peak_waits = std::max<std::uint64_t>(this->stats_.peak_waits, waits_);
         while (f.missing > 0) {
-            bool const deeper = this->queue_.has_deeper(depth);
-            if (deeper || (!this->queue_.empty() && shallower_ < shallower_runs)) {
-                if (deeper) {
-                    run_next();
-                } else { // any queued task, once more of the few times allowed
-                    ++shallower_;
-                    waiting_ = false;
-                    run_next();
-                    waiting_ = true;
-                    --shallower_;
-                }
+            if (this->queue_.has_deeper(depth)) {
+                run_next();
                 this->maybe_report();
                 this->maybe_poll();
                 continue;
@@ -356,11 +346,6 @@ private:
     Ops& ops_;
     std::uint32_t ticks_ = 0, stride_ = 1;
     stack_budget stack_;
-    /// Runs of a task not deeper than the waiting problem allowed on a stack:
-    /// none made steal-half 0.81 -> 0.49 of the ideal (UTS T1, 64 simulated
-    /// workers), two give 0.62, the bound then three times the tree's depth.
-    static constexpr int shallower_runs = 2;
-    int shallower_ = 0; ///< of those, on the stack now
     std::uint64_t waits_ = 0;  ///< divided problems waiting on this stack now
     bool waiting_ = false;     ///< one is: only tasks deeper than floor_ run
     std::uint32_t floor_ = 0;  ///< the innermost waiting problem's depth

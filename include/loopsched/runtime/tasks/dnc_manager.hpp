@@ -43,8 +43,8 @@ struct dnc_worker_statistics {
     std::uint64_t received = 0; ///< tasks it got from the manager or other workers
     std::uint64_t steals = 0;   ///< steal requests it sent
     /// The most divided problems that waited for their subproblems at once,
-    /// nested on its stack: at most three times the tree's depth (a waiting
-    /// problem runs tasks deeper than itself, and twice on a stack any task).
+    /// nested on its stack: at most the tree's depth + 1 (a waiting problem
+    /// runs only tasks deeper than itself).
     std::uint64_t peak_waits = 0;
     double idle_seconds = 0.0; ///< blocked with nothing to run
 };
