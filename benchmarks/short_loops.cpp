@@ -14,7 +14,8 @@
 
 #include <loopsched/any_policy.hpp>
 #include <loopsched/mpi/parallel_for.hpp>
-#include <loopsched/policies.hpp>
+#include <loopsched/policy/gss.hpp>
+#include <loopsched/spec.hpp>
 
 #include <boost/mpi/collectives/gather.hpp>
 #include <boost/mpi/environment.hpp>
@@ -209,11 +210,7 @@ int main(int argc, char** argv) try {
             for (bool computes : {true, false}) {
                 if (!computes && !dedicated) continue;
                 if (scheme == "ss" && n > 20000) continue; // one message per iteration: a chunk benchmark, not a loop one
-                any_policy const policy = scheme == "gss"   ? any_policy(gss{})
-                                          : scheme == "fss" ? any_policy(fss{})
-                                          : scheme == "tss" ? any_policy(tss{})
-                                          : scheme == "dtss" ? any_policy(dtss{})
-                                                             : any_policy(ss{});
+                any_policy const policy = parse_policy(scheme);
                 std::vector<double> ours, raw, theirs;
                 for (int r = 0; r < repetitions; ++r) {
                     // Interleaved, the order rotating, so that drift hits every side alike.

@@ -15,8 +15,7 @@ namespace loopsched::detail {
 loop_statistics run_doall_over_mpi(boost::mpi::communicator const& comm, doall_call const& call,
                                    any_policy const& policy, any_mapping const& mapping, chunk_body& run,
                                    parallel_for_options const& options) {
-    using transport = mpi_transport;
-    loop_link<transport> link(mpi_channel(comm));
+    loop_link<mpi_transport> link(mpi_channel(comm));
     return run_doall_checked(link, call, policy, mapping, run, options);
 }
 

@@ -51,10 +51,11 @@ loop_statistics doall_over_mpi(boost::mpi::communicator const& comm, S const& sp
     static_assert(std::constructible_from<any_mapping, M>,
                   "parallel_for with loopsched::compiled: the mapping must be one of the library's "
                   "(dynamic_mapping, static_block_mapping, static_cyclic_mapping or any_mapping)");
-    auto const [call, root_values] =
-            detail::describe_doall<S, R>(space, per_iteration, values, o, comm.rank() == o.root);
-    doall_body<S, Body, R> run(space, o.dimension, body, per_iteration, root_values);
-    return run_doall_over_mpi(comm, call, any_policy(policy), any_mapping(mapping), run, o);
+    return detail::run_described<R>(space, body, per_iteration, values, o, comm.rank() == o.root,
+                                    [&](doall_call const& call, chunk_body& run) {
+                                        return run_doall_over_mpi(comm, call, any_policy(policy),
+                                                                  any_mapping(mapping), run, o);
+                                    });
 #else
     auto& ch = mpi_channel(comm);
     return detail::run_doall<channel<mpi_transport>, S, P, M, Body, R>(ch, space, policy, mapping, body,
@@ -68,11 +69,12 @@ loop_statistics hierarchical_doall_over_mpi(boost::mpi::communicator const& comm
                                             hierarchical<B, W> const& h, Body& body, std::size_t per_iteration,
                                             std::vector<R>* values, parallel_for_options const& o) {
 #ifdef LOOPSCHED_COMPILED
-    auto const [call, root_values] =
-            detail::describe_doall<S, R>(space, per_iteration, values, o, comm.rank() == o.root);
-    doall_body<S, Body, R> run(space, o.dimension, body, per_iteration, root_values);
-    return run_hierarchical_doall_over_mpi(
-            comm, call, h.with_levels(any_policy(h.between), any_policy(h.within)), run, o);
+    return detail::run_described<R>(space, body, per_iteration, values, o, comm.rank() == o.root,
+                                    [&](doall_call const& call, chunk_body& run) {
+                                        return run_hierarchical_doall_over_mpi(
+                                                comm, call, h.with_levels(any_policy(h.between), any_policy(h.within)),
+                                                run, o);
+                                    });
 #else
     auto& ch = mpi_channel(comm);
     return detail::run_hierarchical_doall<channel<mpi_transport>, S, B, W, Body, R>(ch, space, h, body,

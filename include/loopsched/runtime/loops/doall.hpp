@@ -397,10 +397,12 @@ loop_statistics run_doall(C& source, S const& space, P const& policy, M const& m
     auto& ch = channel_of(source);
     using T = std::remove_cvref_t<decltype(ch.transport())>;
     loop_link<T> link(ch);
-    auto const [call, root_values] =
-            detail::describe_doall<S, R>(space, per_iteration, values, o, link.rank() == o.root, earlier);
-    doall_body<S, Body, R> run(space, o.dimension, body, per_iteration, root_values);
-    return run_doall_checked(link, call, policy, mapping, run, o);
+    return detail::run_described<R>(
+            space, body, per_iteration, values, o, link.rank() == o.root,
+            [&](doall_call const& call, chunk_body& run) {
+                return run_doall_checked(link, call, policy, mapping, run, o);
+            },
+            earlier);
 }
 
 } // namespace loopsched::detail

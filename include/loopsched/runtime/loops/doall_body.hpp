@@ -147,4 +147,15 @@ describe_doall(S const& space, std::size_t per_iteration, std::vector<R>* values
     return {call, root_values};
 }
 
+/// A DOALL loop on this rank with the user's types: describes it, makes its
+/// body, and returns `engine(call, body)`, which knows neither type.
+template <class R, IterationSpace S, class Body, class Engine>
+decltype(auto) run_described(S const& space, Body& body, std::size_t per_iteration, std::vector<R>* values,
+                             parallel_for_options const& o, bool root, Engine&& engine,
+                             std::exception_ptr earlier = nullptr) {
+    auto const [call, root_values] = detail::describe_doall<S, R>(space, per_iteration, values, o, root, earlier);
+    doall_body<S, Body, R> run(space, o.dimension, body, per_iteration, root_values);
+    return engine(call, static_cast<chunk_body&>(run));
+}
+
 } // namespace loopsched::detail

@@ -294,10 +294,10 @@ loop_statistics run_hierarchical_doall(C& source, S const& space, hierarchical<B
     auto& ch = channel_of(source);
     using T = std::remove_cvref_t<decltype(ch.transport())>;
     loop_link<T> link(ch);
-    auto const [call, root_values] =
-            detail::describe_doall<S, R>(space, per_iteration, values, o, link.rank() == o.root);
-    doall_body<S, Body, R> run(space, o.dimension, body, per_iteration, root_values);
-    return run_hierarchical_checked(link, call, h, run, o);
+    return detail::run_described<R>(space, body, per_iteration, values, o, link.rank() == o.root,
+                                    [&](doall_call const& call, chunk_body& run) {
+                                        return run_hierarchical_checked(link, call, h, run, o);
+                                    });
 }
 
 } // namespace loopsched::detail

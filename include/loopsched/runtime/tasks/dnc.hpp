@@ -43,7 +43,6 @@
 #include <random>
 #include <span>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -95,7 +94,7 @@ private:
     void run_next() {
         auto& queue = this->queue_;
         bool const dividing = !this->coworkers_.empty() || this->placement_.divides(queue.size(), this->workers_);
-        entry t = waiting_ ? queue.take_deeper(this->placement_.next(queue.view_deeper(floor_), dividing))
+        entry t = waits_ > 0 ? queue.take_deeper(this->placement_.next(queue.view_deeper(floor_), dividing))
                            : queue.take(this->placement_.next(queue.view(), dividing));
         ++this->stats_.tasks;
         if (this->estimates_) this->set_running(queue.weight(t.cost));
@@ -222,8 +221,7 @@ private:
     /// anywhere waits only for tasks deeper still, which whoever holds them
     /// may run.
     void wait_for(frame const& f, std::uint32_t depth) {
-        auto const outer = std::pair{waiting_, floor_};
-        waiting_ = true;
+        std::uint32_t const outer = floor_;
         floor_ = depth;
         ++waits_;
         this->stats_.peak_waits = std::max<std::uint64_t>(this->stats_.peak_waits, waits_);
@@ -238,7 +236,7 @@ private:
             this->port_.pump(true);
         }
         --waits_;
-        std::tie(waiting_, floor_) = outer;
+        floor_ = outer;
     }
 
     /// The stack this worker's recursion may use: a simulated actor's (it runs
@@ -309,7 +307,7 @@ private:
             ++this->stats_.steals;
             // A thief whose problem waits asks for what it may run: tasks deeper than that problem.
             wire_writer w;
-            w.put(waiting_ ? static_cast<std::int64_t>(floor_) : std::int64_t{-1});
+            w.put(waits_ > 0 ? static_cast<std::int64_t>(floor_) : std::int64_t{-1});
             this->port_.send_rank(this->port_.settings().worker_ranks[victim], kind::steal,
                                   bytes(w.view().begin(), w.view().end()));
         } else if (!this->idle_reported_) {
@@ -346,9 +344,8 @@ private:
     Ops& ops_;
     std::uint32_t ticks_ = 0, stride_ = 1;
     stack_budget stack_;
-    std::uint64_t waits_ = 0;  ///< divided problems waiting on this stack now
-    bool waiting_ = false;     ///< one is: only tasks deeper than floor_ run
-    std::uint32_t floor_ = 0;  ///< the innermost waiting problem's depth
+    std::uint64_t waits_ = 0; ///< divided problems waiting on this stack now (then only tasks deeper than floor_ run)
+    std::uint32_t floor_ = 0; ///< the innermost waiting problem's depth
     std::uint64_t traced_nested_ = 0; ///< nodes of inlined tasks finished so far, for nested trace events
     double dividing_weight_ = -1.0, divide_seconds_ = 0.0;
 };
