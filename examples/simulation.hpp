@@ -378,7 +378,31 @@ struct simulated_run {
     index_t interval = 0;       ///< DOACROSS: h
 };
 
-/// Runs `policy` (any_policy, or a concrete type: then nothing is erased) on
+/// A simulated DOALL chunk: its iterations' flops (a prefix sum) charged on
+/// the simulated clock; with results, their bytes travel uncomputed. A named
+/// type rather than a lambda inside simulate<P>, so that every policy type
+/// shares the engines compiled for it (the policy sweep runs 92 types).
+struct doall_charge {
+    sim::transport* t;
+    std::vector<double> const* prefix;
+    void operator()(index_range const& part) const {
+        t->compute((*prefix)[static_cast<std::size_t>(part.upper()[0])] -
+                   (*prefix)[static_cast<std::size_t>(part.lower()[0])]);
+    }
+    void operator()(index_range const& part, std::span<std::byte>) const { (*this)(part); }
+};
+
+/// A simulated DOACROSS chunk: its points' flops charged (named, as doall_charge).
+struct doacross_charge {
+    sim::transport* t;
+    double flops_per_point;
+    template <std::size_t N, class... Windows>
+    void operator()(box<N> const& part, Windows&...) const {
+        t->compute(static_cast<double>(part.size()) * flops_per_point);
+    }
+};
+
+/// Runs `policy` (any_policy or a concrete type) on
 /// the simulator's platform: a dedicated master on rank 0 (as in the
 /// documents) unless master_computes, powers and run-queue lengths from the
 /// platform. DOACROSS loops fill and send their kernel's real fields; they need the S adaptor,
@@ -408,21 +432,13 @@ simulated_run simulate(sim::simulator& simulator, workload const& w, P const& po
         } else if (!w.doacross()) {
             parallel_for_options o;
             configure(o);
-            auto const& prefix = w.prefix;
-            auto cost = [&](index_range const& part) {
-                t.compute(prefix[static_cast<std::size_t>(part.upper()[0])] -
-                          prefix[static_cast<std::size_t>(part.lower()[0])]);
-            };
+            doall_charge const cost{&t, &w.prefix};
             loop_statistics stats;
-            if (w.result_bytes == 0) {
+            if (w.result_bytes == 0)
                 stats = parallel_for(t, make_range(w.iterations()), policy, cost, o);
-            } else { // the values are not computed; their bytes travel
-                stats = parallel_for(
-                                t, make_range(w.iterations()), policy,
-                                [&](index_range const& part, std::span<std::byte>) { cost(part); },
-                                gather<std::byte>{w.result_bytes}, o)
+            else
+                stats = parallel_for(t, make_range(w.iterations()), policy, cost, gather<std::byte>{w.result_bytes}, o)
                                 .statistics;
-            }
             if (t.rank() == 0) out.statistics = std::move(stats);
             return;
         }
@@ -440,10 +456,7 @@ simulated_run simulate(sim::simulator& simulator, workload const& w, P const& po
                 typename box<N>::point extents{};
                 for (std::size_t d = 0; d < N; ++d) extents[d] = w.extents[d];
                 auto const space = box<N>::from_extents(extents);
-                auto cost = [&](box<N> const& part, auto&...) {
-                    t.compute(static_cast<double>(part.size()) * w.flops_per_point);
-                };
-                auto result = kernels::run_with<K>(t, space, policy, cost, o, false);
+                auto result = kernels::run_with<K>(t, space, policy, doacross_charge{&t, w.flops_per_point}, o, false);
                 if (t.rank() == 0) {
                     out.statistics = std::move(result.statistics);
                     out.interval = result.interval;

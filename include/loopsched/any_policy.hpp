@@ -7,6 +7,7 @@
 #include <loopsched/detail/fingerprint.hpp>
 #include <loopsched/detail/spec_of.hpp>
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -175,4 +176,18 @@ private:
     std::uint64_t fingerprint_ = 0;
 };
 
+namespace detail {
+
+/// `policy` as an any_policy (an any_policy as it is). The engines take their
+/// policy erased, so that they are compiled once per transport and mapping
+/// rather than once per policy type; it costs one indirect call per chunk.
+template <ChunkPolicy P>
+decltype(auto) erase_policy(P const& policy) {
+    if constexpr (std::same_as<P, any_policy>)
+        return (policy);
+    else
+        return any_policy(policy);
+}
+
+} // namespace detail
 } // namespace loopsched

@@ -113,7 +113,8 @@ auto doacross_with(C& transport, box<N> const& space, D const& deps, P const& po
     if constexpr (mapped)
         return run_tiled_doacross<outcome_type>(transport, space, deps, policy, body, options, gathers, fields, earlier);
     else
-        return run_doacross<outcome_type>(transport, space, deps, policy, body, options, gathers, fields, earlier);
+        return run_doacross<outcome_type>(transport, space, deps, erase_policy(policy), body, options, gathers, fields,
+                                          earlier);
 }
 
 } // namespace detail

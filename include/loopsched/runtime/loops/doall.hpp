@@ -4,6 +4,7 @@
 // request-ahead), timing what it must and sending results with its requests.
 #pragma once
 
+#include <loopsched/any_policy.hpp>
 #include <loopsched/concepts.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/mapping.hpp>
@@ -345,8 +346,8 @@ loop_statistics run_dynamic_doall(loop_link<T>& link, checked_loop& checked, P c
 }
 
 /// The DOALL engine on this rank after the checks, ahead of time or
-/// self-scheduled; compiled once per transport, policy and mapping, and only
-/// the kind a mapping known at compile time needs.
+/// self-scheduled; compiled once per transport and mapping (run_doall erases
+/// the policy), and only the kind a mapping known at compile time needs.
 template <Transport T, ChunkPolicy P, Mapping M>
 loop_statistics run_doall_engine(loop_link<T>& link, checked_loop& checked, P const& policy, M const& mapping,
                                  chunk_body& run) {
@@ -364,7 +365,7 @@ loop_statistics run_doall_engine(loop_link<T>& link, checked_loop& checked, P co
 
 /// Runs a DOALL loop on this rank once its space and results are described:
 /// the checks (on every rank, before any message), the agreement, then the
-/// master, a worker, or both. Compiled once per transport, policy and mapping.
+/// master, a worker, or both.
 template <Transport T, ChunkPolicy P, Mapping M>
 loop_statistics run_doall_checked(loop_link<T>& link, doall_call const& call, P const& policy, M const& mapping,
                                   chunk_body& run, parallel_for_options const& o) {
@@ -400,7 +401,7 @@ loop_statistics run_doall(C& source, S const& space, P const& policy, M const& m
     return detail::run_described<R>(
             space, body, per_iteration, values, o, link.rank() == o.root,
             [&](doall_call const& call, chunk_body& run) {
-                return run_doall_checked(link, call, policy, mapping, run, o);
+                return run_doall_checked(link, call, erase_policy(policy), mapping, run, o);
             },
             earlier);
 }
