@@ -12,6 +12,14 @@
 #include "../examples/cli.hpp"
 #include "../examples/doacross_kernels.hpp"
 
+#include <loopsched/error.hpp>
+#include <loopsched/mpi/parallel_for_doacross.hpp>
+#include <loopsched/options.hpp>
+#include <loopsched/placement_spec.hpp>
+#include <loopsched/space/box.hpp>
+#include <loopsched/space/window.hpp>
+#include <loopsched/spec.hpp>
+
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/environment.hpp>
 

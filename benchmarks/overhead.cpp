@@ -11,7 +11,13 @@
 // one round trip per task and the same body; target at most 0.3 us added.
 #include "../examples/cli.hpp"
 
-#include <loopsched/loopsched.hpp>
+#include <loopsched/any_policy.hpp>
+#include <loopsched/concepts.hpp>
+#include <loopsched/mpi/parallel_for.hpp>
+#include <loopsched/mpi/task_farm.hpp>
+#include <loopsched/policies.hpp>
+#include <loopsched/space/box.hpp>
+#include <loopsched/spec.hpp>
 
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/environment.hpp>

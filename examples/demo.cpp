@@ -10,6 +10,14 @@
 #include "mandelbrot.hpp"
 #include "progress.hpp"
 
+#include <loopsched/concepts.hpp>
+#include <loopsched/mpi/parallel_for.hpp>
+#include <loopsched/mpi/parallel_for_doacross.hpp>
+#include <loopsched/options.hpp>
+#include <loopsched/runtime/core/trace.hpp>
+#include <loopsched/space/box.hpp>
+#include <loopsched/spec.hpp>
+
 #include <boost/mpi/environment.hpp>
 
 #include <algorithm>

@@ -13,8 +13,12 @@
 #include "dnc_problems.hpp"
 #include "mandelbrot.hpp"
 
+#include <loopsched/concepts.hpp>
+#include <loopsched/mapping/dlpt.hpp>
 #include <loopsched/mpi/divide_and_conquer.hpp>
 #include <loopsched/mpi/parallel_for.hpp>
+#include <loopsched/options.hpp>
+#include <loopsched/policies.hpp>
 
 #include <boost/mpi/environment.hpp>
 #include <boost/serialization/vector.hpp>

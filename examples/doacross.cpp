@@ -6,6 +6,15 @@
 #include "cli.hpp"
 #include "doacross_kernels.hpp"
 
+#include <loopsched/any_policy.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/mpi/parallel_for_doacross.hpp>
+#include <loopsched/options.hpp>
+#include <loopsched/placement_spec.hpp>
+#include <loopsched/runtime/core/trace.hpp>
+#include <loopsched/space/box.hpp>
+#include <loopsched/spec.hpp>
+
 #include <boost/mpi/environment.hpp>
 
 #include <fstream>

@@ -5,7 +5,11 @@
 // tests and the benchmarks share them.
 #pragma once
 
-#include <loopsched/loopsched.hpp>
+#include <loopsched/algorithm/parallel_for_doacross.hpp>
+#include <loopsched/dependence/uniform.hpp>
+#include <loopsched/options.hpp>
+#include <loopsched/space/box.hpp>
+#include <loopsched/space/window.hpp>
 
 #include <cstdint>
 #include <string>
@@ -174,13 +178,15 @@ template <class K, class Comm, class Policy, class Body>
 auto run_with(Comm& comm, box<K::rank> const& space, Policy const& policy, Body const& body,
               loopsched::doacross_options options = {}, bool gathered = true) {
     options.input_halo = K::input_halo;
+    // Unqualified: found by argument-dependent lookup where this is instantiated,
+    // so that over MPI the communicator's overload counts (its header,
+    // <loopsched/mpi/parallel_for_doacross.hpp>, included before or after this one).
     return std::apply(
             [&](auto const&... f) {
                 typename K::dependences const deps{};
                 if (gathered)
-                    return loopsched::parallel_for_doacross(comm, space, deps, policy, f..., body, loopsched::gather<>{},
-                                                            options);
-                return loopsched::parallel_for_doacross(comm, space, deps, policy, f..., body, options);
+                    return parallel_for_doacross(comm, space, deps, policy, f..., body, loopsched::gather<>{}, options);
+                return parallel_for_doacross(comm, space, deps, policy, f..., body, options);
             },
             K::fields());
 }

@@ -4,6 +4,14 @@
 #include "mandelbrot.hpp"
 #include "cli.hpp"
 
+#include <loopsched/concepts.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/mpi/calibration.hpp>
+#include <loopsched/mpi/parallel_for.hpp>
+#include <loopsched/options.hpp>
+#include <loopsched/runtime/core/trace.hpp>
+#include <loopsched/spec.hpp>
+
 #include <boost/mpi/environment.hpp>
 
 #include <fstream>

@@ -5,7 +5,8 @@
 
 #include "png.hpp"
 
-#include <loopsched/loopsched.hpp>
+#include <loopsched/concepts.hpp>
+#include <loopsched/space/box.hpp>
 
 #include <cmath>
 #include <cstdint>

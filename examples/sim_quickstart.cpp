@@ -1,5 +1,8 @@
 // The simulation guide's first example (docs/simulation.md), compiled and run as a test so it stays true.
-#include <loopsched/loopsched.hpp>
+#include <loopsched/algorithm/parallel_for.hpp>
+#include <loopsched/concepts.hpp>
+#include <loopsched/space/box.hpp>
+#include <loopsched/spec.hpp>
 #include <loopsched/transport/simgrid.hpp>
 
 #include <iostream>

@@ -6,8 +6,19 @@
 #include "doacross_kernels.hpp"
 #include "mandelbrot.hpp"
 
-#include <loopsched/loopsched.hpp>
+#include <loopsched/adaptor/synchronized.hpp>
+#include <loopsched/algorithm/divide_and_conquer.hpp>
+#include <loopsched/algorithm/parallel_for.hpp>
+#include <loopsched/algorithm/task_farm.hpp>
+#include <loopsched/any_policy.hpp>
+#include <loopsched/concepts.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/hierarchical.hpp>
+#include <loopsched/mapping/doacross_mapping.hpp>
+#include <loopsched/options.hpp>
+#include <loopsched/runtime/core/payload.hpp>
 #include <loopsched/runtime/core/trace.hpp>
+#include <loopsched/space/box.hpp>
 #include <loopsched/transport/simgrid.hpp>
 
 #include <boost/serialization/vector.hpp>

@@ -1,5 +1,15 @@
 // Spec strings: every name parses, specs round-trip, and every bad spec names its mistake.
-#include <loopsched/loopsched.hpp>
+#include <loopsched/adaptor/weighted.hpp>
+#include <loopsched/any_policy.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/hierarchical.hpp>
+#include <loopsched/mapping/any_placement.hpp>
+#include <loopsched/mapping/dlpt.hpp>
+#include <loopsched/mapping/doacross_mapping.hpp>
+#include <loopsched/options.hpp>
+#include <loopsched/placement_spec.hpp>
+#include <loopsched/policies.hpp>
+#include <loopsched/spec.hpp>
 
 #include <boost/hana/for_each.hpp>
 

@@ -8,8 +8,10 @@
 #include "../support/dnc_checks.hpp"
 #include "../support/mpi_check.hpp"
 
-#include <loopsched/loopsched.hpp>
-#include <loopsched/mpi.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/mapping/dlpt.hpp>
+#include <loopsched/mpi/divide_and_conquer.hpp>
+#include <loopsched/placement_spec.hpp>
 
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/environment.hpp>

@@ -4,7 +4,14 @@
 // placement orders, and errors.
 #include "../../examples/doacross_kernels.hpp"
 
-#include <loopsched/loopsched.hpp>
+#include <loopsched/algorithm/parallel_for_doacross.hpp>
+#include <loopsched/dependence/uniform.hpp>
+#include <loopsched/mapping/doacross_mapping.hpp>
+#include <loopsched/options.hpp>
+#include <loopsched/placement_spec.hpp>
+#include <loopsched/space/box.hpp>
+#include <loopsched/space/window.hpp>
+#include <loopsched/transport/in_process.hpp>
 
 #include <doctest/doctest.h>
 

@@ -2,7 +2,19 @@
 // exactly once and results equal to a sequential run, for tree shapes and
 // policy pairs; both levels in the statistics and the trace; the groups'
 // layout and sizes; the error paths.
-#include <loopsched/loopsched.hpp>
+#include <loopsched/algorithm/parallel_for.hpp>
+#include <loopsched/algorithm/task_farm.hpp>
+#include <loopsched/concepts.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/hierarchical.hpp>
+#include <loopsched/mapping/dlpt.hpp>
+#include <loopsched/options.hpp>
+#include <loopsched/policies.hpp>
+#include <loopsched/runtime/core/trace.hpp>
+#include <loopsched/schedule.hpp>
+#include <loopsched/space/box.hpp>
+#include <loopsched/spec.hpp>
+#include <loopsched/transport/in_process.hpp>
 
 #include <doctest/doctest.h>
 

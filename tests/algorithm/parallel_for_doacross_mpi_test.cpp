@@ -5,7 +5,16 @@
 #include "../../examples/doacross_kernels.hpp"
 #include "../support/mpi_check.hpp"
 
-#include <loopsched/loopsched.hpp>
+#include <loopsched/adaptor/synchronized.hpp>
+#include <loopsched/dependence/uniform.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/mapping/doacross_mapping.hpp>
+#include <loopsched/mpi/parallel_for_doacross.hpp>
+#include <loopsched/options.hpp>
+#include <loopsched/placement_spec.hpp>
+#include <loopsched/space/box.hpp>
+#include <loopsched/space/window.hpp>
+#include <loopsched/spec.hpp>
 
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/environment.hpp>

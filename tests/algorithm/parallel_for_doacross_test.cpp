@@ -3,7 +3,20 @@
 // rank counts; layouts chosen and given; work while waiting; errors.
 #include "../../examples/doacross_kernels.hpp"
 
-#include <loopsched/loopsched.hpp>
+#include <loopsched/adaptor/synchronized.hpp>
+#include <loopsched/adaptor/weighted.hpp>
+#include <loopsched/algorithm/parallel_for_doacross.hpp>
+#include <loopsched/any_policy.hpp>
+#include <loopsched/dependence/layout.hpp>
+#include <loopsched/dependence/uniform.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/options.hpp>
+#include <loopsched/policies.hpp>
+#include <loopsched/runtime/core/trace.hpp>
+#include <loopsched/space/box.hpp>
+#include <loopsched/space/window.hpp>
+#include <loopsched/spec.hpp>
+#include <loopsched/transport/in_process.hpp>
 
 #include <doctest/doctest.h>
 

@@ -6,7 +6,17 @@
 // computing sub-master with two workers).
 #include "../support/mpi_check.hpp"
 
-#include <loopsched/loopsched.hpp>
+#include <loopsched/any_policy.hpp>
+#include <loopsched/concepts.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/hierarchical.hpp>
+#include <loopsched/mapping/mapping.hpp>
+#include <loopsched/mpi/parallel_for.hpp>
+#include <loopsched/options.hpp>
+#include <loopsched/placement_spec.hpp>
+#include <loopsched/policies.hpp>
+#include <loopsched/space/box.hpp>
+#include <loopsched/spec.hpp>
 
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/environment.hpp>

@@ -1,6 +1,17 @@
 // parallel_for's protocol on the in-process transport: every iteration exactly
 // once, results equal to a sequential run, every policy, the error paths.
-#include <loopsched/loopsched.hpp>
+#include <loopsched/algorithm/parallel_for.hpp>
+#include <loopsched/any_policy.hpp>
+#include <loopsched/concepts.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/mapping/mapping.hpp>
+#include <loopsched/options.hpp>
+#include <loopsched/policies.hpp>
+#include <loopsched/runtime/core/calibration.hpp>
+#include <loopsched/runtime/core/trace.hpp>
+#include <loopsched/space/box.hpp>
+#include <loopsched/spec.hpp>
+#include <loopsched/transport/in_process.hpp>
 
 #include <doctest/doctest.h>
 

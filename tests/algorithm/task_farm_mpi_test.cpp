@@ -3,7 +3,12 @@
 // emulated heterogeneity, stopping early, a throwing task, bad options.
 #include "../support/mpi_check.hpp"
 
-#include <loopsched/loopsched.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/hierarchical.hpp>
+#include <loopsched/mapping/dlpt.hpp>
+#include <loopsched/mpi/task_farm.hpp>
+#include <loopsched/options.hpp>
+#include <loopsched/placement_spec.hpp>
 
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/environment.hpp>

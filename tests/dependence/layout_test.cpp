@@ -2,7 +2,9 @@
 // problems, and an illegal choice named by its offending vector.
 #include "../../examples/doacross_kernels.hpp"
 
-#include <loopsched/loopsched.hpp>
+#include <loopsched/dependence/layout.hpp>
+#include <loopsched/dependence/uniform.hpp>
+#include <loopsched/error.hpp>
 
 #include <doctest/doctest.h>
 

@@ -4,7 +4,17 @@
 // hands out chunks that are positive, contiguous, inside the loop and finish
 // it. Run under ASan and UBSan in CI, so an overflow fails the test. The seed
 // is fixed: a failure reproduces.
-#include <loopsched/loopsched.hpp>
+#include <loopsched/adaptor/weighted.hpp>
+#include <loopsched/algorithm/parallel_for.hpp>
+#include <loopsched/any_policy.hpp>
+#include <loopsched/concepts.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/options.hpp>
+#include <loopsched/policies.hpp>
+#include <loopsched/schedule.hpp>
+#include <loopsched/space/box.hpp>
+#include <loopsched/spec.hpp>
+#include <loopsched/transport/in_process.hpp>
 
 #include <doctest/doctest.h>
 

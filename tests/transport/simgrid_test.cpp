@@ -5,7 +5,18 @@
 #include "../../examples/doacross_kernels.hpp"
 #include "../../examples/uts.hpp"
 
-#include <loopsched/loopsched.hpp>
+#include <loopsched/adaptor/synchronized.hpp>
+#include <loopsched/algorithm/divide_and_conquer.hpp>
+#include <loopsched/algorithm/parallel_for.hpp>
+#include <loopsched/algorithm/parallel_for_doacross.hpp>
+#include <loopsched/algorithm/task_farm.hpp>
+#include <loopsched/any_policy.hpp>
+#include <loopsched/concepts.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/hierarchical.hpp>
+#include <loopsched/mapping/dlpt.hpp>
+#include <loopsched/space/box.hpp>
+#include <loopsched/spec.hpp>
 #include <loopsched/transport/simgrid.hpp>
 
 #include <doctest/doctest.h>

@@ -5,7 +5,19 @@
 #include "../../../examples/doacross_kernels.hpp"
 #include "../../support/mpi_check.hpp"
 
-#include <loopsched/loopsched.hpp>
+#include <loopsched/adaptor/synchronized.hpp>
+#include <loopsched/any_policy.hpp>
+#include <loopsched/concepts.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/mapping/mapping.hpp>
+#include <loopsched/mpi/by_spec.hpp>
+#include <loopsched/mpi/calibration.hpp>
+#include <loopsched/mpi/parallel_for.hpp>
+#include <loopsched/mpi/parallel_for_doacross.hpp>
+#include <loopsched/options.hpp>
+#include <loopsched/policies.hpp>
+#include <loopsched/space/box.hpp>
+#include <loopsched/spec.hpp>
 
 #include <boost/mpi/environment.hpp>
 

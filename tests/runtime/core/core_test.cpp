@@ -4,7 +4,20 @@
 #include "../../../examples/doacross_kernels.hpp"
 #include "../../support/counting_transport.hpp"
 
-#include <loopsched/loopsched.hpp>
+#include <loopsched/algorithm/parallel_for.hpp>
+#include <loopsched/algorithm/parallel_for_doacross.hpp>
+#include <loopsched/any_policy.hpp>
+#include <loopsched/concepts.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/mapping/mapping.hpp>
+#include <loopsched/options.hpp>
+#include <loopsched/policies.hpp>
+#include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/runtime/core/trace.hpp>
+#include <loopsched/space/box.hpp>
+#include <loopsched/space/window.hpp>
+#include <loopsched/spec.hpp>
+#include <loopsched/transport/in_process.hpp>
 
 #include <doctest/doctest.h>
 

@@ -5,7 +5,16 @@
 #include "../../../examples/doacross_kernels.hpp"
 #include "../../support/mpi_check.hpp"
 
-#include <loopsched/loopsched.hpp>
+#include <loopsched/concepts.hpp>
+#include <loopsched/dependence/uniform.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/mapping/mapping.hpp>
+#include <loopsched/mpi/parallel_for.hpp>
+#include <loopsched/mpi/parallel_for_doacross.hpp>
+#include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/space/box.hpp>
+#include <loopsched/space/window.hpp>
+#include <loopsched/spec.hpp>
 
 #include <boost/mpi/environment.hpp>
 #include <mpi.h>

@@ -1,6 +1,12 @@
 // Payloads: trivially copyable values travel as bytes, others through
 // Boost.Serialization, and a gathering loop returns either kind whole.
-#include <loopsched/loopsched.hpp>
+#include <loopsched/algorithm/parallel_for.hpp>
+#include <loopsched/concepts.hpp>
+#include <loopsched/mapping/mapping.hpp>
+#include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/space/box.hpp>
+#include <loopsched/spec.hpp>
+#include <loopsched/transport/in_process.hpp>
 
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>

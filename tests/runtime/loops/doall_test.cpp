@@ -1,6 +1,10 @@
 // How a worker times its chunks: which ones it times, and how the time of the
 // others is split between computing and waiting.
-#include <loopsched/loopsched.hpp>
+#include <loopsched/algorithm/parallel_for.hpp>
+#include <loopsched/concepts.hpp>
+#include <loopsched/policies.hpp>
+#include <loopsched/space/box.hpp>
+#include <loopsched/transport/in_process.hpp>
 
 #include <doctest/doctest.h>
 
