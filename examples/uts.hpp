@@ -1,6 +1,6 @@
 // The Unbalanced Tree Search benchmark (UTS, Olivier et al., LCPC 2006) as a
 // divide-and-conquer problem: trees defined by a splittable random number
-// generator built on SHA-1 (OpenSSL's), so every node's children follow from
+// generator built on SHA-1 (Nettle's), so every node's children follow from
 // the node alone and any traversal counts the same nodes. Our own code after
 // the benchmark's definition: a node's state is 20 bytes; the root's is
 // SHA-1(16 zero bytes, the seed as 4 big-endian bytes); child i's is
@@ -12,8 +12,7 @@
 
 #include <boost/container/small_vector.hpp>
 
-#define OPENSSL_SUPPRESS_DEPRECATED // SHA1() is the one-shot call we want; EVP adds a context per hash
-#include <openssl/sha.h>
+#include <nettle/sha1.h>
 
 #include <array>
 #include <cmath>
@@ -25,6 +24,19 @@
 #include <vector>
 
 namespace loopsched::examples {
+
+/// SHA-1 of a short message, with no per-call setup: OpenSSL 3's one-shot
+/// SHA1() builds a digest context per call, which cost twice the hash itself
+/// (314 ns against Nettle's 52 ns for a node's 24 bytes, on this project's machine).
+template <std::size_t N>
+std::array<std::uint8_t, 20> sha1(std::array<std::uint8_t, N> const& message) {
+    sha1_ctx context;
+    sha1_init(&context);
+    sha1_update(&context, message.size(), message.data());
+    std::array<std::uint8_t, 20> digest;
+    sha1_digest(&context, digest.size(), digest.data());
+    return digest;
+}
 
 /// One node: its generator state and depth.
 struct uts_node {
@@ -63,7 +75,7 @@ struct uts_tree {
         for (int i = 0; i < 4; ++i)
             seed_block[16 + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(s >> (24 - 8 * i));
         uts_node r;
-        SHA1(seed_block.data(), seed_block.size(), r.state.data());
+        r.state = sha1(seed_block);
         return r;
     }
     [[nodiscard]] static uts_node child(uts_node const& parent, int i) {
@@ -73,7 +85,7 @@ struct uts_tree {
         for (int b = 0; b < 4; ++b)
             block[20 + static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(n >> (24 - 8 * b));
         uts_node c;
-        SHA1(block.data(), block.size(), c.state.data());
+        c.state = sha1(block);
         c.height = parent.height + 1;
         return c;
     }
