@@ -540,9 +540,23 @@ TEST_CASE("task_farm: cost model, the document's fit on hand-computed numbers") 
     // A newer reply pushes out the oldest; one older than the whole window is not fitted.
     m.add(10, 11.0, 8.0); // window ids 1..10: costs 5,7,9,5,5,5,5,5,5,8
     CHECK(m.nc() == doctest::Approx(5.9));
-    CHECK(m.lambda() == doctest::Approx((6.0 - 7.0) / (10.0 - 3.0)));
+    // The ends (7 and 6, a slope of -1/7) differ by less than three standard
+    // errors of the residuals (about 1.5 each): noise, so no slope.
+    CHECK(m.lambda() == 0.0);
     m.add(0, 1.0, 1000.0);
     CHECK(m.nc() == doctest::Approx(5.9));
+    // A trend well above its noise keeps its slope: cost = 2 heur +- 0.1.
+    detail::farm_cost_model trend(10, 4);
+    for (std::uint64_t id = 0; id < 10; ++id)
+        trend.add(id, double(id), 2.0 * double(id) + (id % 2 == 0 ? 0.1 : -0.1));
+    CHECK(trend.lambda() == doctest::Approx(2.0).epsilon(0.05));
+    // Equal costs up to chance (the ends 1.0 and 1.6 apart by 0.6, residuals
+    // about 0.5): no slope, every task estimated at the mean.
+    detail::farm_cost_model chance(10, 4);
+    double const chance_costs[] = {1.5, 0.5, 1.0, 1.0, 0.2, 1.8, 0.9, 1.1, 2.0, 1.7};
+    for (std::uint64_t id = 0; id < 10; ++id) chance.add(id, double(id), chance_costs[id]);
+    CHECK(chance.lambda() == 0.0);
+    CHECK(chance.estimate(1000.0) == doctest::Approx(chance.nc()));
     // No estimate below the cheapest time in the window, nor a sum of k below k times it.
     detail::farm_cost_model falling(10, 2);
     falling.add(0, 1.0, 10.0);

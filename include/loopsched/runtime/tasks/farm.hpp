@@ -82,7 +82,7 @@ public:
         if (stopping_) return book_.add_cancelled(priority);
         if (double const change = book_.add_measured(std::move(payload), cost, priority);
             change != 0.0 && book_[0].where == state::sent)
-            workers_[static_cast<std::size_t>(book_[0].owner)].heur_sum += change;
+            workers_.revalued(static_cast<std::size_t>(book_[0].owner), change);
         if (estimates_) {
             place(id);
             return id;
@@ -222,14 +222,14 @@ private:
         distributing_ = true;
         if (fs_.scheme == farm_scheme_kind::kazouris && model_.ready()) book_.order_by_heur();
         // The fastest idle first; none once nothing is left to give.
-        bool const redistributing = fs_.scheme == farm_scheme_kind::kazouris && fs_.redistribute && !producing_;
+        bool redistributing = fs_.scheme == farm_scheme_kind::kazouris && fs_.redistribute && !producing_;
         workers_.serve_idle([&] { return !book_.queue_empty() || redistributing; },
                             [&](std::size_t k) {
                                 while (idle(k)) {
                                     if (!book_.queue_empty()) {
                                         if (!give_from_queue(k)) break;
                                     } else {
-                                        if (redistributing) redistribution_.ask(k);
+                                        if (redistributing) redistributing = redistribution_.ask(k);
                                         break;
                                     }
                                 }

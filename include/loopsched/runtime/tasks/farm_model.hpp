@@ -9,6 +9,7 @@
 #include <loopsched/task_options.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -107,7 +108,22 @@ private:
         };
         auto const [h_old, c_old] = mean(0);
         auto const [h_new, c_new] = mean(samples_.size() - ends);
-        if (h_new != h_old) lambda_ = (c_new - c_old) / (h_new - h_old);
+        if (h_new == h_old) return;
+        lambda_ = (c_new - c_old) / (h_new - h_old);
+        // A slope the window cannot tell from noise is taken as none: the line
+        // is applied to queued tasks far beyond the window, where a chance
+        // slope on equal costs (iid, say) estimates them at the floor or far
+        // above, and one idle worker is handed a large share of the queue.
+        // Noise: the residuals around the line; the two ends' difference must
+        // exceed three standard errors of a difference of two means of `ends`.
+        if (samples_.size() <= 2) return;
+        double squares = 0.0;
+        for (auto const& s : samples_) {
+            double const r = s.cost - (lambda_ * (s.heur - h_) + nc_);
+            squares += r * r;
+        }
+        double const spread = std::sqrt(squares / (n - 2.0));
+        if (std::abs(c_new - c_old) < 3.0 * spread * std::sqrt(2.0 / static_cast<double>(ends))) lambda_ = 0.0;
     }
 
     std::size_t window_, needed_;

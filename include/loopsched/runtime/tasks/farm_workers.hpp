@@ -81,11 +81,24 @@ public:
     void took(std::size_t k, double heur) noexcept {
         ++workers_[k].count;
         workers_[k].heur_sum += heur;
+        ++held_count_;
+        held_heur_ += heur;
     }
     void released(std::size_t k, double heur) noexcept {
         --workers_[k].count;
         workers_[k].heur_sum -= heur;
+        --held_count_;
+        held_heur_ -= heur;
     }
+    /// A task worker k holds changed its heuristic value by `change` (the measure was chosen after it went).
+    void revalued(std::size_t k, double change) noexcept {
+        workers_[k].heur_sum += change;
+        held_heur_ += change;
+    }
+    /// What all the workers hold: tasks, and their heuristic values summed
+    /// (kept as tasks come and go: the master must not scan thousands of workers per decision).
+    [[nodiscard]] std::size_t held_count() const noexcept { return held_count_; }
+    [[nodiscard]] double held_heur() const noexcept { return held_heur_; }
     /// Worker k's answer to a cancel: the `n` ids in `r` it dropped; those
     /// still running there are cancelled in `book`. Returns how many were.
     std::size_t dropped(std::size_t k, std::uint64_t n, wire_reader& r, farm_book& book) {
@@ -156,6 +169,8 @@ private:
     std::vector<std::size_t> position_; ///< each worker's place in order_
     std::set<std::size_t> maybe_idle_;  ///< places in order_ of the workers that may be idle (all that are)
     std::size_t rr_ = 0;
+    std::size_t held_count_ = 0;
+    double held_heur_ = 0.0;
 };
 
 /// Kazouris's redistribution at a farm's master: which busy worker moves how
@@ -172,18 +187,18 @@ public:
         return model_.total(w.heur_sum, static_cast<double>(w.count));
     }
     /// (4.1) over the master's queue (`queued` tasks, their heur summing to
-    /// `queued_heur`) and every worker's.
+    /// `queued_heur`) and every worker's: one sum (4.1 is linear in it; the
+    /// floor under the estimates applies to the whole).
     [[nodiscard]] double estimated_total(double queued_heur, std::size_t queued) const {
-        double total = model_.total(queued_heur, static_cast<double>(queued));
-        for (auto const& w : workers_) total += finish_normalized(w);
-        return total;
+        return model_.total(queued_heur + workers_.held_heur(), static_cast<double>(queued + workers_.held_count()));
     }
 
     /// (4.2)-(4.6): asks the busy worker estimated to finish last to move
-    /// work to idle worker `to`.
-    void ask(std::size_t to) {
-        double all = 0.0;
-        for (auto const& w : workers_) all += finish_normalized(w);
+    /// work to idle worker `to`. False if none was asked: then no slower idle
+    /// worker would be either (its share (4.3) is smaller), and the caller
+    /// stops asking until something changes.
+    bool ask(std::size_t to) {
+        double const all = estimated_total(0.0, 0);
         std::optional<std::size_t> busiest;
         double latest = -1.0;
         for (std::size_t k = 0; k < workers_.size(); ++k) {
@@ -195,11 +210,11 @@ public:
                 busiest = k;
             }
         }
-        if (!busiest) return;
+        if (!busiest) return false;
         auto& b = workers_[*busiest];
         auto& idle_one = workers_[to];
         double const share = idle_one.share * all;                                              // (4.3)
-        if (fs_.transfer_gain * finish_normalized(b) > share) return;                           // (4.4)
+        if (fs_.transfer_gain * finish_normalized(b) > share) return false;                     // (4.4)
         double const fair = finish_normalized(b) * idle_one.speed / (b.speed + idle_one.speed); // (4.5)
         farm_transfer const transfer{std::min(share, fair),                                     // (4.6)
                                      static_cast<std::int64_t>(port_.settings().worker_ranks[to]),
@@ -213,6 +228,7 @@ public:
         ++transfers_;
         port_.send_worker(*busiest, kind::transfer, std::as_bytes(std::span(&transfer, 1)));
         port_.touch(to); // it will hear from the donor, not from the master
+        return true;
     }
 
     /// Worker k's answer to a transfer: the ids of the `n` tasks it moved to
