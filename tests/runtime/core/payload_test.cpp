@@ -13,6 +13,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,28 @@ TEST_CASE("payload: trivially copyable values as bytes, others serialized, both 
     std::vector<std::byte> truncated = to_bytes(std::string("hello, world"));
     truncated.resize(4);
     CHECK_THROWS_AS(from_bytes<std::string>(truncated), error);
+}
+
+TEST_CASE("payload: a vector of trivially copyable values travels as its length and bytes, no archive") {
+    static_assert(travels_as_counted_bytes<std::vector<double>> && travels_as_counted_bytes<std::vector<char>>);
+    static_assert(!travels_as_counted_bytes<std::vector<bool>> && !travels_as_counted_bytes<std::vector<std::string>>);
+    std::vector<std::vector<double>> const vs{{1.5, -2.0}, {}, std::vector<double>(100, 0.25)};
+    CHECK(round_trip(vs) == vs);
+    std::vector<std::byte> bytes;
+    write_values(bytes, std::span<std::vector<double> const>(vs));
+    CHECK(bytes.size() == 3 * sizeof(std::uint64_t) + 102 * sizeof(double)); // counts and elements, nothing else
+    auto const task = std::vector<char>{'a', 'b', 'c'};
+    CHECK(from_bytes<std::vector<char>>(to_bytes(task)) == task);
+    // Bytes that do not hold the values: a length past the end, too few, too many.
+    auto cut = bytes;
+    cut.resize(cut.size() - 1);
+    std::vector<std::vector<double>> back(3);
+    CHECK_THROWS_WITH_AS(read_values(std::span<std::byte const>(cut), std::span<std::vector<double>>(back)),
+                         doctest::Contains("counted vectors"), error);
+    std::vector<std::vector<double>> four(4);
+    CHECK_THROWS_AS(read_values(std::span<std::byte const>(bytes), std::span<std::vector<double>>(four)), error);
+    std::vector<std::vector<double>> two(2);
+    CHECK_THROWS_AS(read_values(std::span<std::byte const>(bytes), std::span<std::vector<double>>(two)), error);
 }
 
 TEST_CASE("payload: a loop gathers values of a serialized type, dynamic and static, 1-4 ranks") {

@@ -11,9 +11,11 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <span>
 #include <streambuf>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -22,6 +24,14 @@ namespace loopsched {
 /// True for the types that travel as their bytes; the others are serialized.
 template <class T>
 inline constexpr bool travels_as_bytes = std::is_trivially_copyable_v<T>;
+
+/// True for a std::vector of values that travel as bytes (not vector<bool>,
+/// which packs its bits): it travels as its length and its elements' bytes,
+/// without an archive (a farm's typical task, and 1.3 us per task through one).
+template <class T>
+inline constexpr bool travels_as_counted_bytes = false;
+template <class U, class A>
+inline constexpr bool travels_as_counted_bytes<std::vector<U, A>> = travels_as_bytes<U> && !std::is_same_v<U, bool>;
 
 namespace detail {
 
@@ -67,6 +77,19 @@ void write_values(std::vector<std::byte>& out, std::span<T const> values) {
         std::size_t const at = out.size();
         out.resize(at + b.size());
         if (!b.empty()) std::memcpy(out.data() + at, b.data(), b.size());
+    } else if constexpr (travels_as_counted_bytes<T>) {
+        std::size_t total = 0;
+        for (auto const& v : values) total += sizeof(std::uint64_t) + v.size() * sizeof(typename T::value_type);
+        std::size_t at = out.size();
+        out.resize(at + total);
+        for (auto const& v : values) {
+            std::uint64_t const count = v.size();
+            std::memcpy(out.data() + at, &count, sizeof count);
+            at += sizeof count;
+            std::size_t const size = v.size() * sizeof(typename T::value_type);
+            if (size != 0) std::memcpy(out.data() + at, v.data(), size);
+            at += size;
+        }
     } else {
         detail::appending_buffer buffer(out);
         boost::archive::binary_oarchive archive(buffer, detail::archive_flags);
@@ -82,6 +105,25 @@ void read_values(std::span<std::byte const> in, std::span<T> out) {
             throw error("loopsched: " + std::to_string(in.size()) + " bytes of results where " +
                         std::to_string(out.size_bytes()) + " were expected");
         if (!in.empty()) std::memcpy(static_cast<void*>(out.data()), in.data(), in.size());
+    } else if constexpr (travels_as_counted_bytes<T>) {
+        using element = typename T::value_type;
+        std::size_t at = 0;
+        auto malformed = [&] {
+            throw error("loopsched: " + std::to_string(in.size()) + " bytes that do not hold " +
+                        std::to_string(out.size()) + " counted vectors");
+        };
+        for (auto& v : out) {
+            std::uint64_t count = 0;
+            if (in.size() - at < sizeof count) malformed();
+            std::memcpy(&count, in.data() + at, sizeof count);
+            at += sizeof count;
+            if (count > (in.size() - at) / sizeof(element)) malformed();
+            v.resize(static_cast<std::size_t>(count));
+            std::size_t const size = v.size() * sizeof(element);
+            if (size != 0) std::memcpy(static_cast<void*>(v.data()), in.data() + at, size);
+            at += size;
+        }
+        if (at != in.size()) malformed();
     } else {
         detail::reading_buffer buffer(in);
         try {
