@@ -75,6 +75,33 @@ TEST_CASE("parallel_for_doacross: the four problems equal their sequential loops
         }
 }
 
+TEST_CASE("parallel_for_doacross: a worker's T_comp + T_wait fit in T_p, h=auto's measurements included") {
+    // Before the loop the root measures the link and times the body (h=auto);
+    // a worker's waiting then is not waiting inside the loop, which T_p times.
+    for (char const* spec : {"s-tss:h=auto", "sw-tss:h=auto", "s-css:chunk=40,h=8"}) {
+        CAPTURE(spec);
+        loop_statistics stats;
+        in_process::run(3, [&](in_process::endpoint& t) {
+            doacross_options o;
+            o.master_computes = false;
+            // The root times the body before the loop (h=auto): slowly here,
+            // so that the workers wait long for their first chunk.
+            auto const space = box<2>::from_extents({400, 600});
+            auto body = [&, inner = kernels::floyd_steinberg::body{space}](box<2> const& part, auto&... fields) {
+                if (t.rank() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                inner(part, fields...);
+            };
+            auto r = kernels::run_with<kernels::floyd_steinberg>(t, space, parse_policy(spec), body, o);
+            if (t.rank() == 0) stats = std::move(r.statistics);
+        });
+        REQUIRE(stats.workers.size() == 2);
+        for (auto const& w : stats.workers) {
+            CAPTURE(w.rank);
+            CHECK(w.compute_seconds + w.wait_seconds <= 1.25 * stats.parallel_seconds + 0.02);
+        }
+    }
+}
+
 TEST_CASE("parallel_for_doacross: S-A and SW-A for every policy of the catalogue") {
     for (auto name : policy_names())
         for (std::string prefix : {"s-", "sw-"}) {

@@ -17,7 +17,7 @@ namespace loopsched {
 struct worker_statistics {
     int rank = 0;
     double compute_seconds = 0.0; ///< in the loop body
-    double wait_seconds = 0.0;    ///< blocked, waiting for the master's reply
+    double wait_seconds = 0.0;    ///< blocked, waiting for the master's reply (from its first message: inside the loop)
     double comm_seconds = 0.0;    ///< sending requests
     index_t iterations = 0;
     index_t chunks = 0;

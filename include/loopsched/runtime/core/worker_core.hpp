@@ -116,6 +116,7 @@ public:
             : port_(port), client_(client), verdict_(verdict) {}
 
     void handle(message_view m) {
+        if (kind_of(m.tag) != kind::probe) started_ = true;
         switch (kind_of(m.tag)) {
         case kind::work: client_.on_work(m); break;
         case kind::stop: report(); break;
@@ -131,9 +132,12 @@ public:
 
     /// Whether the client wants to hear how long its rank was blocked waiting for a message.
     static constexpr bool counts_waits = Client::hooks.waited;
+    /// Counted from the master's first message (its first work, or the stop),
+    /// not before: T_wait is waiting inside the loop, which starts when the
+    /// master is ready (after, say, h=auto's measurements), as its T_p does.
     void waited(double seconds) {
         if constexpr (counts_waits)
-            if (!reported_) client_.waited(seconds);
+            if (!reported_ && started_) client_.waited(seconds);
     }
 
     [[nodiscard]] worker_port<T>& port() noexcept { return port_; }
@@ -166,6 +170,7 @@ private:
     bool& verdict_;
     loop_statistics table_;
     bool reported_ = false, finished_ = false;
+    bool started_ = false; ///< a message other than a link probe came from the master
 };
 
 } // namespace loopsched::detail
