@@ -9,7 +9,6 @@
 #include <loopsched/task_options.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -87,14 +86,22 @@ private:
 
     void fit() {
         double const n = static_cast<double>(samples_.size());
-        double hs = 0.0, cs = 0.0;
+        // One pass: the sums, and the moments the noise test below needs,
+        // taken about the first sample (no cancellation on large heur values).
+        double const h0 = samples_.front().heur, c0 = samples_.front().cost;
+        double dh = 0.0, dc = 0.0, dhh = 0.0, dcc = 0.0, dhc = 0.0;
+        least_ = c0;
         for (auto const& s : samples_) {
-            hs += s.heur;
-            cs += s.cost;
+            double const x = s.heur - h0, y = s.cost - c0;
+            dh += x;
+            dc += y;
+            dhh += x * x;
+            dcc += y * y;
+            dhc += x * y;
+            least_ = std::min(least_, s.cost);
         }
-        h_ = hs / n;
-        nc_ = cs / n;
-        least_ = std::ranges::min(samples_, {}, &sample::cost).cost;
+        h_ = h0 + dh / n;
+        nc_ = c0 + dc / n;
         std::size_t const ends = std::min<std::size_t>(3, samples_.size() / 2);
         lambda_ = 0.0;
         if (ends == 0) return;
@@ -115,15 +122,13 @@ private:
         // slope on equal costs (iid, say) estimates them at the floor or far
         // above, and one idle worker is handed a large share of the queue.
         // Noise: the residuals around the line; the two ends' difference must
-        // exceed three standard errors of a difference of two means of `ends`.
+        // exceed three standard errors of a difference of two means of `ends`
+        // (compared squared: this runs at every reply).
         if (samples_.size() <= 2) return;
-        double squares = 0.0;
-        for (auto const& s : samples_) {
-            double const r = s.cost - (lambda_ * (s.heur - h_) + nc_);
-            squares += r * r;
-        }
-        double const spread = std::sqrt(squares / (n - 2.0));
-        if (std::abs(c_new - c_old) < 3.0 * spread * std::sqrt(2.0 / static_cast<double>(ends))) lambda_ = 0.0;
+        double const shh = dhh - dh * dh / n, scc = dcc - dc * dc / n, shc = dhc - dh * dc / n;
+        double const squares = std::max(0.0, scc - 2.0 * lambda_ * shc + lambda_ * lambda_ * shh);
+        double const gap = c_new - c_old;
+        if (gap * gap < 9.0 * (squares / (n - 2.0)) * (2.0 / static_cast<double>(ends))) lambda_ = 0.0;
     }
 
     std::size_t window_, needed_;
