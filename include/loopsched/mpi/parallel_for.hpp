@@ -53,7 +53,7 @@ loop_statistics doall_over_mpi(boost::mpi::communicator const& comm, S const& sp
                   "(dynamic_mapping, static_block_mapping, static_cyclic_mapping or any_mapping)");
     return detail::run_described<R>(space, body, per_iteration, values, o, comm.rank() == o.root,
                                     [&](doall_call const& call, chunk_body& run) {
-                                        return run_doall_over_mpi(comm, call, any_policy(policy),
+                                        return run_doall_over_mpi(comm, call, erase_policy(policy),
                                                                   any_mapping(mapping), run, o);
                                     });
 #else
@@ -72,7 +72,7 @@ loop_statistics hierarchical_doall_over_mpi(boost::mpi::communicator const& comm
     return detail::run_described<R>(space, body, per_iteration, values, o, comm.rank() == o.root,
                                     [&](doall_call const& call, chunk_body& run) {
                                         return run_hierarchical_doall_over_mpi(
-                                                comm, call, h.with_levels(any_policy(h.between), any_policy(h.within)),
+                                                comm, call, h.with_levels(erase_policy(h.between), erase_policy(h.within)),
                                                 run, o);
                                     });
 #else
