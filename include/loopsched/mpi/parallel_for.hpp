@@ -71,9 +71,9 @@ loop_statistics hierarchical_doall_over_mpi(boost::mpi::communicator const& comm
 #ifdef LOOPSCHED_COMPILED
     return detail::run_described<R>(space, body, per_iteration, values, o, comm.rank() == o.root,
                                     [&](doall_call const& call, chunk_body& run) {
-                                        return run_hierarchical_doall_over_mpi(
-                                                comm, call, h.with_levels(erase_policy(h.between), erase_policy(h.within)),
-                                                run, o);
+                                        auto const levels =
+                                                h.with_levels(erase_policy(h.between), erase_policy(h.within));
+                                        return run_hierarchical_doall_over_mpi(comm, call, levels, run, o);
                                     });
 #else
     auto& ch = mpi_channel(comm);

@@ -296,9 +296,9 @@ loop_statistics run_hierarchical_doall(C& source, S const& space, hierarchical<B
     loop_link<T> link(ch);
     return detail::run_described<R>(space, body, per_iteration, values, o, link.rank() == o.root,
                                     [&](doall_call const& call, chunk_body& run) {
-                                        return run_hierarchical_checked(
-                                                link, call, h.with_levels(erase_policy(h.between), erase_policy(h.within)),
-                                                run, o);
+                                        auto const levels =
+                                                h.with_levels(erase_policy(h.between), erase_policy(h.within));
+                                        return run_hierarchical_checked(link, call, levels, run, o);
                                     });
 }
 
