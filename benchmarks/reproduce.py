@@ -754,7 +754,7 @@ def seed002_dlpt(run, out, quick):
                  ", ".join(f"n={n:,}: {b}" for n, b in best.items()))
     worst = max(fig[f"dlpt_placement_dlpt_n{n}"] / base[n] for n in sizes)
     claims.claim("dlpt-within-1.5-of-bound", "D_LPT is within 1.5x of the lower bound at every size",
-                 worst <= 1.5, f"at most {worst:.2f}", expected=False)
+                 worst <= 1.5, f"at most {worst:.2f}")
     stealing = all(min(fig[f"dlpt_placement_kazouris_n{n}"], fig[f"dlpt_placement_steal_n{n}"])
                    < fig[f"dlpt_placement_dlpt_n{n}"] for n in sizes)
     claims.claim("kazouris-or-stealing-beats-dlpt", "kazouris or stealing beats D_LPT at every size",
@@ -876,7 +876,7 @@ STEPS = {"1": (seed001, "seed001", "Chronopoulos et al., Tables 2-3"), "2": (see
 EXPECT = {"h.a-step": False, "h.a-lost": False, "h.b-step": False, "h.b-lost": True,
           "farm.decreasing-best": True, "farm.increasing-best": True, "dlpt.estimates-help": False,
           "dlpt.rank1-ahead": False, "dlpt.rank2-ahead": True, "dlpt.rank1-stealing": True,
-          "dlpt.rank2-stealing": True}
+          "dlpt.rank2-stealing": False}
 
 
 if __name__ == "__main__":

@@ -7,10 +7,12 @@
 // How a worker runs (the document's run-time, with explicit frames):
 // - A queued task taken for dividing is divided; its subproblems become
 //   queued tasks (some sent along the worker list at the start) and the
-//   worker waits for their results. While it waits it runs tasks from its own
-//   queue, nested on its stack (the document's deadlock-freedom argument:
-//   a worker blocks only with an empty queue). A task taken for inlining is
-//   solved by direct recursion: no subproblem of it is queued.
+//   divided problem becomes a continuation: its combine runs when the last
+//   result is in, and meanwhile the worker runs any other task, so a queued
+//   task never holds the stack (nor makes the worker wait). A task taken for
+//   inlining is solved by direct recursion: no subproblem of it is queued,
+//   unless it spills; a spilled problem waits on the stack, running only
+//   deeper tasks meanwhile (see wait_for).
 // Choices where the document is silent (docs/divide-and-conquer.md):
 // - A worker waiting for results with an empty queue is idle: it reports (or
 //   steals) and may be given a task, run on top of its stack (the argument
@@ -39,10 +41,12 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <random>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -67,8 +71,8 @@ public:
                Ops& ops)
             : base(port, profile, placement, ds), ops_(ops), stack_(stack_left()) {}
 
-    [[nodiscard]] bool can_step() const noexcept {
-        return !this->stopped_ && (!this->queue_.empty() || wants_to_announce());
+    [[nodiscard]] bool can_step() noexcept {
+        return !this->stopped_ && (!this->queue_.empty() || !this->frames_.completed().empty() || wants_to_announce());
     }
     [[nodiscard]] bool poll_after_step() const noexcept { return true; }
 
@@ -76,14 +80,14 @@ public:
     /// manager it is idle, or sends a thief out).
     double step() {
         auto& port = this->port_;
-        if (!this->queue_.empty()) {
+        if (!this->queue_.empty() || !this->frames_.completed().empty()) {
             double const before = port.now();
             double const idle_before = this->stats_.idle_seconds;
-            run_next();
+            if (!combine_completed()) run_next();
             this->maybe_report();
             this->mine_.compute_seconds += port.now() - before - (this->stats_.idle_seconds - idle_before);
         }
-        if (this->queue_.empty()) go_idle();
+        if (this->queue_.empty() && this->frames_.completed().empty()) go_idle();
         return port.now();
     }
 
@@ -98,9 +102,27 @@ private:
                            : queue.take(this->placement_.next(queue.view(), dividing));
         ++this->stats_.tasks;
         if (this->estimates_) this->set_running(queue.weight(t.cost));
-        Result r = dividing ? run_divided_task(t) : run_inlined_task(t);
+        std::optional<Result> r = dividing ? run_divided_task(t) : run_inlined_task(t);
         if (this->estimates_) this->set_running(-1.0);
-        this->deliver(t.parent, std::move(r));
+        if (r) this->deliver(t.parent, std::move(*r));
+    }
+
+    /// Combines every continuation whose results are in and delivers its
+    /// result; one delivered here may complete another, combined in turn.
+    bool combine_completed() {
+        auto& done = this->frames_.completed();
+        if (done.empty()) return false;
+        for (std::size_t i = 0; i < done.size(); ++i) { // deliver() may append
+            std::uint64_t const id = done[i];
+            auto node = continuations_.extract(id);
+            this->frames_.close(id);
+            continuation& c = *node.mapped();
+            Result r;
+            this->profile_.run([&] { r = ops_.combine(c.problem, std::span<Result>(c.f.results)); });
+            this->deliver(c.parent, std::move(r));
+        }
+        done.clear();
+        return true;
     }
 
     Result run_inlined_task(entry const& t) {
@@ -128,7 +150,8 @@ private:
         return std::move(*r);
     }
 
-    Result run_divided_task(entry const& t) {
+    /// A leaf's result; a divided task's comes later, from its continuation.
+    std::optional<Result> run_divided_task(entry& t) {
         tick();
         listening const listen(this->listener()); // this_task::estimate() from the body
         double const weight = this->queue_.weight(t.cost), start = this->port_.now();
@@ -143,7 +166,23 @@ private:
         this->profile_.run([&] { children = divide(t.problem); });
         dividing_weight_ = weight;
         divide_seconds_ = this->port_.now() - start;
-        return run_divided(t.problem, t.depth, std::move(children));
+        if (t.depth >= max_continuation_depth)
+            throw error("loopsched: divide_and_conquer: the tree is deeper than a worker may hold: at depth " +
+                        std::to_string(t.depth) + " its divided tasks wait for their subproblems off the stack, " +
+                        "one frame each, and past 2^18 levels they would exhaust memory long before the end; " +
+                        "divide into fewer levels");
+        auto c = std::make_unique<continuation>(std::move(t.problem), t.parent);
+        c->f.continuation = true;
+        std::uint64_t const id = spread(c->problem, t.depth, children, c->f);
+        if (children.empty()) { // nothing to wait for: combined now
+            this->frames_.close(id);
+            Result r;
+            this->profile_.run([&] { r = ops_.combine(c->problem, std::span<Result>(c->f.results)); });
+            return r;
+        }
+        continuations_.emplace(id, std::move(c));
+        this->answer_pending();
+        return std::nullopt;
     }
 
     /// Direct recursion (inlining): no subproblem is queued, unless a request
@@ -156,18 +195,39 @@ private:
         if (this->has_pending()) return run_divided(p, depth, to_vector(std::forward<decltype(range)>(range))); // spill
         // Inline, as the plain recursion: the subproblems straight from the
         // user's range, the results on the stack (no allocation for up to 8).
+        // A sized range's results are made first and assigned: GCC 12 then
+        // sees every element the combine reads initialised (with push_back
+        // it warns that they may not be, at -O2, once this is inlined).
         boost::container::small_vector<Result, 8> results;
-        for (auto&& c : range) results.push_back(recurse(c, depth + 1));
+        if constexpr (std::ranges::sized_range<decltype(range)>) {
+            results.resize(static_cast<std::size_t>(std::ranges::size(range)));
+            std::size_t i = 0;
+            for (auto&& c : range) results[i++] = recurse(c, depth + 1);
+        } else {
+            for (auto&& c : range) results.push_back(recurse(c, depth + 1));
+        }
         return ops_.combine(p, std::span<Result>(results.data(), results.size()));
     }
 
-    /// A divided problem: subproblems to the list's workers and the queue,
-    /// then a wait that runs queued tasks.
+    /// A problem spilled from an inline recursion: its subproblems spread,
+    /// then a wait on the stack (the recursion needs the result to go on).
     Result run_divided(Problem const& p, std::uint32_t depth, std::vector<Problem> children) {
         if (stack_.exceeded()) too_deep(depth);
+        frame f;
+        std::uint64_t const id = spread(p, depth, children, f);
+        this->answer_pending();
+        wait_for(f, depth);
+        this->frames_.close(id);
+        Result r;
+        this->profile_.run([&] { r = ops_.combine(p, std::span<Result>(f.results)); });
+        return r;
+    }
+
+    /// Opens `f` for p's subproblems and sends them along the worker list
+    /// or queues them; the frame's id.
+    std::uint64_t spread(Problem const& p, std::uint32_t depth, std::vector<Problem>& children, frame& f) {
         auto& queue = this->queue_;
         if (queue.measure() == cost_measure::unknown) choose_measure(p, children);
-        frame f;
         std::uint64_t const id = this->frames_.open(f, children.size());
         std::vector<double> costs(children.size());
         for (std::size_t i = 0; i < children.size(); ++i) costs[i] = cost_of(children[i], depth + 1);
@@ -204,12 +264,7 @@ private:
                        result_address{this->port_.rank(), static_cast<std::uint32_t>(c), id}, this->estimates_);
         }
         if (this->estimates_) this->report_queue(); // new tasks: the manager places them now
-        this->answer_pending();
-        wait_for(f, depth);
-        this->frames_.close(id);
-        Result r;
-        this->profile_.run([&] { r = ops_.combine(p, std::span<Result>(f.results)); });
-        return r;
+        return id;
     }
 
     /// Runs queued tasks deeper than `depth` (the waiting problem's) until `f`
@@ -226,6 +281,7 @@ private:
         ++waits_;
         this->stats_.peak_waits = std::max<std::uint64_t>(this->stats_.peak_waits, waits_);
         while (f.missing > 0) {
+            if (combine_completed()) continue; // never waits, so always allowed
             if (this->queue_.has_deeper(depth)) {
                 run_next();
                 this->maybe_report();
@@ -344,7 +400,16 @@ private:
     Ops& ops_;
     std::uint32_t ticks_ = 0, stride_ = 1;
     stack_budget stack_;
-    std::uint64_t waits_ = 0; ///< divided problems waiting on this stack now (then only tasks deeper than floor_ run)
+    /// A queued task divided here, waiting for its subproblems' results off the stack.
+    struct continuation {
+        continuation(Problem&& p, result_address to) : problem(std::move(p)), parent(to) {}
+        Problem problem;
+        result_address parent;
+        frame f;
+    };
+    std::unordered_map<std::uint64_t, std::unique_ptr<continuation>> continuations_; ///< by frame id
+    static constexpr std::uint32_t max_continuation_depth = 1u << 18;
+    std::uint64_t waits_ = 0; ///< spilled problems waiting on this stack now (then only tasks deeper than floor_ run)
     std::uint32_t floor_ = 0; ///< the innermost waiting problem's depth
     std::uint64_t traced_nested_ = 0; ///< nodes of inlined tasks finished so far, for nested trace events
     double dividing_weight_ = -1.0, divide_seconds_ = 0.0;

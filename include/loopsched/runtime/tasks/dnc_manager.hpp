@@ -42,9 +42,10 @@ struct dnc_worker_statistics {
     std::uint64_t given = 0;    ///< tasks it sent to other workers (start lists, transfers, steals)
     std::uint64_t received = 0; ///< tasks it got from the manager or other workers
     std::uint64_t steals = 0;   ///< steal requests it sent
-    /// The most divided problems that waited for their subproblems at once,
-    /// nested on its stack: at most the tree's depth + 1 (a waiting problem
-    /// runs only tasks deeper than itself).
+    /// The most spilled problems (divided inside an inlined task's recursion)
+    /// that waited for their subproblems at once, nested on its stack: at most
+    /// the tree's depth + 1 (a waiting problem runs only tasks deeper than
+    /// itself). Queued tasks divided here wait off the stack and do not count.
     std::uint64_t peak_waits = 0;
     double idle_seconds = 0.0; ///< blocked with nothing to run
 };

@@ -129,8 +129,10 @@ private:
     cost_measure measure_ = cost_measure::unknown;
 };
 
-/// The divided problems waiting for their subproblems' results, by id; each
-/// frame lives on the stack of the wait that opened it.
+/// The divided problems waiting for their subproblems' results, by id. A
+/// frame lives on the stack of the wait that opened it, or, for a queued
+/// task divided as a continuation, with the worker until its combine; a
+/// continuation's id is listed in completed() when its last result arrives.
 template <class Result>
 class dnc_frames {
 public:
@@ -138,6 +140,7 @@ public:
         std::vector<Result> results;
         std::vector<char> filled;
         std::size_t missing = 0;
+        bool continuation = false;
     };
 
     /// `f` waits for `n` results; its id, until close(id).
@@ -157,11 +160,14 @@ public:
         frame& f = *it->second;
         f.results[index] = std::move(r);
         f.filled[index] = 1;
-        --f.missing;
+        if (--f.missing == 0 && f.continuation) completed_.push_back(id);
     }
+    /// Continuations whose results are all in, oldest first; the worker combines them.
+    [[nodiscard]] std::vector<std::uint64_t>& completed() noexcept { return completed_; }
 
 private:
     std::unordered_map<std::uint64_t, frame*> frames_;
+    std::vector<std::uint64_t> completed_;
     std::uint64_t next_ = 0;
 };
 
