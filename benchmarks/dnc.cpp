@@ -48,12 +48,16 @@ int main(int argc, char** argv) try {
                       "APRIL against the new scheme and stealing, then heterogeneous and loaded clusters.",
                       "dnc --max-processors 15");
     int most = 15;
-    double overhead = 1e-3;
+    double overhead = 1e-3, medium = 0.0;
     line.add_option("--max-processors", most, "the tables' largest processor count (2 to 15)")->capture_default_str();
+    line.add_option("--shared-medium", medium,
+                    "the tables' workstations share one Ethernet segment of this many bytes/s (0: switched links)")
+            ->capture_default_str();
     line.add_option("--message-overhead", overhead, "CPU seconds per message sent or received (PVM in 1997)")
             ->capture_default_str();
     if (auto code = line.parse(argc, argv)) return *code;
     detail::require(most >= 2 && most <= 15, "--max-processors", most, "must be in [2, 15]");
+    detail::require(medium >= 0.0, "--shared-medium", medium, "must be >= 0 bytes/s");
 
     dnc_mandelbrot coarse(1000, 100), fine(1000, 32);
     // The document's sequential time on one workstation sets the cost of an iteration.
@@ -64,8 +68,10 @@ int main(int argc, char** argv) try {
     so.message_overhead = overhead;
     std::vector<sim::simulator> sims; // every simulator made before the first run (SimGrid's rule)
     for (int p = 2; p <= most; ++p)
-        sims.emplace_back(
-                make_platform("uniform:n=" + std::to_string(p - 1) + ":speed=1.7e6:bandwidth=1.25e6:latency=5e-4"), so);
+        sims.emplace_back(make_platform("uniform:n=" + std::to_string(p - 1) +
+                                        ":speed=1.7e6:bandwidth=1.25e6:latency=5e-4" +
+                                        (medium > 0.0 ? ":shared=" + std::to_string(medium) : std::string())),
+                          so);
     std::string const link = ":speed=1.7e6:bandwidth=1.25e6:latency=5e-4";
     std::vector<std::pair<std::string, std::string>> const clusters{
             {"4to1", "speeds:v=4/1/1/1" + link}, {"loaded", "speeds:v=1/1/1/1:loads=0/1/0/1" + link}};

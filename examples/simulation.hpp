@@ -127,6 +127,9 @@ inline constexpr double ethernet_latency = 50e-6;
 ///                         q = 2 (the tables' times jump when kid3 joins at m = 6, not before)
 ///   kids | twins | hetero Table 5.11: 10+1 kids (V = 0.606), 6+1 twins (V = 1), 5 kids + 5+1 twins
 ///   uniform:n=N[:bandwidth=B][:latency=L]   1 master + N equal workers
+/// Every preset takes shared=B: every message also crosses one medium of B
+/// bytes/s that all transfers share (one Ethernet segment or a hub, as the
+/// documents' networks of workstations were; 1.25e6 is 10 Mbit/s).
 /// Every preset takes speed=S, the flop/s of a host of V = 1 (default 1e9;
 /// seed001: 5.5e6, so that its times are on Table 2's scale), and latency=L,
 /// the one-way latency of each host's link (default 50 us; uniform: 5 us).
@@ -135,7 +138,8 @@ inline constexpr double ethernet_latency = 50e-6;
 ///   machine:c_d=..:c_c=..:n=2  two ranks with a measured one-way latency c_d (s) and
 ///                         per-byte cost c_c (s/byte), for predicting this machine
 inline sim::platform make_platform(std::string const& text) {
-    description d(text, "platform", {"loaded", "m", "n", "speed", "bandwidth", "latency", "c_d", "c_c", "v", "loads"});
+    description d(text, "platform",
+                  {"loaded", "m", "n", "speed", "bandwidth", "latency", "c_d", "c_c", "v", "loads", "shared"});
     bool const loaded = d.has("loaded");
     sim::platform p;
     auto const& name = d.name();
@@ -222,6 +226,11 @@ inline sim::platform make_platform(std::string const& text) {
         throw invalid_parameter(
                 "platform", text,
                 "unknown; presets: seed001 seed003-w seed003-sw seed003-dmps kids twins hetero uniform speeds machine");
+    }
+    if (d.has("shared")) {
+        double const medium = d.number("shared", 0.0);
+        if (!(medium > 0)) throw invalid_parameter("platform shared", std::to_string(medium), "must be > 0 bytes/s");
+        p.share_medium(medium);
     }
     return p;
 }

@@ -35,9 +35,20 @@ struct host {
 
 /// A star of hosts, each on its own link to one switch (switched Ethernet):
 /// a message crosses the sender's link and the receiver's link. Rank k is
-/// the k-th host added.
+/// the k-th host added. With a shared medium (a hub, or one Ethernet
+/// segment as the documents' networks of workstations had), every message
+/// also crosses one link that all transfers at the same moment share.
 class platform {
 public:
+    /// Every message also crosses one medium of `bytes_per_second`, shared by all.
+    platform& share_medium(double bytes_per_second) {
+        loopsched::detail::require(bytes_per_second > 0.0, "shared medium bandwidth", bytes_per_second,
+                                   "must be > 0 bytes/s");
+        medium_ = bytes_per_second;
+        return *this;
+    }
+    [[nodiscard]] std::optional<double> shared_medium() const noexcept { return medium_; }
+
     platform& add(host h) {
         loopsched::detail::require(h.speed > 0.0, "host " + h.name + " speed", h.speed, "must be > 0 flop/s");
         loopsched::detail::require(h.bandwidth > 0.0, "host " + h.name + " bandwidth", h.bandwidth,
@@ -81,6 +92,7 @@ public:
 
 private:
     std::vector<host> hosts_;
+    std::optional<double> medium_;
 };
 
 /// How the simulated runtime's own work is charged. Bodies charge their work
@@ -458,13 +470,20 @@ private:
         auto* zone = ::simgrid::s4u::create_star_zone(prefix);
         std::vector<std::string> names;
         zone->set_parent(parent);
+        ::simgrid::s4u::Link* medium = nullptr;
+        if (auto const b = platform_.shared_medium()) {
+            medium = zone->create_link(prefix + "shared-medium", *b); // SHARED: concurrent flows split it
+            medium->seal();
+        }
         for (auto const& h : platform_.hosts()) {
             auto* simulated = zone->create_host(prefix + h.name, h.speed);
             auto* link = zone->create_link(prefix + h.name + "-link", h.bandwidth)->set_latency(h.latency);
             link->seal();
-            // Star zone: the host's route to anywhere (and back) crosses its own link.
-            zone->add_route(simulated->get_netpoint(), nullptr, nullptr, nullptr, {::simgrid::s4u::LinkInRoute(link)},
-                            true);
+            // Star zone: the host's route to anywhere (and back) crosses its own link, and the
+            // shared medium if there is one (a star zone keeps a link once per route).
+            std::vector<::simgrid::s4u::LinkInRoute> route{::simgrid::s4u::LinkInRoute(link)};
+            if (medium) route.emplace_back(medium);
+            zone->add_route(simulated->get_netpoint(), nullptr, nullptr, nullptr, route, true);
             simulated->seal();
             net_->hosts.push_back(simulated);
             names.push_back(h.name);
