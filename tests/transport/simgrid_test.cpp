@@ -53,6 +53,8 @@ struct clusters {
     sim::simulator nine{cluster({2e9, 1e9, 1e9, 1e9, 2e9, 1e9, 1e9, 1e9, 3e9}, {0, 0, 1, 0, 0, 0, 2, 0, 0})};
     sim::simulator many{cluster(std::vector<double>(511, 1e9))};
     sim::simulator most{cluster(std::vector<double>(1023, 1e9))};
+    sim::simulator switched4{cluster({1e9, 1e9, 1e9})};
+    sim::simulator shared4{cluster({1e9, 1e9, 1e9}).share_medium(12.5e6)};
     sim::simulator rendezvous{cluster({1e9}), [] {
                                   sim::simulation_options o;
                                   o.rendezvous_bytes = 1000;
@@ -181,6 +183,28 @@ TEST_CASE("simgrid: a large message moves at the sender's first transport call a
     CHECK(arrival(1000, false, false) == doctest::Approx(1.0).epsilon(0.01)); // after the sender's second of work
     CHECK(arrival(1000, false, true) == doctest::Approx(1.0).epsilon(0.01));
     CHECK(arrival(1000, true, false) == doctest::Approx(1.0).epsilon(0.01));
+}
+
+TEST_CASE("simgrid: on a shared medium two transfers between four hosts share its bandwidth") {
+    // 1 -> 0 and 3 -> 2 at once, 1.25 MB each: switched, each crosses links of its own at
+    // 12.5 MB/s (0.1 s); on one 12.5 MB/s medium they split it (0.2 s).
+    auto both = [](sim::simulator& s) {
+        double longest = 0.0;
+        s.run([&](sim::transport& t) {
+            double const start = t.now();
+            if (t.rank() % 2 == 1) {
+                t.send(t.rank() - 1, 1, bytes_of(1'250'000));
+            } else {
+                (void)t.receive(t.rank() + 1, 1);
+                longest = std::max(longest, t.now() - start);
+            }
+        });
+        return longest;
+    };
+    CHECK(both(all().switched4) == doctest::Approx(0.1).epsilon(0.02));
+    CHECK(both(all().shared4) == doctest::Approx(0.2).epsilon(0.02));
+    sim::platform p;
+    CHECK_THROWS_WITH(p.share_medium(0.0), doctest::Contains("shared medium bandwidth = 0"));
 }
 
 TEST_CASE("simgrid: a DOACROSS loop on simulated hosts gives the sequential loop's bytes") {
