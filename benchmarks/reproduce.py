@@ -824,6 +824,86 @@ def seed002_dlpt(run, out, quick):
     return "\n".join(md), None
 
 
+def seed003_speedups(run, out, quick):
+    """Table 5.6 (speedups of S-A and SW-TSS) with Table 5.5's chunk thresholds, and Fig 5.26 (M from 1m to 10m)."""
+    doc = {"floyd-steinberg": {4: (1.45, 1.57, 1.59, 1.63, 2.86), 6: (2.76, 2.35, 2.33, 2.47, 4.35),
+                               8: (2.81, 2.92, 3.09, 3.10, 5.39), 10: (3.41, 3.50, 3.49, 3.70, 6.27),
+                               12: (3.95, 4.07, 4.27, 4.34, 7.09)},
+           "hydro": {4: (1.64, 1.33, 1.42, 1.47, 2.61), 6: (2.02, 2.10, 2.16, 2.28, 4.04),
+                     8: (2.53, 2.57, 2.72, 2.75, 4.73), 10: (3.01, 3.07, 3.33, 3.29, 5.43),
+                     12: (3.49, 3.49, 3.72, 3.69, 6.16)}}
+    # Experiment 3's problems (Table 5.6 does not say its size); the thresholds are Table 5.5's for its small size.
+    size = {"floyd-steinberg": (2000, 2000) if quick else (10000, 10000),
+            "hydro": (200, 50, 200) if quick else (1000, 100, 1000)}
+    cost = {"floyd-steinberg": 319.0, "hydro": 400.0}  # simulate's flops per point
+    bounds = "lower=10,upper=500"
+    ms = [4, 6, 8, 10, 12]
+    names = ["S-CSS", "S-FSS", "S-GSS", "S-TSS", "SW-TSS"]
+    requests, policy = [], {}
+    for problem, dims in size.items():
+        w = f"{problem}:size={'x'.join(map(str, dims))}"
+        for m in ms:
+            uc = dims[0]
+            policy[(problem, m)] = [f"s-css:chunk={max(1, uc // (2 * m))},{bounds}", f"s-fss:{bounds}",
+                                    f"s-gss:{bounds}", f"s-tss:{bounds}", f"sw-tss:{bounds}"]
+            requests.append((f"seed003-sw:m={m}:loaded", w, policy[(problem, m)]))
+    got = run.batch(requests)
+    md = ["## 11. Ciorba, Table 5.6 and Fig 5.26: speedups with Table 5.5's chunk thresholds, and M from 1m to 10m\n",
+          "The cluster of section 3 (twins V = 1, kids V = 0.8 and loaded, q = 2); every chunk kept within "
+          f"Table 5.5's thresholds (`{bounds}`, the clamped adaptor); CSS's chunk U_c/(2m); M = 3m. Speedup: the "
+          "serial time on a twin (the points' flops at 1e9 flop/s) over the parallel time. The document does not "
+          "say which of Table 5.5's sizes Table 5.6 used; ours are section 3's.\n"]
+    claims = run.claims
+    for problem, dims in size.items():
+        w = f"{problem}:size={'x'.join(map(str, dims))}"
+        points = 1
+        for d in dims:
+            points *= d
+        serial = points * cost[problem] / 1e9
+        speed = {m: [serial / got[(f"seed003-sw:m={m}:loaded", w, p)][0] for p in policy[(problem, m)]] for m in ms}
+        rows = []
+        for m in ms:
+            rows.append((m, *[f"{s:.2f} ({d:.2f})" for s, d in zip(speed[m], doc[problem][m])]))
+        md.append(f"### {problem}, `{w}`, serial {serial:.1f} s\n\nSpeedups, ours (the document's Table 5.6):\n")
+        md.append(table(["m", *names], rows))
+        sw_best = sum(speed[m][4] > max(speed[m][:4]) for m in ms)
+        claims.claim(f"{problem}-sw-tss-best", f"{problem}: SW-TSS has the largest speedup at every m (the "
+                     "document's finding)", sw_best == len(ms), f"at {sw_best} of {len(ms)} worker counts")
+        rising = sum(all(b[i] > a[i] for a, b in zip((speed[m] for m in ms), (speed[m] for m in ms[1:])))
+                     for i in range(len(names)))
+        claims.claim(f"{problem}-speedup-grows-with-m", f"{problem}: every scheme's speedup grows with m (the "
+                     "document's finding)", rising == len(names), f"{rising} of {len(names)} schemes")
+        ratio = [speed[m][4] / d[4] for m in ms for d in (doc[problem][m],)]
+        claims.claim(f"{problem}-sw-tss-within-25pct", f"{problem}: SW-TSS's speedups are within 25% of the "
+                     "document's", all(abs(r - 1) <= 0.25 for r in ratio),
+                     f"ours / document {min(ratio):.2f} to {max(ratio):.2f}", expected=EXPECT[f"t56.{problem}"])
+        md.append(claims.markdown())
+
+    # Fig 5.26: M = k m synchronization points, k = 1..10, S-TSS with the thresholds, m = 8.
+    ks = list(range(1, 11))
+    requests = [("seed003-sw:m=8:loaded", f"{problem}:size={'x'.join(map(str, dims))}",
+                 [f"s-tss:{bounds},h={k}m" for k in ks]) for problem, dims in size.items()]
+    got = run.batch(requests)
+    md.append("### Fig 5.26: M from 1m to 10m (S-TSS, m = 8)\n")
+    series, rows = {}, []
+    for problem, dims in size.items():
+        w = f"{problem}:size={'x'.join(map(str, dims))}"
+        t = [got[("seed003-sw:m=8:loaded", w, f"s-tss:{bounds},h={k}m")][0] for k in ks]
+        series[problem] = list(zip(ks, [x / min(t) for x in t]))
+        rows.append((problem, *[f"{x:.3g}" for x in t]))
+        best = min(t)
+        claims.claim(f"{problem}-m3-near-best", f"{problem}: M = 3m is within 5% of the best M (the document: good "
+                     "performance for M >= 3m)", t[2] <= 1.05 * best, f"{100 * (t[2] / best - 1):.1f}% above the best")
+        claims.claim(f"{problem}-m1-worse", f"{problem}: M = 1m is at least 10% slower than M = 3m (the document's "
+                     "Fig 5.26)", t[0] >= 1.10 * t[2], f"{100 * (t[0] / t[2] - 1):.1f}% slower",
+                     expected=EXPECT[f"f526.{problem}"])
+    md.append(table(["problem", *[f"M = {k}m (s)" for k in ks]], rows))
+    charts.lines(os.path.join(out, "fig-5-26.svg"), "S-TSS against M, m = 8", "M / m", "time / best time", series)
+    md.append("![Fig 5.26](fig-5-26.svg)\n")
+    md.append(claims.markdown())
+    return "\n".join(md), None
+
+
 def commit_of_tree():
     """The commit the figures are made from, '+changes' when the tree differs from it."""
     here = os.path.dirname(os.path.abspath(__file__))
@@ -908,14 +988,16 @@ STEPS = {"1": (seed001, "seed001", "Chronopoulos et al., Tables 2-3"), "2": (see
          "7": (seed003_static, "static-sa", "Ciorba, static against S-A"),
          "8": (seed003_tables, "static", "Ciorba, Table 5.1 and CPS"),
          "9": (seed000_dnc, "dnc", "Kazouris, divide and conquer"),
-         "10": (seed002_dlpt, "dlpt", "Karamcheti and Wah, D_LPT")}
+         "10": (seed002_dlpt, "dlpt", "Karamcheti and Wah, D_LPT"),
+         "11": (seed003_speedups, "t56", "Ciorba, Table 5.6 and Fig 5.26")}
 
 # Claims whose statement in the report depends on the figures' current outcome
 # (the prose around them was written for it); the rest say so inline.
 EXPECT = {"h.a-step": False, "h.a-lost": False, "h.b-step": False, "h.b-lost": True,
           "farm.decreasing-best": True, "farm.increasing-best": True, "dlpt.estimates-help": False,
           "dlpt.rank1-ahead": False, "dlpt.rank2-ahead": True, "dlpt.rank1-stealing": True,
-          "dlpt.rank2-stealing": False}
+          "dlpt.rank2-stealing": False, "t56.floyd-steinberg": False, "t56.hydro": True,
+          "f526.floyd-steinberg": True, "f526.hydro": True}
 
 
 if __name__ == "__main__":

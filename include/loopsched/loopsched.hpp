@@ -2,6 +2,7 @@
 // (Without MPI: include the algorithm headers and link loopsched::core.)
 #pragma once
 
+#include <loopsched/adaptor/clamped.hpp>
 #include <loopsched/adaptor/interval_model.hpp>
 #include <loopsched/adaptor/synchronized.hpp>
 #include <loopsched/adaptor/weighted.hpp>

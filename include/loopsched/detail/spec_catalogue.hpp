@@ -3,6 +3,7 @@
 // spec.hpp in header-only use and by loopsched::compiled's source otherwise.
 #pragma once
 
+#include <loopsched/adaptor/clamped.hpp>
 #include <loopsched/adaptor/synchronized.hpp>
 #include <loopsched/adaptor/weighted.hpp>
 #include <loopsched/any_policy.hpp>
@@ -16,6 +17,8 @@
 #include <boost/hana/for_each.hpp>
 
 #include <algorithm>
+#include <array>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -64,6 +67,18 @@ LOOPSCHED_DECL any_policy parse_policy(std::string_view spec) {
             pairs.erase(h);
         }
     }
+    // The chunk thresholds (the clamped adaptor) likewise: any scheme takes them.
+    std::optional<index_t> lower, upper;
+    for (char const* key : {"lower", "upper"}) {
+        auto at = std::ranges::find(pairs, std::string(key), &spec_args::pair::first);
+        if (at == pairs.end()) continue;
+        if (std::ranges::count(pairs, std::string(key), &spec_args::pair::first) > 1)
+            throw spec_error("loopsched: parameter '" + std::string(key) + "' given twice in policy spec '" +
+                             std::string(spec) + "'");
+        spec_args one("clamped", std::array<std::string_view, 1>{key}, {*at});
+        (key[0] == 'l' ? lower : upper) = one.integer(key, 0);
+        pairs.erase(at);
+    }
     if (dmps_form) {
         if (name != css::name && name != tss::name && name != dtss::name)
             throw spec_error("loopsched: in policy spec '" + std::string(spec) +
@@ -86,6 +101,9 @@ LOOPSCHED_DECL any_policy parse_policy(std::string_view spec) {
                          std::string(synchronized_prefix) + "', '" + std::string(synchronized_weighted_prefix) +
                          "', '" + std::string(dmps_prefix) + "' add the adaptors)");
     any_policy scheme = weight ? any_policy(weighted<any_policy>(std::move(*found))) : std::move(*found);
+    if (lower || upper)
+        scheme = any_policy(clamped<any_policy>(std::move(scheme), lower.value_or(1),
+                                                upper.value_or(std::numeric_limits<index_t>::max())));
     if (synchronize) return any_policy(synchronized<any_policy>(std::move(scheme), interval.value_or(sync_interval{})));
     return scheme;
 }
