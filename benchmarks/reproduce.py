@@ -103,6 +103,7 @@ class Runner:
         self.began = time.time()
         self.label = ""
         self.ideal = {}  # (platform, workload, policy) -> total work over total speed
+        self.predicted = {}  # the same -> Ciorba's T_P at the h that ran (DOACROSS loops with h=auto)
         # A progress line on a terminal, nothing in a log (./run decides in LOOPSCHED_PROGRESS).
         self.shown = os.environ.get("LOOPSCHED_PROGRESS", "1" if sys.stderr.isatty() else "0") == "1"
 
@@ -125,16 +126,19 @@ class Runner:
             rows = list(csv.DictReader(io.StringIO(done.stdout)))
             return [((platform, workload, r["policy"]),
                      (self.perturb(f"{platform}|{workload}|{r['policy']}", float(r["seconds"])), int(r["h"]),
-                      float(r["wall_seconds"]), float(r["ideal_seconds"])))
+                      float(r["wall_seconds"]), float(r["ideal_seconds"]),
+                      float(r["predicted_seconds"]) if r.get("predicted_seconds") else None))
                     for r in rows]
         out = {}
         requests = list(requests)
         with ThreadPoolExecutor(self.jobs) as pool:
             for done, rows in enumerate(pool.map(one, requests), 1):
                 self.show(done, len(requests))
-                for key, (seconds, h, wall, ideal) in rows:
+                for key, (seconds, h, wall, ideal, predicted) in rows:
                     out[key] = (seconds, h)
                     self.ideal[key] = ideal
+                    if predicted is not None:
+                        self.predicted[key] = predicted
                     self.runs += 1
                     self.wall += wall
         return out
@@ -480,10 +484,11 @@ def seed003_h(run, out, quick):
             hs = list(range(lo, lo + (45 if quick else 85), step))
             sweeps.append((platform, w, [auto.replace("h=auto", f"h={h}") for h in hs]))
         swept = run.batch(sweeps, extra)
-        rows = []
+        rows, predictions = [], []
         for (platform, w, auto, k), (_, _, policies) in zip(first, sweeps):
             cluster = platform.split(":")[0]
             h_model, t_model = got[(platform, w, auto[0])][1], got[(platform, w, auto[0])][0]
+            predictions.append((cluster, k, h_model, run.predicted[(platform, w, auto[0])], t_model))
             curve = [(swept[(platform, w, p)][1], swept[(platform, w, p)][0]) for p in policies]
             h_best, t_best = min(curve + [(h_model, t_model)], key=lambda c: c[1])
             i = [1, 4, 8].index(k)
@@ -507,7 +512,21 @@ def seed003_h(run, out, quick):
                 f"than at the best h (document: within 0.0069%-0.99% and 'performance loss 5-10%').")
         summary.append(line)
         md.append(line + "\n")
+        md.append("The model's predicted parallel time at its h (formulas 4.10 and 4.12 on the measured c_d, c_c, "
+                  "c_p and the policy's chunks, `interval_model::predicted_seconds`) against the simulated one:\n")
+        md.append(table(["cluster", "k", "model h", "predicted T (s)", "simulated T (s)", "simulated / predicted"],
+                        [(c, k, h, f"{p:.3g}", f"{t:.3g}", f"{t / p:.2f}") for c, k, h, p, t in predictions]))
+        ratio = [t / p for _, _, _, p, t in predictions]
         claims = run.claims
+        claims.claim(f"{tag}-prediction-within-25pct", f"variant ({tag}): the simulated time at the model's h is "
+                     "within 25% of the model's prediction (Figs 5.31-5.33 compare the two)",
+                     all(abs(r - 1) <= 0.25 for r in ratio), f"simulated / predicted {min(ratio):.2f} to "
+                     f"{max(ratio):.2f}", expected=EXPECT[f"h.{tag}-predicted"])
+        several = [t / p for _, k, _, p, t in predictions if k > 1]
+        claims.claim(f"{tag}-prediction-k4-k8-within-10pct", f"variant ({tag}): with k = 4 and 8 rounds of chunks "
+                     "the simulated time is within 10% of the prediction (4.12); with k = 1 it is not, and why is "
+                     "not explained yet", all(abs(r - 1) <= 0.10 for r in several),
+                     f"simulated / predicted {min(several):.2f} to {max(several):.2f}")
         claims.claim(f"{tag}-model-h-within-one-step", f"variant ({tag}): on the homogeneous clusters the model's h is "
                      "within one step (5) of the swept best in every case (the document's finding)",
                      within == len(homogeneous), f"{within} of {len(homogeneous)}", expected=EXPECT[f"h.{tag}-step"])
@@ -996,7 +1015,7 @@ STEPS = {"1": (seed001, "seed001", "Chronopoulos et al., Tables 2-3"), "2": (see
 EXPECT = {"h.a-step": False, "h.a-lost": False, "h.b-step": False, "h.b-lost": True,
           "farm.decreasing-best": True, "farm.increasing-best": True, "dlpt.estimates-help": False,
           "dlpt.rank1-ahead": False, "dlpt.rank2-ahead": True, "dlpt.rank1-stealing": True,
-          "dlpt.rank2-stealing": False, "t56.floyd-steinberg": False, "t56.hydro": True,
+          "dlpt.rank2-stealing": False, "h.a-predicted": False, "h.b-predicted": False, "t56.floyd-steinberg": False, "t56.hydro": True,
           "f526.floyd-steinberg": True, "f526.hydro": True}
 
 

@@ -70,7 +70,7 @@ int main(int argc, char** argv) try {
     auto const w = make_workload(workload_text);
     auto simulator = platform_text.ends_with(".xml") ? sim::simulator::from_xml(platform_text, so)
                                                      : sim::simulator(make_platform(platform_text), so);
-    if (csv) std::cout << "platform,workload,policy,seconds,h,wall_seconds,ideal_seconds\n";
+    if (csv) std::cout << "platform,workload,policy,seconds,h,wall_seconds,ideal_seconds,predicted_seconds\n";
     // Ideal: the whole work spread over the workers' speeds, no waiting, no messages.
     double speed_sum = 0;
     auto const& hosts = simulator.layout().hosts();
@@ -85,10 +85,14 @@ int main(int argc, char** argv) try {
                                  : simulate(simulator, w, parse_policy(spec), master_computes, tracing, hide_load);
         if (csv) {
             std::cout << '"' << platform_text << "\",\"" << workload_text << "\",\"" << spec << "\"," << r.seconds
-                      << ',' << r.interval << ',' << r.wall << ',' << ideal << '\n';
+                      << ',' << r.interval << ',' << r.wall << ',' << ideal << ',';
+            if (r.model) std::cout << r.model->predicted_seconds(static_cast<double>(r.interval));
+            std::cout << '\n';
         } else {
             std::cout << "== " << spec << " on " << platform_text << ", " << workload_text;
             if (w.doacross()) std::cout << ", h = " << r.interval;
+            if (r.model) std::cout << " (the model predicts " << r.model->predicted_seconds(static_cast<double>(r.interval))
+                                   << " s)";
             std::cout << " (simulated in " << r.wall << " s)\n";
             if (!quiet) std::cout << r.statistics;
             std::cout << "parallel time " << r.seconds << " s, ideal " << ideal << " s\n\n";

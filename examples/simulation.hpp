@@ -6,6 +6,7 @@
 #include "doacross_kernels.hpp"
 #include "mandelbrot.hpp"
 
+#include <loopsched/adaptor/interval_model.hpp>
 #include <loopsched/adaptor/synchronized.hpp>
 #include <loopsched/algorithm/divide_and_conquer.hpp>
 #include <loopsched/algorithm/parallel_for.hpp>
@@ -396,6 +397,7 @@ struct simulated_run {
     double seconds = 0.0;       ///< simulated parallel time
     double wall = 0.0;          ///< the simulator's own run time
     index_t interval = 0;       ///< DOACROSS: h
+    std::optional<interval_model> model{}; ///< DOACROSS with h=auto: Ciorba's model as measured
 };
 
 /// A simulated DOALL chunk: its iterations' flops (a prefix sum) charged on
@@ -480,6 +482,7 @@ simulated_run simulate(sim::simulator& simulator, workload const& w, P const& po
                 if (t.rank() == 0) {
                     out.statistics = std::move(result.statistics);
                     out.interval = result.interval;
+                    out.model = result.model;
                 }
             };
             if (w.kind == "heat")

@@ -25,3 +25,37 @@ TEST_CASE("interval model: Ciorba Table 5.11's constants give the thesis's optim
     CHECK(optimal_interval(interval_costs{99e-6, 0.69e-6}, 20000, mixed) == doctest::Approx(33.2).epsilon(0.01));
     CHECK_THROWS_AS(optimal_interval(kids, 0.0, 20000, 10000, 1), invalid_parameter); // nothing pays for a message
 }
+
+TEST_CASE("interval model: the predicted parallel time (4.5, 4.7, 4.10, 4.12) is least at the optimal h") {
+    interval_costs const kids{99e-6, 0.69e-6};
+    auto least_at = [](interval_model const& m) {
+        double best_h = 1, best = m.predicted_seconds(1);
+        for (double h = 1; h <= 2000; h += 0.25)
+            if (m.predicted_seconds(h) < best) best = m.predicted_seconds(h), best_h = h;
+        return best_h;
+    };
+    // One class (4.5 through 4.10): 10 kids, one chunk each of U_c / P = 1000.
+    interval_model one{kids, 20000, {{10, 0.526e-6, 1000}}};
+    CHECK(least_at(one) == doctest::Approx(one.optimal()).epsilon(0.01));
+    CHECK(one.optimal() == doctest::Approx(28.9).epsilon(0.002));
+    // By hand at h = 50: t_r = t_s = 99 + 34.5 us; t_p = 50 x 1000 x 0.526 us = 26.3 ms.
+    double const t = 133.5e-6, tp = 26.3e-3;
+    double const by_hand = 10 * (2 * t + tp) - 2 * t + (20000.0 / 50 - 1) * (2 * t + tp) + 2 * 99e-6;
+    CHECK(one.predicted_seconds(50) == doctest::Approx(by_hand).epsilon(1e-9));
+    // 4.5 as printed, with U_c / V = P = 10 and t_idle = t_s, is the same time.
+    double const as_printed = (tp + t) + (10 - 2) * (2 * t + tp) + (20000.0 / 50) * (t + tp) + (20000.0 / 50 - 1) * t +
+                              2 * 99e-6;
+    CHECK(one.predicted_seconds(50) == doctest::Approx(as_printed).epsilon(1e-9));
+    // Two classes (4.10 and 4.11): Chen & Xue's split.
+    interval_model mixed{kids, 20000, {{5, 0.319e-6, 1223}, {5, 0.526e-6, 776}}};
+    CHECK(least_at(mixed) == doctest::Approx(mixed.optimal()).epsilon(0.01));
+    // k = 4 subproblems (4.7, 4.12): V per subproblem; h_N (4.9) still minimises T_N.
+    interval_model four{kids, 20000, {{10, 0.526e-6, 250}}, 4};
+    CHECK(least_at(four) == doctest::Approx(four.optimal()).epsilon(0.01));
+    CHECK(four.optimal() == doctest::Approx(57.6).epsilon(0.002));
+    double const t_tr = 2 * (99e-6 + 20000 * 0.69e-6);
+    interval_model quarter{kids, 20000, {{10, 0.526e-6, 250}}};
+    CHECK(four.predicted_seconds(60) ==
+          doctest::Approx(4 * quarter.predicted_seconds(60) + 3 * t_tr - 3 * 2 * 99e-6).epsilon(1e-12));
+    CHECK_THROWS_WITH((void)one.predicted_seconds(0.5), doctest::Contains("interval model h = 0.5"));
+}

@@ -24,8 +24,10 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -81,6 +83,8 @@ TEST_CASE("parallel_for_doacross: a worker's T_comp + T_wait fit in T_p, h=auto'
     for (char const* spec : {"s-tss:h=auto", "sw-tss:h=auto", "s-css:chunk=40,h=8"}) {
         CAPTURE(spec);
         loop_statistics stats;
+        std::optional<interval_model> model;
+        index_t h = 0;
         in_process::run(3, [&](in_process::endpoint& t) {
             doacross_options o;
             o.master_computes = false;
@@ -92,8 +96,20 @@ TEST_CASE("parallel_for_doacross: a worker's T_comp + T_wait fit in T_p, h=auto'
                 inner(part, fields...);
             };
             auto r = kernels::run_with<kernels::floyd_steinberg>(t, space, parse_policy(spec), body, o);
-            if (t.rank() == 0) stats = std::move(r.statistics);
+            if (t.rank() == 0) {
+                stats = std::move(r.statistics);
+                model = r.model;
+                h = r.interval;
+            } else {
+                CHECK(!r.model); // the model is the root's
+            }
         });
+        // h=auto reports the model it measured; its h is the one that ran, and it predicts a time.
+        CHECK(model.has_value() == std::string_view(spec).ends_with("h=auto"));
+        if (model) {
+            CHECK(static_cast<index_t>(std::round(model->optimal())) == h);
+            CHECK(model->predicted_seconds(static_cast<double>(h)) > 0.0);
+        }
         REQUIRE(stats.workers.size() == 2);
         for (auto const& w : stats.workers) {
             CAPTURE(w.rank);

@@ -1,5 +1,6 @@
 // Ciorba's model of the optimal synchronization interval h (section 4.5):
-// formulas 4.6 and 4.9 (homogeneous workers) and 4.11 and 4.14 (worker types).
+// formulas 4.6 and 4.9 (homogeneous workers) and 4.11 and 4.14 (worker types),
+// and the parallel times they minimise, 4.5, 4.7, 4.10 and 4.12.
 #pragma once
 
 #include <loopsched/detail/arithmetic.hpp>
@@ -8,6 +9,7 @@
 #include <cmath>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace loopsched {
 
@@ -69,5 +71,39 @@ inline double optimal_interval(interval_costs costs, double cost_per_iteration, 
                            static_cast<double>(extent_c) / subproblems / static_cast<double>(workers)};
     return optimal_interval(costs, extent_s, std::span(&all, 1));
 }
+
+/// The model's whole input for one loop: the costs, U_s and the worker
+/// classes (fastest first, the last receiving the last chunk), as a DOACROSS
+/// loop with h=auto measured and derived them; predicts its parallel time.
+struct interval_model {
+    interval_costs costs{};
+    index_t extent_s = 1;
+    std::vector<worker_class> classes{};
+    double subproblems = 1.0; ///< k of 4.7/4.12: the loop as k subproblems of U_c / k (the classes' V per subproblem)
+
+    [[nodiscard]] double optimal() const { return optimal_interval(costs, extent_s, classes); }
+    /// Formulas 4.10 (and 4.5, its one-class case) for k = 1, and 4.12 (4.7)
+    /// for k subproblems: the parallel time at interval h, with t_r = t_s =
+    /// c_d + h c_c, t_p = h V c_p, t_idle = t_s (Proposition 4.5.1) and the
+    /// work assignment T_wa = t_r + c_sch + t_s counted once, its request and
+    /// reply carrying no communication set (c_d each: so 4.11's h, which
+    /// treats T_wa as a constant, is exactly this time's minimum):
+    ///   T_P = sum_j P_j (t_r + t_pj + t_s) - t_r - t_s + (U_s/h - 1)(t_r + t_plast + t_idle) + T_wa
+    ///   T_N = k T_P + (k - 1) T_tr - (k - 1) T_wa,  T_tr = 2 (c_d + U_s c_c).
+    [[nodiscard]] double predicted_seconds(double h, double scheduling = 0.0) const {
+        detail::require(h >= 1.0, "interval model h", h, "must be >= 1");
+        detail::require(!classes.empty(), "interval model worker classes", classes.size(), "must not be empty");
+        detail::require(subproblems >= 1.0, "interval model subproblems k", subproblems, "must be >= 1");
+        double const t_message = costs.startup + h * costs.per_unit; // t_r = t_s = t_idle
+        double sum = 0.0;
+        for (auto const& c : classes) sum += c.count * (2.0 * t_message + h * c.chunk * c.cost_per_iteration);
+        double const t_last = h * classes.back().chunk * classes.back().cost_per_iteration;
+        double const assignment = 2.0 * costs.startup + scheduling;
+        double const one = sum - 2.0 * t_message +
+                           (static_cast<double>(extent_s) / h - 1.0) * (2.0 * t_message + t_last) + assignment;
+        double const transfer = 2.0 * (costs.startup + static_cast<double>(extent_s) * costs.per_unit);
+        return subproblems * one + (subproblems - 1.0) * (transfer - assignment);
+    }
+};
 
 } // namespace loopsched

@@ -4,6 +4,7 @@
 // Over a Boost.MPI communicator: <loopsched/mpi/parallel_for_doacross.hpp>.
 #pragma once
 
+#include <loopsched/adaptor/interval_model.hpp>
 #include <loopsched/adaptor/synchronized.hpp>
 #include <loopsched/any_policy.hpp>
 #include <loopsched/concepts.hpp>
@@ -18,6 +19,7 @@
 
 #include <concepts>
 #include <exception>
+#include <optional>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -31,6 +33,9 @@ template <std::size_t N, class... T>
 struct doacross_outcome : outcome<std::tuple<window<T, N>...>> {
     doacross_layout layout;
     index_t interval = 0; ///< h
+    /// With h=auto, on the root: the model's measured inputs, from which h
+    /// came; model->predicted_seconds(interval) is the time it predicts.
+    std::optional<interval_model> model{};
 
     /// Field I's window.
     template <std::size_t I = 0>

@@ -95,14 +95,14 @@ double measure_cost(loop_link<T>& link, doacross_geometry<N> const& geo, Body& b
     return best / static_cast<double>(wc * ws);
 }
 
-/// The model's h for this loop: the chunks the policy would hand out (a dry
-/// run at the loop's initial statuses) give V and k; equal powers use 4.6/4.9,
-/// mixed powers 4.11/4.14 with one class per power, slowest last.
+/// The model for this loop: the chunks the policy would hand out (a dry run
+/// at the loop's initial statuses) give V and k; equal powers make one class
+/// (4.6/4.9), mixed powers one class per power, slowest last (4.11/4.14).
 template <ChunkPolicy P>
-index_t model_interval(P const& policy, loop_info const& info, index_t extent_s, index_t reach, interval_costs costs,
-                       double cost_at_power, double measured_power) {
+std::optional<interval_model> model_of(P const& policy, loop_info const& info, index_t extent_s, index_t reach,
+                                       interval_costs costs, double cost_at_power, double measured_power) {
     auto const schedule = round_robin_schedule(widened<P>{policy, std::max<index_t>(1, reach)}, info);
-    if (schedule.empty()) return 1;
+    if (schedule.empty()) return std::nullopt;
     std::map<double, std::pair<double, double>, std::greater<>> by_power; // power -> (workers, summed chunk widths)
     for (std::size_t k = 0; k < info.workers; ++k) by_power[info.of(k).power].first += 1.0;
     for (auto const& a : schedule) by_power[info.of(a.worker).power].second += static_cast<double>(a.range.size);
@@ -112,8 +112,7 @@ index_t model_interval(P const& policy, loop_info const& info, index_t extent_s,
         double const chunks_of_class = std::max(1.0, v.first * rounds);
         classes.push_back({v.first, cost_at_power * measured_power / power, std::max(1.0, v.second / chunks_of_class)});
     }
-    double const h = optimal_interval(costs, extent_s, classes);
-    return clamp_to_index(std::round(h), 1, std::max<index_t>(1, extent_s));
+    return interval_model{costs, extent_s, std::move(classes), rounds}; // k = the rounds of chunks (4.12)
 }
 
 /// A fingerprint of what a DOACROSS loop adds to the shared options: the
@@ -220,8 +219,12 @@ Outcome run_doacross(C& source, box<N> const& space, D const& deps, P const& pol
             try {
                 double const cost = measure_cost(link, geo, body, fields);
                 double const power = o.powers.empty() ? 1.0 : o.powers[static_cast<std::size_t>(o.root)];
-                geo.h = model_interval(policy, plan.info, geo.extent_s(), layout.reach, costs, cost, power);
+                if (auto model = model_of(policy, plan.info, geo.extent_s(), layout.reach, costs, cost, power)) {
+                    geo.h = clamp_to_index(std::round(model->optimal()), 1, std::max<index_t>(1, geo.extent_s()));
+                    out.model = std::move(model);
+                }
             } catch (std::exception const&) {
+                out.model.reset();
             }
             out.interval = geo.h;
         }
