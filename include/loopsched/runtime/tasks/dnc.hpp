@@ -98,8 +98,15 @@ private:
     void run_next() {
         auto& queue = this->queue_;
         bool const dividing = !this->coworkers_.empty() || this->placement_.divides(queue.size(), this->workers_);
-        entry t = waits_ > 0 ? queue.take_deeper(this->placement_.next(queue.view_deeper(floor_), dividing))
-                           : queue.take(this->placement_.next(queue.view(), dividing));
+        // Spilled waits allow only deeper tasks. Otherwise tasks below the last
+        // problem divided here come first when there are any (depth-first, so
+        // the queue stays about the tree's depth times its degree; a largest-
+        // first placement would otherwise open the tree level by level), and
+        // any task when there are none (so the worker never idles with work).
+        std::uint32_t const below = waits_ > 0 ? floor_ : last_divided_;
+        bool const deeper = waits_ > 0 || (divided_any_ && queue.has_deeper(below));
+        entry t = deeper ? queue.take_deeper(this->placement_.next(queue.view_deeper(below), dividing))
+                         : queue.take(this->placement_.next(queue.view(), dividing));
         ++this->stats_.tasks;
         if (this->estimates_) this->set_running(queue.weight(t.cost));
         std::optional<Result> r = dividing ? run_divided_task(t) : run_inlined_task(t);
@@ -181,6 +188,8 @@ private:
             return r;
         }
         continuations_.emplace(id, std::move(c));
+        last_divided_ = t.depth;
+        divided_any_ = true;
         this->answer_pending();
         return std::nullopt;
     }
@@ -409,6 +418,8 @@ private:
     };
     std::unordered_map<std::uint64_t, std::unique_ptr<continuation>> continuations_; ///< by frame id
     static constexpr std::uint32_t max_continuation_depth = 1u << 18;
+    std::uint32_t last_divided_ = 0; ///< the depth of the last queued task divided here (run_next prefers below it)
+    bool divided_any_ = false;
     std::uint64_t waits_ = 0; ///< spilled problems waiting on this stack now (then only tasks deeper than floor_ run)
     std::uint32_t floor_ = 0; ///< the innermost waiting problem's depth
     std::uint64_t traced_nested_ = 0; ///< nodes of inlined tasks finished so far, for nested trace events
