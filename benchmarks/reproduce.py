@@ -47,8 +47,10 @@ class Claims:
         self.section = ""
         self.shown = 0
 
-    def claim(self, name, sentence, holds, figures, expected=True):
-        self.items.append({"name": f"{self.section}.{name}", "section": self.section, "sentence": sentence,
+    def claim(self, name, sentence, holds, figures):
+        full = f"{self.section}.{name}"
+        expected = full not in DOES_NOT_HOLD
+        self.items.append({"name": full, "section": self.section, "sentence": sentence,
                            "holds": bool(holds), "figures": figures, "expected": expected})
 
     def markdown(self):
@@ -104,6 +106,7 @@ class Runner:
         self.label = ""
         self.ideal = {}  # (platform, workload, policy) -> total work over total speed
         self.predicted = {}  # the same -> Ciorba's T_P at the h that ran (DOACROSS loops with h=auto)
+        self.workers = {}
         # A progress line on a terminal, nothing in a log (./run decides in LOOPSCHED_PROGRESS).
         self.shown = os.environ.get("LOOPSCHED_PROGRESS", "1" if sys.stderr.isatty() else "0") == "1"
 
@@ -114,12 +117,16 @@ class Runner:
                   end="", file=sys.stderr, flush=True)
 
     def batch(self, requests, extra=()):
-        """requests: [(platform, workload, [policies])] -> {(platform, workload, policy): (seconds, h)}"""
+        """requests: [(platform, workload, [policies][, [perturbations]])] -> {(platform, workload, policy):
+        (seconds, h)}; a perturbed platform's key is "PLATFORM +PERTURBATION..." """
         def one(req):
-            platform, workload, policies = req
+            platform, workload, policies, *changes = req
             cmd = [self.binary, "--platform", platform, "--workload", workload, "--csv", *extra]
             for p in policies:
                 cmd += ["--policy", p]
+            for c in changes[0] if changes else ():
+                cmd += ["--perturb", c]
+                platform += " +" + c  # the key names the perturbed cluster
             done = subprocess.run(cmd, capture_output=True, text=True)
             if done.returncode != 0:
                 raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr.strip()}")
@@ -127,16 +134,18 @@ class Runner:
             return [((platform, workload, r["policy"]),
                      (self.perturb(f"{platform}|{workload}|{r['policy']}", float(r["seconds"])), int(r["h"]),
                       float(r["wall_seconds"]), float(r["ideal_seconds"]),
-                      float(r["predicted_seconds"]) if r.get("predicted_seconds") else None))
+                      float(r["predicted_seconds"]) if r.get("predicted_seconds") else None,
+                      [tuple(map(float, w.split("/"))) for w in r["workers"].split(";")] if r.get("workers") else []))
                     for r in rows]
         out = {}
         requests = list(requests)
         with ThreadPoolExecutor(self.jobs) as pool:
             for done, rows in enumerate(pool.map(one, requests), 1):
                 self.show(done, len(requests))
-                for key, (seconds, h, wall, ideal, predicted) in rows:
+                for key, (seconds, h, wall, ideal, predicted, workers) in rows:
                     out[key] = (seconds, h)
                     self.ideal[key] = ideal
+                    self.workers[key] = workers  # per worker (T_comm, T_wait, T_comp), in rank order
                     if predicted is not None:
                         self.predicted[key] = predicted
                     self.runs += 1
@@ -227,19 +236,18 @@ def seed001(run, out, quick):
         claims.claim(f"{cond}-distributed-beat-twins", f"{cond}, every distributed scheme is faster than its simple "
                      "twin (the document's finding)", all(ours[d][i] < ours[s][i] for s, d in pairs), ", ".join(wins))
         claims.claim(f"{cond}-dtss-best", f"{cond}, DTSS is the fastest of the eight (the document's finding)",
-                     best == "dtss", f"fastest {best.upper()} {ours[best][i]:.3g} s, DTSS {ours['dtss'][i]:.3g} s",
-                     expected=False)
+                     best == "dtss", f"fastest {best.upper()} {ours[best][i]:.3g} s, DTSS {ours['dtss'][i]:.3g} s")
         claims.claim(f"{cond}-gain-at-least-20", f"{cond}, the distributed schemes are at least 20% faster than "
                      "their twins on average", gaps[cond] >= 20, f"{gaps[cond]:.0f}%")
         claims.claim(f"{cond}-gain-as-document", f"{cond}, that mean gain is within 5 points of the document's",
-                     abs(gaps[cond] - doc_gap) <= 5, f"ours {gaps[cond]:.0f}%, document {doc_gap:.0f}%", expected=False)
+                     abs(gaps[cond] - doc_gap) <= 5, f"ours {gaps[cond]:.0f}%, document {doc_gap:.0f}%")
     claims.claim("gap-wider-loaded", "the gain is wider on the loaded cluster (the document's finding)",
                  gaps["loaded"] > gaps["dedicated"], f"{gaps['dedicated']:.0f}% dedicated, {gaps['loaded']:.0f}% loaded")
     simple = ["tss", "fss", "fiss", "tfss"]
     best_simple = min(simple, key=lambda s: ours[s][1])
     claims.claim("loaded-tss-best-simple", "loaded, TSS is the fastest simple scheme (the document's finding)",
                  best_simple == "tss", f"fastest {best_simple.upper()} {ours[best_simple][1]:.3g} s, "
-                 f"TSS {ours['tss'][1]:.3g} s", expected=False)
+                 f"TSS {ours['tss'][1]:.3g} s")
     claims.claim("tss-calibrated", "dedicated TSS is within 5% of the document's 23.6 s (the slow hosts' speed is "
                  "set from it)", within(ours["tss"][0], 23.6, 0.05), f"{ours['tss'][0]:.3g} s")
     md.append(claims.markdown())
@@ -261,8 +269,10 @@ def seed001(run, out, quick):
     best_bus = min(schemes, key=lambda s: on_bus[s][0])
     claims.claim("shared-medium-dtss-best", "with the shared medium, DTSS is the fastest on the dedicated cluster",
                  best_bus == "dtss", f"fastest {best_bus.upper()} {on_bus[best_bus][0]:.3g} s, DTSS "
-                 f"{on_bus['dtss'][0]:.3g} s", expected=False)
+                 f"{on_bus['dtss'][0]:.3g} s")
     md.append(claims.markdown())
+    md.append(seed001_per_pe(run, workload, schemes, doc, ours))
+    md.append(seed001_speedups(run, out, workload, schemes))
     md.append("Where we differ and why: the simulation's times are on the document's scale only because the slow "
               "hosts' speed was set from TSS. Our distributed schemes gain less than the document's, and DFSS, not "
               "DTSS, comes out best. DTSS sizes its first chunks by A_k = floor(10 V_k / Q_k), so the fast workers' "
@@ -273,6 +283,110 @@ def seed001(run, out, quick):
               "more than the distributed ones. The shared Ethernet is not the gap: one shared 10 Mbit/s medium moves "
               "no scheme's time by more than the claim above says, and DFSS stays fastest.\n")
     return "\n".join(md), ours
+
+
+# Chronopoulos et al.'s Tables 2 and 3, per PE: T_com/T_wait/T_comp (s), PEs 1-3 fast.
+SEED001_PER_PE = {
+    "dedicated": {
+        "tss": "2.7/17.5/3.5 0.9/18.8/3.7 1.3/18.3/3.7 1.0/17.5/4.4 0.9/12.3/8.0 2.4/7.5/10.4 4.0/5.7/10.7 3.6/4.8/11.8",
+        "fss": "0.2/0.8/3.2 4.4/15.1/3.3 2.8/16.6/3.3 1.6/17.6/8.9 4.5/9.1/9.3 4.2/9.2/9.8 3.8/5.9/9.9 8.1/4.0/10.4",
+        "fiss": "1.5/18.5/3.7 1.5/19.8/3.4 1.8/19.3/3.5 1.1/19.8/9.0 2.2/7.9/9.6 3.8/6.2/8.9 3.8/4.4/9.3 2.2/4.3/8.9",
+        "tfss": "2.3/18.7/3.2 0.1/0.9/3.2 2.1/18.4/3.2 0.6/16.7/8.8 2.8/9.5/9.7 5.0/8.7/9.9 4.9/5.9/10.1 5.3/4.2/10.2",
+        "dtss": "2.2/1.8/6.3 2.7/1.2/6.6 2.1/1.6/7.0 2.5/2.2/5.9 2.4/4.2/4.4 2.0/5.7/3.7 0.5/7.7/4.2 1.3/9.5/2.6",
+        "dfss": "4.1/7.8/5.6 2.9/8.8/5.8 1.7/10.5/5.3 3.3/7.3/6.8 2.5/8.3/6.0 2.1/8.5/6.3 1.6/9.8/5.7 2.8/8.3/6.1",
+        "dfiss": "2.5/6.4/5.6 2.5/6.2/5.8 1.5/7.9/5.4 2.3/6.0/6.5 1.9/7.3/6.1 0.9/9.2/5.6 1.9/8.4/5.9 3.5/7.3/6.0",
+        "dtfss": "1.4/9.3/5.6 1.9/8.5/5.6 1.4/9.6/5.6 2.4/7.9/6.5 1.6/9.2/6.3 2.0/9.4/6.0 1.5/10.1/6.0 3.4/8.3/6.0"},
+    "loaded": {
+        "tss": "6.0/12.3/9.5 8.8/13.4/5.5 6.1/14.3/7.2 3.0/11.3/13.3 4.7/10.4/9.2 5.1/8.2/10.3 1.1/5.5/17.3 4.2/3.8/15.9",
+        "fss": "7.0/13.9/9.0 0.4/0.8/3.1 2.9/2.6/3.4 4.6/13.2/28.2 9.8/10.7/9.1 10.1/10.0/9.6 2.8/10.3/28.9 6.1/8.9/30.3",
+        "fiss": "2.3/1.1/9.1 2.7/1.0/3.4 2.4/1.4/3.5 2.8/8.8/27.4 3.7/6.0/9.3 3.2/7.6/9.1 1.5/12.5/27.6 2.9/13.7/26.6",
+        "tfss": "2.9/21.4/11.6 2.8/23.0/3.6 1.6/18.7/4.0 3.9/17.4/26.9 3.2/7.4/9.2 3.0/5.7/8.9 2.7/9.1/28.4 3.3/7.1/25.6",
+        "dtss": "1.2/3.0/8.5 2.2/1.5/8.5 1.3/2.4/8.5 0.7/5.5/6.6 0.4/6.6/7.7 1.6/3.9/7.1 0.9/8.2/7.2 1.8/4.5/6.3",
+        "dfss": "0.9/9.8/10.6 2.5/13.6/7.0 2.1/14.7/6.2 5.8/0.8/14.4 3.0/5.3/13.4 0.8/13.7/7.3 1.0/8.0/13.0 1.1/13.5/7.4",
+        "dfiss": "0.9/8.4/6.5 1.6/5.8/7.8 0.8/7.3/7.4 2.5/3.3/9.8 1.3/6.0/8.9 1.4/7.3/7.6 2.6/5.5/8.4 2.1/7.0/8.0",
+        "dtfss": "1.9/9.3/10.7 3.4/13.3/6.7 1.3/15.7/6.5 4.7/2.3/15.1 3.2/4.6/14.7 0.9/15.6/7.1 1.3/7.8/13.1 1.8/13.7/7.2"}}
+
+
+def seed001_per_pe(run, workload, schemes, doc_tp, ours_tp):
+    """Tables 2 and 3's per-PE columns beside ours, with the shape the document reads from them."""
+    md = ["### Per PE: T_com / T_wait / T_comp (s), ours (the document's); PEs 1-3 fast\n"]
+    claims = run.claims
+    for cond, platform in (("dedicated", "seed001"), ("loaded", "seed001:loaded")):
+        ours = {s: run.workers[(platform, workload, s)] for s in schemes}
+        doc = {s: [tuple(map(float, x.split("/"))) for x in SEED001_PER_PE[cond][s].split()] for s in schemes}
+        rows = []
+        for pe in range(8):
+            rows.append((pe + 1, *[f"{'/'.join(f'{v:.1f}' for v in ours[s][pe])} "
+                                   f"({'/'.join(f'{v:.1f}' for v in doc[s][pe])})" for s in schemes]))
+        md.append(f"{cond}:\n\n" + table(["PE", *[s.upper() for s in schemes]], rows))
+        if cond == "loaded":
+            md.append("Our T_com is the sampled time of sending requests (every 16th is timed); with the tens of "
+                      "chunks a worker gets here none or few are sampled, and a send's time shows in T_wait. Our "
+                      "workers stop their clocks when the master has no more work for them, while the document's "
+                      "fast PEs seem to count the wait for the loop's end (its TSS PE 1: 2.7 + 17.5 + 3.5 s = T_p). "
+                      "The larger gap is in T_comp: the document's PEs compute for a fraction of T_p, ours for most "
+                      "of it, because our slow hosts' speed is set from TSS's T_p with communication the document "
+                      "does not describe. The shapes compared below are therefore those that do not depend on "
+                      "that split.\n")
+        if cond == "dedicated":
+            simple = ["tss", "fss", "fiss", "tfss"]
+            def fast_wait_more(t):
+                return statistics.mean(w for _, w, _ in t[:3]) > statistics.mean(w for _, w, _ in t[3:])
+            ours_n = sum(fast_wait_more(ours[s]) for s in simple)
+            doc_n = sum(fast_wait_more(doc[s]) for s in simple)
+            claims.claim("per-pe-fast-wait-more", "dedicated, under the simple schemes the fast PEs wait longer than "
+                         "the slow ones on average (the document's Table 2, which treats all PEs alike)",
+                         ours_n == len(simple), f"ours for {ours_n} of 4 schemes, the document's for {doc_n} of 4")
+            ours_share = statistics.mean(statistics.mean(c for _, _, c in ours[s]) / ours_tp[s][0] for s in schemes)
+            doc_share = statistics.mean(statistics.mean(c for _, _, c in doc[s]) / doc_tp[s][0] for s in schemes)
+            claims.claim("per-pe-compute-share", "dedicated, the document's PEs compute for less than half of T_p on "
+                         "average (its time is mostly communication and waiting) while ours compute for more than half",
+                         doc_share < 0.5 < ours_share,
+                         f"the document's {100 * doc_share:.0f}%, ours {100 * ours_share:.0f}%")
+            def spread(t):
+                return max(w for _, w, _ in t) - min(w for _, w, _ in t)
+            twins = [("tss", "dtss"), ("fss", "dfss"), ("fiss", "dfiss"), ("tfss", "dtfss")]
+            narrower = sum(spread(ours[d]) < spread(ours[s]) for s, d in twins)
+            claims.claim("per-pe-distributed-wait-even", "dedicated, each distributed scheme's T_wait is spread less "
+                         "across PEs than its simple twin's (the document's Tables 2-3 for 3 of 4 pairs)",
+                         narrower == len(twins), f"for {narrower} of 4 pairs")
+    md.append(claims.markdown())
+    return "\n".join(md)
+
+
+def seed001_speedups(run, out, workload, schemes):
+    """Figs 4-7: the speedup over one slave, p = 1..8 (the figures are plots only: shapes compare)."""
+    ps = list(range(1, 9))
+    got = run.batch([(f"{base}:p={p}", workload, schemes) for base in ("seed001", "seed001:loaded") for p in ps])
+    md = ["### Figures 4-7: speedup T(1) / T(p), p = 1..8 slaves taken fast and slow alternately\n"]
+    claims = run.claims
+    for cond, base in (("dedicated", "seed001"), ("loaded", "seed001:loaded")):
+        series, rows = {}, []
+        for s in schemes:
+            t = [got[(f"{base}:p={p}", workload, s)][0] for p in ps]
+            series[s.upper()] = [(p, t[0] / x) for p, x in zip(ps, t)]
+            rows.append((s.upper(), *[f"{t[0] / x:.2f}" for x in t]))
+        md.append(f"{cond}:\n\n" + table(["scheme", *[f"p={p}" for p in ps]], rows))
+        name = f"seed001-speedup-{cond}.svg"
+        charts.lines(os.path.join(out, name), f"Chronopoulos et al., speedup, {cond}", "slaves p", "T(1) / T(p)",
+                     series)
+        md.append(f"![speedup {cond}]({name})\n")
+        at8 = {s: series[s.upper()][-1][1] for s in schemes}
+        best8 = max(at8, key=at8.get)
+        claims.claim(f"speedup-{cond}-distributed-best-at-8", f"{cond}, at p = 8 a distributed scheme has the largest "
+                     "speedup (the document's Figures 6-7 against 4-5)", best8.startswith("d"),
+                     f"largest {best8.upper()} {at8[best8]:.2f}")
+        dist = {s: v for s, v in at8.items() if s.startswith("d")}
+        claims.claim(f"speedup-{cond}-dtss-scales-best", f"{cond}, DTSS has the largest speedup of the distributed "
+                     "schemes at p = 8 (the document: \"The DTSS scales the best\")", max(dist, key=dist.get) == "dtss",
+                     ", ".join(f"{s.upper()} {v:.2f}" for s, v in dist.items()))
+        grows = sum(series[s.upper()][-1][1] > series[s.upper()][3][1] for s in schemes)
+        claims.claim(f"speedup-{cond}-grows-4-to-8", f"{cond}, every scheme is faster on 8 slaves than on 4",
+                     grows == len(schemes), f"{grows} of {len(schemes)} schemes, the others: " +
+                     (", ".join(f"{s.upper()} {series[s.upper()][3][1]:.2f} -> {series[s.upper()][-1][1]:.2f}"
+                                for s in schemes if series[s.upper()][-1][1] <= series[s.upper()][3][1]) or "none"))
+    md.append(claims.markdown())
+    return "\n".join(md)
 
 
 def seed003_w(run, out, quick):
@@ -301,7 +415,7 @@ def seed003_w(run, out, quick):
     most = max(doc, key=lambda a: pct(*ours[a]))
     claims.claim("gss-gains-most", "GSS gains most and TSS least (the document's Table 4.2)",
                  most == "gss" and min(doc, key=lambda a: pct(*ours[a])) == "tss",
-                 f"most {most.upper()}, least {min(doc, key=lambda a: pct(*ours[a])).upper()}", expected=False)
+                 f"most {most.upper()}, least {min(doc, key=lambda a: pct(*ours[a])).upper()}")
     md.append(claims.markdown())
     md.append("Where we differ and why: W helps every scheme, as in the document, but our gains are spread more "
               "evenly (the document's GSS gains most and its TSS least). The document's plain TSS (89 s) is much "
@@ -364,7 +478,7 @@ def seed003_sw(run, out, quick):
                      f"{document_mean:.0f}%", abs(overall - document_mean) <= 10, f"{overall:.0f}%")
         g4, g12 = statistics.mean(results[(problem, 4)].values()), statistics.mean(results[(problem, 12)].values())
         claims.claim(f"{problem}-gain-falls-with-m", f"{problem}: the gain falls from m = 4 to m = 12 (the document's "
-                     "Table 5.6)", g12 < g4, f"{g4:.0f}% at m = 4, {g12:.0f}% at m = 12", expected=False)
+                     "Table 5.6)", g12 < g4, f"{g4:.0f}% at m = 4, {g12:.0f}% at m = 12")
         md.append(claims.markdown())
         charts.lines(os.path.join(out, f"sw-{problem}.svg"), f"SW-A over S-A, {problem}", "workers m", "gain (%)", series)
         md.append(f"![SW gain {problem}](sw-{problem}.svg)\n")
@@ -437,7 +551,7 @@ def seed003_dmps(run, out, quick):
             off = [100 * (o / d - 1) for o, d in zip(t["dtss"], doc[problem]["dtss"][li])]
             claims.claim(f"{problem}-{cond}-dtss-within-10pct", f"{problem}, {cond}: DMPS(DTSS)'s times are within "
                          "10% of the document's", max(map(abs, off)) <= 10,
-                         f"{min(off):+.0f}% to {max(off):+.0f}% from m = 3 to 9", expected=False)
+                         f"{min(off):+.0f}% to {max(off):+.0f}% from m = 3 to 9")
             md.append(claims.markdown())
     md.append("Where we differ and why: the shape is the document's (the claims above): DTSS well below CSS and "
               "TSS, CSS jumping when the first loaded kid joins at m = 6, DTSS still falling. The absolute times are "
@@ -522,7 +636,7 @@ def seed003_h(run, out, quick):
         claims.claim(f"{tag}-prediction-within-25pct", f"variant ({tag}): the simulated time at the model's h is "
                      "within 25% of the model's prediction (Figs 5.31-5.33 compare the two)",
                      all(abs(r - 1) <= 0.25 for r in ratio), f"simulated / predicted {min(ratio):.2f} to "
-                     f"{max(ratio):.2f}", expected=EXPECT[f"h.{tag}-predicted"])
+                     f"{max(ratio):.2f}")
         several = [t / p for _, k, _, p, t in predictions if k > 1]
         claims.claim(f"{tag}-prediction-k4-k8-within-10pct", f"variant ({tag}): with k = 4 and 8 rounds of chunks "
                      "the simulated time is within 10% of the prediction (4.12); with k = 1 it is not, and why is "
@@ -530,10 +644,9 @@ def seed003_h(run, out, quick):
                      f"simulated / predicted {min(several):.2f} to {max(several):.2f}")
         claims.claim(f"{tag}-model-h-within-one-step", f"variant ({tag}): on the homogeneous clusters the model's h is "
                      "within one step (5) of the swept best in every case (the document's finding)",
-                     within == len(homogeneous), f"{within} of {len(homogeneous)}", expected=EXPECT[f"h.{tag}-step"])
+                     within == len(homogeneous), f"{within} of {len(homogeneous)}")
         claims.claim(f"{tag}-time-lost-under-1pct", f"variant ({tag}): at the model's h the loop is at most 1% slower "
-                     "than at the best h (the document: 0.0069%-0.99%)", worst <= 1.0, f"at most {worst:.2f}%",
-                     expected=EXPECT[f"h.{tag}-lost"])
+                     "than at the best h (the document: 0.0069%-0.99%)", worst <= 1.0, f"at most {worst:.2f}%")
         md.append(claims.markdown())
     return "\n".join(md), summary
 
@@ -571,8 +684,7 @@ def seed000_mw(run, out, quick):
     claims = run.claims
     ours_gain = [float(r[7].rstrip("%")) for r in rows]
     claims.claim("kazouris-gains-every-row", "the new scheme is faster than SS in every row (the document's finding, "
-                 "0.9-12.6%)", min(ours_gain) > 0, f"our gains {min(ours_gain):+.1f}% to {max(ours_gain):+.1f}%",
-                 expected=False)
+                 "0.9-12.6%)", min(ours_gain) > 0, f"our gains {min(ours_gain):+.1f}% to {max(ours_gain):+.1f}%")
     claims.claim("gains-within-5pct", "the two schemes are within 5% of each other in every row",
                  max(map(abs, ours_gain)) <= 5, f"{min(ours_gain):+.1f}% to {max(ours_gain):+.1f}%")
     bus_change = max(float(r[9].rstrip("%")) for r in rows)
@@ -582,11 +694,11 @@ def seed000_mw(run, out, quick):
                  f"at most {bus_change:.2f}%")
     bus_gain = [float(r[8].rstrip("%")) for r in rows]
     claims.claim("shared-medium-kazouris-gains-every-row", "with the shared medium, the new scheme is faster than SS "
-                 "in every row", min(bus_gain) > 0, f"{min(bus_gain):+.1f}% to {max(bus_gain):+.1f}%", expected=False)
+                 "in every row", min(bus_gain) > 0, f"{min(bus_gain):+.1f}% to {max(bus_gain):+.1f}%")
     big = [g for r, g in zip(rows, ours_gain) if r[0] >= 10]
     claims.claim("gain-grows-with-workers", "the gain is largest at 10-12 workers (the document's finding)",
                  min(big) >= max(ours_gain) - 1e-9, f"at 10-12 workers {min(big):+.1f}% to {max(big):+.1f}%, "
-                 f"largest anywhere {max(ours_gain):+.1f}%", expected=False)
+                 f"largest anywhere {max(ours_gain):+.1f}%")
     md.append(claims.markdown())
     md.append("Where we differ and why: the document's gain comes from its SS master being a bottleneck (SS "
               "efficiency falls from 0.86 at 2 workers to 0.65 at 12). On the simulated cluster with the link and "
@@ -620,7 +732,7 @@ def seed000_mw(run, out, quick):
         best = min(ratios, key=ratios.get)
         run.claims.claim(f"convolution-{order}-kazouris-best", f"convolution, {order} costs: the new scheme is the "
                          "best of the six", best == "kazouris", f"best {best} {ratios[best]:.3f}, kazouris "
-                         f"{ratios['kazouris']:.3f}", expected=EXPECT[f"farm.{order}-best"])
+                         f"{ratios['kazouris']:.3f}")
     md.append(run.claims.markdown())
     return "\n".join(md), got
 
@@ -705,12 +817,12 @@ def seed003_tables(run, out, quick):
     at_lb = [(f"{r[0]}-D {r[1]}", number(r[2])) for r in rows51]
     low = min(at_lb, key=lambda x: x[1])
     claims.claim("op-at-lb-thesis-range", "OP = LB for at least 46% of the loops in every row (the thesis: 46-77%)",
-                 low[1] >= 46, f"lowest {low[1]:.1f}% ({low[0]} vectors)", expected=False)
+                 low[1] >= 46, f"lowest {low[1]:.1f}% ({low[0]} vectors)")
     claims.claim("op-at-lb-most-rows", "OP = LB for more than half of the loops in all rows but one",
                  sum(v > 50 for _, v in at_lb) >= len(at_lb) - 1, f"{sum(v > 50 for _, v in at_lb)} of {len(at_lb)} rows")
     da = [number(r[-1]) for r in rows51]
     claims.claim("da-schedules-all", "DA schedules every loop with max(LB1, LB2, LB3) processors (the thesis's "
-                 "finding)", min(da) >= 100, f"{min(da):.1f}% to {max(da):.1f}% of loops", expected=False)
+                 "finding)", min(da) >= 100, f"{min(da):.1f}% to {max(da):.1f}% of loops")
     reductions = [(r[0], int(r[1]), number(r[5])) for r in cps]
     claims.claim("cps-below-cyclic", "CPS sends fewer points than cyclic mapping in every case",
                  min(x[2] for x in reductions) > 0, f"{min(x[2] for x in reductions):.1f}% to "
@@ -751,11 +863,11 @@ def seed000_dnc(run, out, quick):
         tail = [(p, i, d) for p, i, d in zip(P, improvement, doc_improvement) if p >= 10]
         claims.claim("improvement-as-document-10-15", "at 10-15 processors the improvement is within 10 points of "
                      "the document's (39-62%)", all(abs(i - d) <= 10 for _, i, d in tail),
-                     ", ".join(f"P={p} {i:.0f}% (document {d:.0f}%)" for p, i, d in tail), expected=False)
+                     ", ".join(f"P={p} {i:.0f}% (document {d:.0f}%)" for p, i, d in tail))
         late = [n for p, n in zip(P, new) if p >= 10]
         claims.claim("monotone-past-10", "the new scheme's time falls at every step from 10 to 15 processors (the "
                      "document's finding)", all(b <= a for a, b in zip(late, late[1:])),
-                     " -> ".join(f"{n:.1f}" for n in late) + " s", expected=False)
+                     " -> ".join(f"{n:.1f}" for n in late) + " s")
         claims.claim("steal-under-90s-past-10", "random stealing stays under 90 s from 10 to 15 processors",
                      max(x for p, x in zip(P, steal) if p >= 10) < 90,
                      f"at most {max(x for p, x in zip(P, steal) if p >= 10):.1f} s")
@@ -765,11 +877,11 @@ def seed000_dnc(run, out, quick):
         change = max(abs(b / n - 1) for b, n in zip(bus_new, new))
         claims.claim("shared-medium-small", "one shared 10 Mbit/s medium for all workstations (`dnc --shared-medium "
                      "1.25e6`) changes the new scheme's times by less than 1%: a leaf's pixels are 4 KB",
-                     change < 0.01, f"at most {100 * change:.2f}%", expected=EXPECT["dnc.shared-small"])
+                     change < 0.01, f"at most {100 * change:.2f}%")
     uneven = {k: v for k, v in fig.items() if "_4to1_" in k and "april" not in k}
     claims.claim("uneven-within-1.15", "on speeds 4:1:1:1 kazouris and stealing are within 1.15x of the ideal "
                  "(issue 35's target)", max(uneven.values()) <= 1.15 * run_baseline(text, uneven),
-                 ratios(text, uneven), expected=False)
+                 ratios(text, uneven))
     loaded = {k: v for k, v in fig.items() if "_loaded_" in k and "kazouris" in k}
     claims.claim("loaded-kazouris-within-1.25", "with 2 of 4 workers loaded kazouris is within 1.25x of the ideal",
                  max(loaded.values()) <= 1.25 * run_baseline(text, loaded), ratios(text, loaded))
@@ -818,11 +930,11 @@ def seed002_dlpt(run, out, quick):
                    < fig[f"dlpt_placement_dlpt_n{n}"] for n in sizes)
     claims.claim("kazouris-or-stealing-beats-dlpt", "kazouris or stealing beats D_LPT at every size",
                  stealing, "kazouris " + ", ".join(f"{fig[f'dlpt_placement_kazouris_n{n}'] / base[n]:.2f}"
-                                                   for n in sizes), expected=EXPECT["dlpt.stealing-beats"])
+                                                   for n in sizes))
     none = [fig[f"dlpt_estimates_none_dlpt_n{n}"] / fig[f"dlpt_estimates_exact_dlpt_n{n}"] for n in sizes]
     claims.claim("estimates-help", "D_LPT with exact estimates beats D_LPT with none at every size (the paper's "
                  "'better estimates, better schedules')", min(none) > 1.0,
-                 "none / exact " + ", ".join(f"{r:.2f}" for r in none), expected=EXPECT["dlpt.estimates-help"])
+                 "none / exact " + ", ".join(f"{r:.2f}" for r in none))
     md.append(claims.markdown())
     md.append("### A 10x slowdown the estimates did not foresee\n\nOne worker computes 10 times slower from a third "
               "of the bound on; the yardstick is the bound with the slowdown known. Makespan over that bound:\n")
@@ -834,12 +946,11 @@ def seed002_dlpt(run, out, quick):
                                                        [(p, *[f"{ratio[(p, n)]:.2f}" for n in sizes]) for p in placements]))
         ahead = sum(all(ratio[("dlpt", n)] < ratio[(p, n)] for p in five[1:]) for n in sizes)
         claims.claim(f"slowdown-{rank}-dlpt-ahead", f"{label}: D_LPT is ahead of its four baselines at every size",
-                     ahead == len(sizes), f"at {ahead} of {len(sizes)} sizes", expected=EXPECT[f"dlpt.{rank}-ahead"])
+                     ahead == len(sizes), f"at {ahead} of {len(sizes)} sizes")
         steal_best = sum(min(ratio[("steal", n)], ratio[("kazouris", n)]) <= min(ratio[(p, n)] for p in five)
                          for n in sizes)
         claims.claim(f"slowdown-{rank}-stealing-recovers-best", f"{label}: stealing or kazouris recovers best",
-                     steal_best == len(sizes), f"at {steal_best} of {len(sizes)} sizes",
-                     expected=EXPECT[f"dlpt.{rank}-stealing"])
+                     steal_best == len(sizes), f"at {steal_best} of {len(sizes)} sizes")
     md.append(claims.markdown())
     return "\n".join(md), None
 
@@ -896,7 +1007,7 @@ def seed003_speedups(run, out, quick):
         ratio = [speed[m][4] / d[4] for m in ms for d in (doc[problem][m],)]
         claims.claim(f"{problem}-sw-tss-within-25pct", f"{problem}: SW-TSS's speedups are within 25% of the "
                      "document's", all(abs(r - 1) <= 0.25 for r in ratio),
-                     f"ours / document {min(ratio):.2f} to {max(ratio):.2f}", expected=EXPECT[f"t56.{problem}"])
+                     f"ours / document {min(ratio):.2f} to {max(ratio):.2f}")
         md.append(claims.markdown())
 
     # Fig 5.26: M = k m synchronization points, k = 1..10, S-TSS with the thresholds, m = 8.
@@ -915,8 +1026,7 @@ def seed003_speedups(run, out, quick):
         claims.claim(f"{problem}-m3-near-best", f"{problem}: M = 3m is within 5% of the best M (the document: good "
                      "performance for M >= 3m)", t[2] <= 1.05 * best, f"{100 * (t[2] / best - 1):.1f}% above the best")
         claims.claim(f"{problem}-m1-worse", f"{problem}: M = 1m is at least 10% slower than M = 3m (the document's "
-                     "Fig 5.26)", t[0] >= 1.10 * t[2], f"{100 * (t[0] / t[2] - 1):.1f}% slower",
-                     expected=EXPECT[f"f526.{problem}"])
+                     "Fig 5.26)", t[0] >= 1.10 * t[2], f"{100 * (t[0] / t[2] - 1):.1f}% slower")
     md.append(table(["problem", *[f"M = {k}m (s)" for k in ks]], rows))
     charts.lines(os.path.join(out, "fig-5-26.svg"), "S-TSS against M, m = 8", "M / m", "time / best time", series)
     md.append("![Fig 5.26](fig-5-26.svg)\n")
@@ -935,6 +1045,58 @@ def commit_of_tree():
         return head + (" with uncommitted changes" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown (not a git checkout)"
+
+
+def perturbations(run, out, quick):
+    """Issue 37's perturbations: a host that slows mid-loop, stops for a while, or carries load that comes
+    and goes; each scheme's makespan against the ideal of the perturbed cluster."""
+    platform = "uniform:n=8"
+    workload = "random:n=" + ("4000" if quick else "16000") + ":mean=1e7:dist=exp:seed=7"
+    schemes = ["static", "css:chunk=10", "gss", "tss", "fss", "fiss", "tfss", "af", "awf-b", "awf-c", "awf-d", "awf-e",
+               "dtss", "dfss", "w-fss"]
+    adaptive = ["af", "awf-b", "awf-c", "awf-d", "awf-e", "dtss", "dfss", "w-fss"]
+    scenarios = {"none": (), "slow 10x from 30%": ("slow:rank=1:from=0.3:factor=10",),
+                 "stopped 30-50%": ("stop:rank=1:from=0.3:for=0.2",),
+                 "load on and off": ("load:rank=1:period=0.1:on=0.5:factor=3",
+                                     "load:rank=2:from=0.05:period=0.1:on=0.5:factor=3")}
+    got = run.batch([(platform, workload, schemes, list(c)) for c in scenarios.values()])
+
+    def key(changes, s):
+        return (platform + "".join(" +" + c for c in changes), workload, s)
+    ratio = {(name, s): got[key(c, s)][0] / run.ideal[key(c, s)] for name, c in scenarios.items() for s in schemes}
+    md = ["## 12. Perturbations: a host that slows, stops, or is loaded on and off\n",
+          f"`{platform}` (1 master + 8 equal workers), `{workload}` (exponential iteration times, mean 10 ms). "
+          "Perturbations, times as fractions of the unperturbed ideal (`simulate --perturb`): rank 1 computes 10x "
+          "slower from 30% of the loop on; rank 1 stops from 30% to 50%; ranks 1 and 2 carry load that triples "
+          "their time for half of every tenth of the loop, out of phase. Each figure: the makespan over the ideal "
+          "of the perturbed cluster (all work spread over the speeds as they change, no messages).\n",
+          table(["scheme", *scenarios], [(s, *[f"{ratio[(n, s)]:.3f}" for n in scenarios]) for s in schemes])]
+    claims = run.claims
+    for name in list(scenarios)[1:]:
+        worst = max(adaptive, key=lambda s: ratio[(name, s)])
+        over = [s for s in adaptive if ratio[(name, s)] > 1.2]
+        claims.claim(f"adaptive-within-1.2-{name.split()[0]}", f"{name}: every adaptive scheme (AF, AWF-B..E, DTSS, "
+                     "DFSS, W-FSS) within 1.2x of the perturbed ideal (issue 37's goal)", not over,
+                     f"worst {worst.upper()} {ratio[(name, worst)]:.3f}" +
+                     (f"; over 1.2: {', '.join(x.upper() for x in over)}" if over else ""))
+    slow = "slow 10x from 30%"
+    claims.claim("slow-hurts-static-gss-most", f"{slow}: static and GSS (whose first chunk is N/P, the static "
+                 "share) suffer most", ratio[(slow, "static")] == ratio[(slow, "gss")] ==
+                 max(ratio[(slow, s)] for s in schemes), f"static {ratio[(slow, 'static')]:.2f}, GSS "
+                 f"{ratio[(slow, 'gss')]:.2f}, worst other "
+                 f"{max(ratio[(slow, s)] for s in schemes if s not in ('static', 'gss')):.2f}")
+    claims.claim("slow-small-chunks-within-1.2", f"{slow}: CSS with chunks of 10 iterations (0.1 s) stays within "
+                 "1.2x", ratio[(slow, "css:chunk=10")] <= 1.2, f"{ratio[(slow, 'css:chunk=10')]:.3f}")
+    md.append(claims.markdown())
+    md.append("Why the slowdown defeats the adaptive schemes: a chunk handed out before it runs at the new speed to "
+              "its end, and none of them takes work back. The factoring family's first batch gives each worker N/2P "
+              "= 1,000 iterations (10 s); the slowdown comes at 30% of the loop (about 6 s), and the 10x slower "
+              "rest takes 40 s more (2.14x). AF profiles 3 chunks of 125, then hands rank 1 a chunk of 1,539 "
+              "iterations at 3.4 s, which ends at 132 s (6.07x). Only schemes whose chunks stay short against the loop (CSS(10); TFSS's "
+              "smaller last chunks, 1.58x) follow the change. The remedy is to take work back: issue 37's re-issue "
+              "of outstanding chunks to idle workers. A stop of 20% of the loop, or load that comes and goes, "
+              "costs the adaptive schemes at most 10%.\n")
+    return "\n".join(md), None
 
 
 def main():
@@ -992,6 +1154,11 @@ def main():
     unused = [p for p, _ in run.perturb.rules if p not in run.perturb.applied]
     if unused:
         raise SystemExit(f"reproduce: --perturb {', '.join(unused)} matched no figure")
+    ran = {STEPS[k][1] for k in keys}
+    made = {c["name"] for c in run.claims.items}
+    stale = sorted(n for n in DOES_NOT_HOLD if n.split(".")[0] in ran and n not in made)
+    if stale:
+        raise SystemExit(f"reproduce: DOES_NOT_HOLD names claims that no experiment makes: {', '.join(stale)}")
     failures = run.claims.failures()
     print(f"reproduce: {len(run.claims.items)} claims, {len(failures)} not as the report says", file=sys.stderr)
     if a.check and failures:
@@ -1009,15 +1176,51 @@ STEPS = {"1": (seed001, "seed001", "Chronopoulos et al., Tables 2-3"), "2": (see
          "8": (seed003_tables, "static", "Ciorba, Table 5.1 and CPS"),
          "9": (seed000_dnc, "dnc", "Kazouris, divide and conquer"),
          "10": (seed002_dlpt, "dlpt", "Karamcheti and Wah, D_LPT"),
-         "11": (seed003_speedups, "t56", "Ciorba, Table 5.6 and Fig 5.26")}
+         "11": (seed003_speedups, "t56", "Ciorba, Table 5.6 and Fig 5.26"),
+         "12": (perturbations, "perturbed", "Perturbations (issue 37)")}
 
 # Claims whose statement in the report depends on the figures' current outcome
 # (the prose around them was written for it); the rest say so inline.
-EXPECT = {"h.a-step": False, "h.a-lost": False, "h.b-step": False, "h.b-lost": True,
-          "farm.decreasing-best": True, "farm.increasing-best": True, "dlpt.estimates-help": True, "dnc.shared-small": False, "dlpt.stealing-beats": False,
-          "dlpt.rank1-ahead": False, "dlpt.rank2-ahead": True, "dlpt.rank1-stealing": True,
-          "dlpt.rank2-stealing": False, "h.a-predicted": False, "h.b-predicted": False, "t56.floyd-steinberg": False, "t56.hydro": True,
-          "f526.floyd-steinberg": True, "f526.hydro": True}
+# The claims the report says do not hold (a document's finding we do not reproduce, said with the
+# numbers); --check fails when one starts to hold, as when a claim outside it stops holding.
+DOES_NOT_HOLD = frozenset({
+    "seed001.dedicated-dtss-best",
+    "seed001.dedicated-gain-as-document",
+    "seed001.loaded-dtss-best",
+    "seed001.loaded-gain-as-document",
+    "seed001.loaded-tss-best-simple",
+    "seed001.shared-medium-dtss-best",
+    "w.gss-gains-most",
+    "sw.floyd-steinberg-gain-falls-with-m",
+    "sw.hydro-gain-falls-with-m",
+    "dmps.heat-dedicated-dtss-within-10pct",
+    "dmps.heat-loaded-dtss-within-10pct",
+    "dmps.floyd-steinberg-dedicated-dtss-within-10pct",
+    "dmps.floyd-steinberg-loaded-dtss-within-10pct",
+    "h.a-prediction-within-25pct",
+    "h.a-model-h-within-one-step",
+    "h.a-time-lost-under-1pct",
+    "h.b-prediction-within-25pct",
+    "h.b-model-h-within-one-step",
+    "farm.kazouris-gains-every-row",
+    "farm.shared-medium-kazouris-gains-every-row",
+    "farm.gain-grows-with-workers",
+    "static.op-at-lb-thesis-range",
+    "static.da-schedules-all",
+    "dnc.improvement-as-document-10-15",
+    "dnc.monotone-past-10",
+    "dnc.shared-medium-small",
+    "dnc.uneven-within-1.15",
+    "dlpt.kazouris-or-stealing-beats-dlpt",
+    "dlpt.slowdown-rank1-dlpt-ahead",
+    "dlpt.slowdown-rank2-stealing-recovers-best",
+    "t56.floyd-steinberg-sw-tss-within-25pct",
+    "seed001.per-pe-fast-wait-more",
+    "seed001.speedup-dedicated-dtss-scales-best",
+    "seed001.speedup-loaded-dtss-scales-best",
+    "seed001.speedup-loaded-grows-4-to-8",
+    "perturbed.adaptive-within-1.2-slow",
+})
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ int main(int argc, char** argv) try {
             "  acs, tiles chosen; sds:tile=AxB gives the tile.",
             "simulate --platform seed001:loaded --workload mandelbrot:size=4000x2000 --policy tss --policy dtss");
     // --policy may repeat: every policy runs on the same simulated platform.
-    std::vector<std::string> policies{"tss"};
+    std::vector<std::string> policies{"tss"}, perturbations;
     std::string platform_text = "seed001", workload_text = "mandelbrot:size=4000x2000:sf=4", trace, gantt;
     sim::simulation_options so;
     bool master_computes = false, csv = false, quiet = false, farm = false, hide_load = false;
@@ -64,19 +64,23 @@ int main(int argc, char** argv) try {
     line.add_flag("--hide-load", hide_load,
                   "the library is told every run queue is 1 (the load starts after the loop opens)");
     line.add_flag("--farm", farm, "run the iterations as the tasks of a task farm (--policy: its scheme)");
+    line.add_option("--perturb", perturbations,
+                    "a host's speed changes mid-run (repeatable): slow:rank=K[:from=0.3][:factor=10], "
+                    "stop:rank=K[:from=0.3][:for=0.2], load:rank=K[:period=0.2][:on=0.5][:factor=3]; times as "
+                    "fractions of the unperturbed ideal");
     line.add_flag("--csv", csv, "one CSV line per policy");
     line.add_flag("--quiet", quiet, "leave out the per-worker table");
     if (auto code = line.parse(argc, argv)) return *code;
     auto const w = make_workload(workload_text);
     auto simulator = platform_text.ends_with(".xml") ? sim::simulator::from_xml(platform_text, so)
                                                      : sim::simulator(make_platform(platform_text), so);
-    if (csv) std::cout << "platform,workload,policy,seconds,h,wall_seconds,ideal_seconds,predicted_seconds\n";
-    // Ideal: the whole work spread over the workers' speeds, no waiting, no messages.
-    double speed_sum = 0;
-    auto const& hosts = simulator.layout().hosts();
-    for (std::size_t k = master_computes ? 0 : 1; k < hosts.size(); ++k)
-        speed_sum += hosts[k].speed / (1.0 + hosts[k].background);
-    double const ideal = w.total_flops() / speed_sum;
+    if (csv)
+        std::cout << "platform,workload,policy,seconds,h,wall_seconds,ideal_seconds,predicted_seconds,workers\n";
+    // Ideal: the whole work spread over the workers' speeds as they change, no waiting, no messages.
+    int const first_worker = master_computes ? 0 : 1;
+    double const unperturbed = simulator.layout().ideal_seconds(w.total_flops(), first_worker);
+    for (auto const& text : perturbations) simulator.perturb(make_perturbation(text, unperturbed));
+    double const ideal = simulator.layout().ideal_seconds(w.total_flops(), first_worker);
     for (auto const& spec : policies) {
         bool const tracing = !trace.empty() || !gantt.empty();
         auto const mapping = static_mapping_of(spec);
@@ -87,7 +91,13 @@ int main(int argc, char** argv) try {
             std::cout << '"' << platform_text << "\",\"" << workload_text << "\",\"" << spec << "\"," << r.seconds
                       << ',' << r.interval << ',' << r.wall << ',' << ideal << ',';
             if (r.model) std::cout << r.model->predicted_seconds(static_cast<double>(r.interval));
-            std::cout << '\n';
+            // Each worker's T_comm/T_wait/T_comp, in rank order (Chronopoulos et al.'s per-PE columns).
+            std::cout << ",\"";
+            for (std::size_t k = 0; k < r.statistics.workers.size(); ++k) {
+                auto const& s = r.statistics.workers[k];
+                std::cout << (k ? ";" : "") << s.comm_seconds << '/' << s.wait_seconds << '/' << s.compute_seconds;
+            }
+            std::cout << "\"\n";
         } else {
             std::cout << "== " << spec << " on " << platform_text << ", " << workload_text;
             if (w.doacross()) std::cout << ", h = " << r.interval;

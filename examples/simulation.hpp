@@ -118,8 +118,9 @@ inline constexpr double fast_ethernet = 12.5e6; ///< 100 Mbit/s in bytes/s
 inline constexpr double ethernet_latency = 50e-6;
 
 /// The presets (see docs/simulation.md):
-///   seed001[:loaded]      1 master + 3 fast (V = 3, 100 Mbit/s) + 5 slow (V = 1, 10 Mbit/s);
-///                         loaded: 2 CPU-heavy processes on 1 fast and 3 slow workers
+///   seed001[:loaded][:p=P]  1 master + 3 fast (V = 3, 100 Mbit/s) + 5 slow (V = 1, 10 Mbit/s);
+///                         loaded: 2 CPU-heavy processes on 1 fast and 3 slow workers; p=P < 8:
+///                         the first P of fast, slow, fast, slow, ... (loaded: 1 fast, 1 slow)
 ///   seed003-w             Table 4.2: 1 master + 4 workers, V = 1, 0.8, 1, 0.8, workers 2 and 4 at q = 2
 ///   seed003-sw[:m=M][:loaded]   section 5.3.4: twin master + M of twin2, kid1, twin3, kid2, ...
 ///                         (twins V = 1, kids V = 0.8); loaded: every kid at q = 2
@@ -140,7 +141,7 @@ inline constexpr double ethernet_latency = 50e-6;
 ///                         per-byte cost c_c (s/byte), for predicting this machine
 inline sim::platform make_platform(std::string const& text) {
     description d(text, "platform",
-                  {"loaded", "m", "n", "speed", "bandwidth", "latency", "c_d", "c_c", "v", "loads", "shared"});
+                  {"loaded", "m", "n", "p", "speed", "bandwidth", "latency", "c_d", "c_c", "v", "loads", "shared"});
     bool const loaded = d.has("loaded");
     sim::platform p;
     auto const& name = d.name();
@@ -154,11 +155,16 @@ inline sim::platform make_platform(std::string const& text) {
         return sim::host{std::move(n), power * unit, bandwidth, latency, background};
     };
     if (name == "seed001") {
+        // p = 1..8 slaves, taken fast and slow alternately (the document's loaded
+        // sets: 1 fast at p = 1, 1 fast and 1 slow at p = 2 and 4, 1 fast and 3 slow at 8).
+        int const slaves = static_cast<int>(d.number("p", 8));
+        if (slaves < 1 || slaves > 8) throw invalid_parameter("platform p", std::to_string(slaves), "must be in 1..8");
+        int const fast = std::min(3, (slaves + 1) / 2), slow = slaves - fast, loaded_slow = slaves == 8 ? 3 : 1;
         p.add(node("master", 3, fast_ethernet));
-        for (int i = 1; i <= 3; ++i)
+        for (int i = 1; i <= fast; ++i)
             p.add(node("fast-" + std::to_string(i), 3, fast_ethernet, loaded && i == 1 ? 2 : 0));
-        for (int i = 1; i <= 5; ++i)
-            p.add(node("slow-" + std::to_string(i), 1, fast_ethernet / 10, loaded && i <= 3 ? 2 : 0));
+        for (int i = 1; i <= slow; ++i)
+            p.add(node("slow-" + std::to_string(i), 1, fast_ethernet / 10, loaded && i <= loaded_slow ? 2 : 0));
     } else if (name == "seed003-w") {
         p.add(node("master", 1, fast_ethernet));
         for (int i = 1; i <= 4; ++i)
@@ -240,6 +246,36 @@ inline sim::platform make_platform(std::string const& text) {
 
 /// A loop to simulate: DOALL with a cost per iteration, or DOACROSS with a
 /// cost per point of one of Ciorba's kernels.
+/// A change of a host's speed during every run (Mohammed and Ciorba's perturbations),
+/// times as fractions of `loop_seconds` (the unperturbed ideal: "from 30% of the loop on"):
+///   slow:rank=K[:from=0.3][:until=U][:factor=10]   rank K computes `factor` times slower
+///   stop:rank=K[:from=0.3][:for=0.2]               rank K stops computing for a while
+///   load:rank=K[:from=0][:until=U][:period=0.2][:on=0.5][:factor=3]   background load that
+///                         comes and goes: on for the first `on` of every `period`
+inline sim::perturbation make_perturbation(std::string const& text, double loop_seconds) {
+    description d(text, "perturbation", {"rank", "from", "until", "for", "factor", "period", "on"});
+    auto const& kind = d.name();
+    if (!d.has("rank")) throw invalid_parameter("perturbation " + kind + " rank", "(none)", "is required");
+    double const inf = std::numeric_limits<double>::infinity();
+    sim::perturbation x;
+    x.rank = static_cast<int>(d.number("rank", 0));
+    x.from = d.number("from", kind == "load" ? 0.0 : 0.3) * loop_seconds;
+    x.until = d.has("until") ? d.number("until", 0) * loop_seconds : inf;
+    if (kind == "slow") {
+        x.slowdown = d.number("factor", 10.0);
+    } else if (kind == "stop") {
+        x.slowdown = inf;
+        x.until = x.from + d.number("for", 0.2) * loop_seconds;
+    } else if (kind == "load") {
+        x.slowdown = d.number("factor", 3.0);
+        x.period = d.number("period", 0.2) * loop_seconds;
+        x.on = d.number("on", 0.5) * x.period;
+    } else {
+        throw invalid_parameter("perturbation", kind, "must be slow, stop or load");
+    }
+    return x;
+}
+
 struct workload {
     std::string kind;             ///< mandelbrot, uniform, random; heat, floyd-steinberg, hydro
     std::vector<index_t> extents; ///< DOACROSS space

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -55,6 +56,15 @@ struct clusters {
     sim::simulator most{cluster(std::vector<double>(1023, 1e9))};
     sim::simulator switched4{cluster({1e9, 1e9, 1e9})};
     sim::simulator shared4{cluster({1e9, 1e9, 1e9}).share_medium(12.5e6)};
+    // Rank 1 10x slower from 0.25 s; rank 2 stopped from 0.1 to 0.3 s; rank 3 at half speed
+    // for the first 0.1 s of every 0.2 s.
+    sim::simulator perturbed{[] {
+        auto p = cluster({1e9, 1e9, 1e9});
+        p.perturb({.rank = 1, .from = 0.25, .slowdown = 10.0});
+        p.perturb({.rank = 2, .from = 0.1, .until = 0.3, .slowdown = std::numeric_limits<double>::infinity()});
+        p.perturb({.rank = 3, .slowdown = 2.0, .period = 0.2, .on = 0.1});
+        return p;
+    }()};
     sim::simulator rendezvous{cluster({1e9}), [] {
                                   sim::simulation_options o;
                                   o.rendezvous_bytes = 1000;
@@ -205,6 +215,43 @@ TEST_CASE("simgrid: on a shared medium two transfers between four hosts share it
     CHECK(both(all().shared4) == doctest::Approx(0.2).epsilon(0.02));
     sim::platform p;
     CHECK_THROWS_WITH(p.share_medium(0.0), doctest::Contains("shared medium bandwidth = 0"));
+}
+
+TEST_CASE("simgrid: a host's speed changes mid-run as its perturbations say, in every run") {
+    auto& s = all().perturbed;
+    // Flops each rank computes from the run's start, and when it is done.
+    auto finish_times = [&](std::vector<double> const& flops) {
+        std::vector<double> done(flops.size());
+        s.run([&](sim::transport& t) {
+            double const start = t.now();
+            t.compute(flops[static_cast<std::size_t>(t.rank())]);
+            done[static_cast<std::size_t>(t.rank())] = t.now() - start;
+        });
+        return done;
+    };
+    for (int run = 0; run < 2; ++run) { // times count from each run's start
+        auto const done = finish_times({0.0, 1e9, 0.5e9, 0.3e9});
+        CHECK(done[1] == doctest::Approx(0.25 + 0.75e9 / 1e8).epsilon(1e-6)); // 10x slower after 0.25 s
+        CHECK(done[2] == doctest::Approx(0.1 + 0.2 + 0.4).epsilon(1e-6));      // stopped for 0.2 s
+        CHECK(done[3] == doctest::Approx(0.4).epsilon(1e-6)); // 0.05 + 0.1 Gflop in each 0.2 s
+    }
+    auto const& p = s.layout();
+    CHECK(p.speed_at(1, 0.2) == 1e9);
+    CHECK(p.speed_at(1, 0.3) == 1e8);
+    CHECK(p.speed_at(2, 0.2) == 0.0);
+    CHECK(p.speed_at(3, 0.45) == 0.5e9);
+    CHECK(p.speed_at(3, 0.55) == 1e9);
+    // The ideal over ranks 1-3, in Gflop/s: 2.5 to 0.1 s (rank 3 loaded), 2 to 0.2 s (rank 2
+    // stopped), 1.5 to 0.25 s (rank 3 loaded again), 0.6 to 0.3 s (rank 1 slow), then 2.1.
+    CHECK(p.ideal_seconds(0.45e9) == doctest::Approx(0.2).epsilon(1e-9));
+    CHECK(p.ideal_seconds(0.6e9) == doctest::Approx(0.3 + 0.045e9 / 2.1e9).epsilon(1e-9));
+    sim::platform bad = cluster({1e9});
+    CHECK_THROWS_WITH(bad.perturb({.rank = 2}), doctest::Contains("perturbation rank = 2"));
+    CHECK_THROWS_WITH(bad.perturb({.rank = 1, .slowdown = 0.5}), doctest::Contains("perturbation slowdown = 0.5"));
+    CHECK_THROWS_WITH(bad.perturb({.rank = 1, .period = 1.0, .on = 2.0}), doctest::Contains("perturbation on = 2"));
+    // A loop on the perturbed cluster still runs every iteration once.
+    auto const r = run_doall(s, 1000, parse_policy("af"), 1e6);
+    CHECK(std::ranges::all_of(r.runs, [](int k) { return k == 1; }));
 }
 
 TEST_CASE("simgrid: a DOACROSS loop on simulated hosts gives the sequential loop's bytes") {

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <exception>
@@ -31,6 +32,37 @@ struct host {
     double bandwidth = 12.5e6; ///< bytes/s of its private link to the switch
     double latency = 50e-6;    ///< seconds, one way through its link
     int background = 0;        ///< competing CPU-bound processes: Q = 1 + background, speed shared among them
+};
+
+/// A change of one host's speed while a run goes on (a workstation's owner
+/// comes back): from `from` to `until` seconds after the run starts, the rank
+/// on host `rank` computes `slowdown` times slower than its load alone leaves
+/// it (infinity: it stops computing; its messages still travel). With
+/// `period` > 0 the change comes and goes: on for the first `on` seconds of
+/// every `period` from `from`. Changes on one host multiply.
+struct perturbation {
+    int rank = 0;
+    double from = 0.0;
+    double until = std::numeric_limits<double>::infinity();
+    double slowdown = 10.0;
+    double period = 0.0;
+    double on = 0.0;
+
+    [[nodiscard]] bool active(double t) const noexcept {
+        if (t < from || t >= until) return false;
+        return period <= 0.0 || std::fmod(t - from, period) < on;
+    }
+    /// The first time after `t` at which active() may change.
+    [[nodiscard]] double next_change(double t) const noexcept {
+        if (t < from) return from;
+        if (t >= until) return std::numeric_limits<double>::infinity();
+        if (period <= 0.0) return until;
+        // The first window edge after t; floor() may land one period early when t is on an edge.
+        double const start = from + std::floor((t - from) / period) * period;
+        for (double edge : {start + on, start + period, start + period + on})
+            if (edge > t) return std::min(until, edge);
+        return std::min(until, start + 2.0 * period);
+    }
 };
 
 /// A star of hosts, each on its own link to one switch (switched Ethernet):
@@ -90,9 +122,52 @@ public:
         return q;
     }
 
+    /// Adds a change of speed that every run of this platform goes through.
+    platform& perturb(perturbation p) {
+        using loopsched::detail::require;
+        require(p.rank >= 0 && p.rank < size(), "perturbation rank", p.rank,
+                "must name a host added before (0.." + std::to_string(size() - 1) + ")");
+        require(p.from >= 0.0, "perturbation from", p.from, "must be >= 0 s");
+        require(p.until > p.from, "perturbation until", p.until, "must be after from");
+        require(p.slowdown >= 1.0, "perturbation slowdown", p.slowdown, "must be >= 1 (infinity: stopped)");
+        require(p.period >= 0.0, "perturbation period", p.period, "must be >= 0 s");
+        require(p.period == 0.0 || (p.on > 0.0 && p.on < p.period), "perturbation on", p.on,
+                "must be in (0, period)");
+        perturbations_.push_back(p);
+        return *this;
+    }
+    [[nodiscard]] std::vector<perturbation> const& perturbations() const noexcept { return perturbations_; }
+
+    /// The host's speed at time t of a run, with its background load and its perturbations.
+    [[nodiscard]] double speed_at(int rank, double t) const {
+        auto const& h = hosts_[static_cast<std::size_t>(rank)];
+        double speed = h.speed / (1.0 + h.background);
+        for (auto const& p : perturbations_)
+            if (p.rank == rank && p.active(t)) speed /= p.slowdown;
+        return speed;
+    }
+
+    /// The ideal time of `flops` spread over ranks first_rank..size()-1 as
+    /// their speeds change: no waiting, no messages, any split (the bound a
+    /// perturbed run's makespan is measured against).
+    [[nodiscard]] double ideal_seconds(double flops, int first_rank = 1) const {
+        double t = 0.0, left = flops;
+        while (left > 0.0) {
+            double rate = 0.0, next = std::numeric_limits<double>::infinity();
+            for (int r = first_rank; r < size(); ++r) rate += speed_at(r, t);
+            for (auto const& p : perturbations_)
+                if (p.rank >= first_rank) next = std::min(next, p.next_change(t));
+            if (rate * (next - t) >= left) return t + left / rate;
+            left -= rate * (next - t);
+            t = next;
+        }
+        return t;
+    }
+
 private:
     std::vector<host> hosts_;
     std::optional<double> medium_;
+    std::vector<perturbation> perturbations_;
 };
 
 /// How the simulated runtime's own work is charged. Bodies charge their work
@@ -411,6 +486,11 @@ public:
     }
 
     [[nodiscard]] platform const& layout() const noexcept { return platform_; }
+    /// Adds a change of speed to every later run (see platform::perturb).
+    simulator& perturb(perturbation p) {
+        platform_.perturb(p);
+        return *this;
+    }
     [[nodiscard]] int size() const noexcept { return platform_.size(); }
 
     /// Runs `program(transport&)` on every rank, each on its host, with the
@@ -444,11 +524,14 @@ public:
                 last_end = std::max(last_end, ::simgrid::s4u::Engine::get_clock());
             });
             // Competing processes: run until the program's actors end.
-            for (int b = 0; b < platform_.hosts()[static_cast<std::size_t>(r)].background; ++b)
+            int const background = platform_.hosts()[static_cast<std::size_t>(r)].background;
+            for (int b = 0; b < background; ++b)
                 ::simgrid::s4u::Actor::create("load-" + std::to_string(r) + "-" + std::to_string(b), host, [] {
                     ::simgrid::s4u::Actor::self()->daemonize();
                     while (true) ::simgrid::s4u::this_actor::execute(1e15);
                 });
+            for (auto const& p : platform_.perturbations())
+                if (p.rank == r) start_perturbation(p, host, background, begin);
         }
         detail::world::get().started = true;
         detail::world::get().engine->run();
@@ -462,6 +545,31 @@ public:
 
 private:
     explicit simulator(simulation_options options) { net_->options = options; }
+
+    /// A competing execution whose priority leaves the rank 1/slowdown of the
+    /// CPU share it had (SimGrid shares a host's CPU by priority), present
+    /// in the perturbation's windows only.
+    static void start_perturbation(perturbation const& p, ::simgrid::s4u::Host* host, int background, double begin) {
+        constexpr double stopped = 1e9; // priority of a stop: the rank keeps a billionth of its share
+        double const priority = std::isinf(p.slowdown) ? stopped : (1.0 + background) * (p.slowdown - 1.0);
+        if (priority <= 0.0) return;
+        ::simgrid::s4u::Actor::create("perturbation", host, [p, priority, begin] {
+            ::simgrid::s4u::Actor::self()->daemonize();
+            for (double t = p.from; t < p.until; t += p.period) {
+                double const end = p.period > 0.0 ? std::min(t + p.on, p.until) : p.until;
+                ::simgrid::s4u::this_actor::sleep_until(begin + t);
+                auto exec = ::simgrid::s4u::this_actor::exec_init(1e30)->set_priority(priority);
+                exec->start();
+                if (std::isinf(end)) {
+                    exec->wait();
+                    return;
+                }
+                ::simgrid::s4u::this_actor::sleep_until(begin + end);
+                exec->cancel();
+                if (p.period <= 0.0) return;
+            }
+        });
+    }
 
     void build() {
         auto& world = detail::world::get();
