@@ -51,7 +51,7 @@ int main(int argc, char** argv) try {
     std::vector<std::string> policies{"tss"}, perturbations;
     std::string platform_text = "seed001", workload_text = "mandelbrot:size=4000x2000:sf=4", trace, gantt;
     sim::simulation_options so;
-    bool master_computes = false, csv = false, quiet = false, farm = false, hide_load = false;
+    bool master_computes = false, csv = false, quiet = false, farm = false, hide_load = false, reissue = false;
     line.add_option("--policy", policies, "scheduling policy (repeat the flag to compare several)")
             ->capture_default_str();
     line.add_option("--platform", platform_text, "simulated cluster, a preset or FILE.xml")->capture_default_str();
@@ -63,6 +63,8 @@ int main(int argc, char** argv) try {
     line.add_flag("--charge-engine", so.charge_engine_time, "charge the engines' own CPU time to the simulated clock");
     line.add_flag("--hide-load", hide_load,
                   "the library is told every run queue is 1 (the load starts after the loop opens)");
+    line.add_flag("--reissue", reissue,
+                  "DOALL: once every chunk is out, idle workers get copies of unfinished ones (first finish wins)");
     line.add_flag("--farm", farm, "run the iterations as the tasks of a task farm (--policy: its scheme)");
     line.add_option("--perturb", perturbations,
                     "a host's speed changes mid-run (repeatable): slow:rank=K[:from=0.3][:factor=10], "
@@ -86,7 +88,8 @@ int main(int argc, char** argv) try {
         auto const mapping = static_mapping_of(spec);
         auto const r = farm      ? simulate_farm(simulator, w, spec, master_computes, tracing)
                        : mapping ? simulate(simulator, w, *mapping, master_computes, tracing, hide_load)
-                                 : simulate(simulator, w, parse_policy(spec), master_computes, tracing, hide_load);
+                                 : simulate(simulator, w, parse_policy(spec), master_computes, tracing, hide_load,
+                                            reissue);
         if (csv) {
             std::cout << '"' << platform_text << "\",\"" << workload_text << "\",\"" << spec << "\"," << r.seconds
                       << ',' << r.interval << ',' << r.wall << ',' << ideal << ',';

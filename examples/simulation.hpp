@@ -467,11 +467,13 @@ struct doacross_charge {
 /// and run one chunk at a time per rank, as in the documents. `policy` may
 /// also be a doacross_mapping (SDS or a chain mapping: no self-scheduling).
 /// hide_load: the library is told every run queue is 1, as when the
-/// background load starts after the loop has opened.
+/// background load starts after the loop has opened. reissue: DOALL loops copy
+/// unfinished chunks to idle workers (parallel_for_options::reissue).
 template <class P>
 requires ChunkPolicy<P> || std::same_as<P, doacross_mapping>
 simulated_run simulate(sim::simulator& simulator, workload const& w, P const& policy, bool master_computes = false,
-                       bool trace = false, bool hide_load = false) {
+                       bool trace = false, bool hide_load = false, bool reissue = false) {
+    if (reissue && w.doacross()) throw invalid_parameter("reissue", "true", "is for DOALL loops");
     constexpr bool mapped = std::same_as<P, doacross_mapping>;
     auto const& p = simulator.layout();
     simulated_run out;
@@ -490,6 +492,7 @@ simulated_run simulate(sim::simulator& simulator, workload const& w, P const& po
         } else if (!w.doacross()) {
             parallel_for_options o;
             configure(o);
+            o.reissue = reissue;
             doall_charge const cost{&t, &w.prefix};
             loop_statistics stats;
             if (w.result_bytes == 0)

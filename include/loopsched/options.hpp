@@ -36,10 +36,17 @@ struct parallel_for_options : loop_options {
     bool deterministic = false;
     std::size_t dimension = 0;  ///< the dimension the space is cut along (< the space's rank)
     double request_ahead = 0.0; ///< ask for the next chunk when this fraction of the current one remains (0: off)
+    /// Once every chunk is handed out, an idle worker gets a copy of an unfinished
+    /// one (the oldest with the fewest copies; never the root's), as in Mohammed and
+    /// Ciorba's rDLB: the first copy to finish counts, the others are cancelled and
+    /// their results dropped, so a body may run twice on an iteration. Needs a
+    /// self-scheduled mapping, request_ahead = 0 and deterministic = false.
+    bool reissue = false;
 
     template <class F>
     friend void describe(parallel_for_options const& o, F&& f) {
         f("request_ahead", o.request_ahead, detail::option_rule{0.0, 1.0, true, "must be in [0, 1)", false, true});
+        f("reissue", o.reissue, detail::any_value);
     }
 };
 

@@ -2,7 +2,7 @@
 // ranks): every iteration exactly once, results equal to sequential, every
 // policy, the static mappings, gathered results of trivially copyable and
 // serialized types, size-1 communicators, a sub-communicator, request-ahead
-// and deterministic mode; hierarchical loops (on 4 ranks: a root and a
+// and deterministic mode; reissue with a slow rank; hierarchical loops (on 4 ranks: a root and a
 // computing sub-master with two workers).
 #include "../support/mpi_check.hpp"
 
@@ -151,6 +151,42 @@ bool run_hierarchical(boost::mpi::communicator const& comm, index_t n, hierarchi
     return ok;
 }
 
+/// With reissue, the last rank sleeping `pause` per iteration: the root's values
+/// equal a sequential run (one copy's each), serialized or as bytes; every rank
+/// has the same counts of copies.
+template <class R>
+bool run_reissued(boost::mpi::communicator const& comm, index_t n, any_policy const& policy, bool computes,
+                  std::chrono::microseconds pause, R (*value)(index_t)) {
+    parallel_for_options o;
+    o.reissue = true;
+    o.master_computes = computes;
+    auto out = parallel_for(
+            comm, make_range(n), policy,
+            [&](index_range const& part, std::span<R> values) {
+                std::size_t j = 0;
+                for (index_t i : part.indices()) {
+                    if (comm.rank() == comm.size() - 1) std::this_thread::sleep_for(pause);
+                    values[j++] = value(i);
+                }
+            },
+            gather<R>{1}, o);
+    std::uint64_t const counts[] = {out.statistics.reissued, out.statistics.dropped};
+    std::vector<std::uint64_t> root_counts(counts, counts + 2);
+    boost::mpi::broadcast(comm, root_counts, 0);
+    bool ok = out.statistics.iterations() >= n && out.statistics.reissued == root_counts[0] &&
+              out.statistics.dropped == root_counts[1];
+    if (comm.rank() == 0) {
+        ok = ok && out.value.size() == static_cast<std::size_t>(n);
+        for (index_t i = 0; ok && i < n; ++i) ok = out.value[static_cast<std::size_t>(i)] == value(i);
+        // With a dedicated master and two or more workers, the slow rank's first chunk is copied.
+        if (!computes && comm.size() >= 3) ok = ok && out.statistics.reissued >= 1;
+    }
+    return ok;
+}
+
+double reissued_value(index_t i) { return work(i); }
+std::string reissued_text(index_t i) { return std::to_string(i * 7); }
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -208,6 +244,18 @@ int main(int argc, char** argv) {
     results.check(run_and_verify(world, 777, parse_policy("gss"), last_root), "root = last rank");
     results.check(run_and_verify(world, 1, parse_policy("fss"), {}), "one iteration");
     results.check(run_and_verify(world, 0, parse_policy("tss"), {}), "no iteration");
+
+    // Reissue: the last rank 100x slower; its chunks' copies win, results stay exact.
+    for (bool computes : {true, false})
+        for (char const* spec : {"fss", "af", "gss"}) {
+            std::string const label = std::string("reissue ") + spec + (computes ? " computing" : " dedicated");
+            results.check(run_reissued(world, 600, parse_policy(spec), computes, std::chrono::microseconds(300),
+                                       &reissued_value),
+                          label);
+            results.check(run_reissued(world, 300, parse_policy(spec), computes, std::chrono::microseconds(300),
+                                       &reissued_text),
+                          label + ", serialized");
+        }
 
     // Size-1 communicators: each rank alone runs its loop locally.
     boost::mpi::communicator alone = world.split(world.rank());

@@ -448,3 +448,123 @@ TEST_CASE("parallel_for: a static loop's body that throws fails every rank") {
         for (int o : origins) CHECK(o == failing);
     }
 }
+
+namespace {
+
+/// A gathering loop with reissue on `ranks` threads, rank `slow` sleeping `pause`
+/// per iteration: results on the root equal a sequential run (each iteration's
+/// once, whichever copy won), every iteration ran at least once, and every rank
+/// got the same counts of copies.
+loop_statistics check_reissued(int ranks, index_t n, any_policy const& policy, int slow,
+                               std::chrono::microseconds pause, parallel_for_options o = {}) {
+    o.reissue = true;
+    std::vector<std::atomic<int>> runs(static_cast<std::size_t>(n));
+    std::vector<gathered<double>> out(static_cast<std::size_t>(ranks));
+    in_process::run(ranks, [&](in_process::endpoint& t) {
+        out[static_cast<std::size_t>(t.rank())] = parallel_for(
+                t, make_range(n), policy,
+                [&](index_range const& part, std::span<double> values) {
+                    REQUIRE(part.size() > 0);
+                    std::size_t j = 0;
+                    for (index_t i : part.indices()) {
+                        if (t.rank() == slow) std::this_thread::sleep_for(pause);
+                        runs[static_cast<std::size_t>(i)]++;
+                        values[j++] = work(i);
+                    }
+                },
+                gather<double>{1}, o);
+    });
+    auto const& root = out[static_cast<std::size_t>(o.root)];
+    REQUIRE(root.value.size() == static_cast<std::size_t>(n));
+    for (index_t i = 0; i < n; ++i) {
+        REQUIRE(runs[static_cast<std::size_t>(i)] >= 1);
+        REQUIRE(root.value[static_cast<std::size_t>(i)] == work(i));
+    }
+    for (auto const& r : out) {
+        CHECK(r.statistics.reissued == root.statistics.reissued);
+        CHECK(r.statistics.dropped == root.statistics.dropped);
+    }
+    CHECK(root.statistics.iterations() >= n); // copies count where they ran
+    return root.statistics;
+}
+
+} // namespace
+
+TEST_CASE("parallel_for with reissue: a slow rank's chunk is copied to idle ranks, results once as a sequential run") {
+    SUBCASE("a rank 1,000x slower: its first chunk is copied, the copy wins, its own is cancelled") {
+        for (bool computes : {false, true}) {
+            CAPTURE(computes);
+            parallel_for_options o;
+            o.master_computes = computes;
+            // FSS's first batch: 400 / (2 x 3 or 4) iterations each; rank 1's take 1 ms each.
+            auto const s = check_reissued(4, 400, parse_policy("fss"), 1, std::chrono::microseconds(1000), o);
+            CHECK(s.reissued >= 1);
+            CHECK(s.dropped >= 1);
+            CHECK(s.parallel_seconds < 0.05); // far less than the 67 ms of rank 1's chunk
+        }
+    }
+    SUBCASE("every policy, computing and dedicated master, any root: exactly-once results with copies at the end") {
+        for (auto name : policy_names())
+            for (bool computes : {true, false}) {
+                CAPTURE(name);
+                CAPTURE(computes);
+                parallel_for_options o;
+                o.master_computes = computes;
+                o.root = computes ? 0 : 2;
+                check_reissued(3, 501, parse_policy(name), 1, std::chrono::microseconds(20), o);
+            }
+    }
+    SUBCASE("a loop without results: every iteration runs, the copies are counted") {
+        std::vector<std::atomic<int>> runs(300);
+        parallel_for_options o;
+        o.reissue = true;
+        std::vector<loop_statistics> stats(3);
+        in_process::run(3, [&](in_process::endpoint& t) {
+            stats[static_cast<std::size_t>(t.rank())] = parallel_for(
+                    t, make_range(300), gss{},
+                    [&](index_range const& part) {
+                        for (index_t i : part.indices()) {
+                            if (t.rank() == 2) std::this_thread::sleep_for(std::chrono::microseconds(500));
+                            runs[static_cast<std::size_t>(i)]++;
+                        }
+                    },
+                    o);
+        });
+        for (auto const& r : runs) REQUIRE(r >= 1);
+        CHECK(stats[0].reissued >= 1);
+        CHECK(stats[1].reissued == stats[0].reissued);
+    }
+    SUBCASE("what reissue cannot go with fails on every rank, named") {
+        auto expect_all_fail = [](parallel_for_options o, std::string const& parameter) {
+            o.reissue = true;
+            std::vector<std::string> names(3);
+            in_process::run(3, [&](in_process::endpoint& t) {
+                try {
+                    parallel_for(
+                            t, make_range(100), gss{}, [](index_range const&) {}, o);
+                } catch (invalid_parameter const& e) {
+                    names[static_cast<std::size_t>(t.rank())] = e.parameter();
+                }
+            });
+            for (auto const& n : names) CHECK(n == parameter);
+        };
+        parallel_for_options ahead;
+        ahead.request_ahead = 0.5;
+        expect_all_fail(ahead, "options.request_ahead");
+        parallel_for_options fixed;
+        fixed.deterministic = true;
+        expect_all_fail(fixed, "options.deterministic");
+        std::vector<std::string> names(3);
+        in_process::run(3, [&](in_process::endpoint& t) {
+            parallel_for_options o;
+            o.reissue = true;
+            try {
+                parallel_for(
+                        t, make_range(100), gss{}, static_block_mapping{}, [](index_range const&) {}, o);
+            } catch (invalid_parameter const& e) {
+                names[static_cast<std::size_t>(t.rank())] = e.parameter();
+            }
+        });
+        for (auto const& n : names) CHECK(n == "options.reissue");
+    }
+}

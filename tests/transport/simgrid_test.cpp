@@ -65,6 +65,12 @@ struct clusters {
         p.perturb({.rank = 3, .slowdown = 2.0, .period = 0.2, .on = 0.1});
         return p;
     }()};
+    // Rank 1 10x slower from 0.3 s: reissue's test.
+    sim::simulator slowed{[] {
+        auto p = cluster({1e9, 1e9, 1e9, 1e9});
+        p.perturb({.rank = 1, .from = 0.3, .slowdown = 10.0});
+        return p;
+    }()};
     sim::simulator rendezvous{cluster({1e9}), [] {
                                   sim::simulation_options o;
                                   o.rendezvous_bytes = 1000;
@@ -90,12 +96,13 @@ struct doall_outcome {
 
 /// A DOALL loop of n iterations of `flops` each, on a dedicated master.
 doall_outcome run_doall(sim::simulator& s, index_t n, any_policy const& policy, double flops,
-                        bool master_computes = false) {
+                        bool master_computes = false, bool reissue = false) {
     doall_outcome out;
     out.runs.assign(static_cast<std::size_t>(n), 0);
     s.run([&](sim::transport& t) {
         parallel_for_options o;
         o.master_computes = master_computes;
+        o.reissue = reissue;
         o.powers = s.layout().powers();
         o.run_queues = s.layout().run_queues();
         auto stats = parallel_for(
@@ -252,6 +259,23 @@ TEST_CASE("simgrid: a host's speed changes mid-run as its perturbations say, in 
     // A loop on the perturbed cluster still runs every iteration once.
     auto const r = run_doall(s, 1000, parse_policy("af"), 1e6);
     CHECK(std::ranges::all_of(r.runs, [](int k) { return k == 1; }));
+}
+
+TEST_CASE("simgrid: with reissue, a host 10x slower mid-chunk costs little more than the cluster without it") {
+    auto& s = all().slowed;
+    // 4,000 iterations of 1 ms on 4 workers; FSS's first chunks are 500 (0.5 s), and rank 1
+    // slows at 0.3 s with 200 of its own left (2 s more at a tenth of its speed).
+    double const without_rank_1 = 4.0 / 3.0;
+    auto const plain = run_doall(s, 4000, parse_policy("fss"), 1e6);
+    CHECK(plain.root.parallel_seconds > 2.0);
+    for (std::string spec : {"fss", "af", "gss", "dtss"}) {
+        CAPTURE(spec);
+        auto const r = run_doall(s, 4000, parse_policy(spec), 1e6, false, true);
+        CHECK(std::ranges::all_of(r.runs, [](int k) { return k >= 1; }));
+        CHECK(r.root.reissued >= 1);
+        CHECK(r.root.dropped >= 1);
+        CHECK(r.root.parallel_seconds < 1.1 * without_rank_1);
+    }
 }
 
 TEST_CASE("simgrid: a DOACROSS loop on simulated hosts gives the sequential loop's bytes") {

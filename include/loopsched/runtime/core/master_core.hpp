@@ -104,12 +104,18 @@ public:
     }
     [[nodiscard]] std::vector<worker_statistics>& statistics() noexcept { return stats_; }
 
+    /// The worker whose request or report carries the results being taken
+    /// (a client that keeps only one copy's results asks).
+    [[nodiscard]] std::size_t result_sender() const noexcept { return result_sender_; }
+    void set_result_sender(std::size_t k) noexcept { result_sender_ = k; }
+
 private:
     loop_link<T>& link_;
     runtime_settings const& settings_;
     loopback& local_;
     std::vector<worker_statistics> stats_;
     std::vector<std::size_t> touched_;
+    std::size_t result_sender_ = 0;
 };
 
 /// The optional hooks a master client has, as it declares them in
@@ -204,6 +210,7 @@ public:
             }
             request const asked{k, h.status, h.timing};
             auto take = [&] {
+                port_.set_result_sender(k);
                 read_result_blocks(r, h.result_blocks, [&](index_t first, index_t size, std::span<std::byte const> b) {
                     client_.take_result(first, size, b);
                 });
@@ -371,6 +378,7 @@ private:
     void take_report(std::size_t k, message_view m) {
         double const received = settings_.trace ? port_.now() : 0.0; // places the trace's events only
         wire_reader r(m.payload);
+        port_.set_result_sender(k);
         auto const w = read_report(
                 r, received, start_,
                 [&](index_t first, index_t size, std::span<std::byte const> b) { client_.take_result(first, size, b); },

@@ -194,6 +194,7 @@ inline std::span<std::byte const> encode_table(wire_writer& w, loop_statistics c
     for (auto const& x : s.workers) w.put(x);
     w.put(s.groups.size());
     for (auto const& x : s.groups) w.put(x);
+    w.put(s.reissued).put(s.dropped);
     return w.view();
 }
 /// Decodes the loop's statistics into `s`, whose `workers` may already have
@@ -208,6 +209,8 @@ inline void decode_table(message_view m, loop_statistics& s) {
     auto const groups = r.get<std::size_t>();
     s.groups.clear();
     for (std::size_t g = 0; g < groups; ++g) s.groups.push_back(r.get<worker_statistics>());
+    s.reissued = r.get<std::uint64_t>();
+    s.dropped = r.get<std::uint64_t>();
 }
 
 } // namespace loopsched::detail

@@ -28,6 +28,7 @@ struct runtime_settings {
     double request_ahead = 0.0;  ///< ask for the next chunk when this fraction of the current one remains
     bool deterministic = false;
     bool trace = false;
+    bool reissue = false; ///< DOALL: copies of unfinished chunks for idle workers (parallel_for_options::reissue)
     std::size_t result_bytes = 0; ///< bytes of results per iteration (0: nothing gathered)
 
     [[nodiscard]] std::size_t workers() const noexcept { return worker_ranks.size(); }

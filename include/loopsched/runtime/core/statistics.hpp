@@ -5,6 +5,7 @@
 
 #include <loopsched/detail/arithmetic.hpp>
 
+#include <cstdint>
 #include <iomanip>
 #include <ostream>
 #include <vector>
@@ -42,6 +43,10 @@ struct loop_statistics {
     /// workers' summed times; iterations and chunks as the root granted them).
     /// Empty for a flat loop. `workers` then holds every worker of every group.
     std::vector<worker_statistics> groups{};
+    /// With reissue: copies of unfinished chunks granted to idle workers, and
+    /// the grants (copies or originals) that finished second or were cancelled,
+    /// whose results were dropped. Their iterations count in their workers' rows.
+    std::uint64_t reissued = 0, dropped = 0;
 
     [[nodiscard]] index_t iterations() const {
         index_t n = 0;
@@ -72,7 +77,9 @@ inline std::ostream& operator<<(std::ostream& out, loop_statistics const& s) {
                 << std::setw(12) << g.comm_seconds << std::setw(12) << g.iterations << std::setw(8) << g.chunks
                 << '\n';
     }
-    out << "T_p = " << s.parallel_seconds << " s, " << s.iterations() << " iterations in " << s.chunks() << " chunks\n";
+    out << "T_p = " << s.parallel_seconds << " s, " << s.iterations() << " iterations in " << s.chunks() << " chunks";
+    if (s.reissued > 0) out << " (" << s.reissued << " re-issued, " << s.dropped << " dropped)";
+    out << '\n';
     out.flags(flags);
     out.precision(precision);
     return out;

@@ -11,6 +11,7 @@
 #include <loopsched/options.hpp>
 #include <loopsched/runtime/loops/ahead.hpp>
 #include <loopsched/runtime/loops/doall_body.hpp>
+#include <loopsched/runtime/loops/reissue.hpp>
 #include <loopsched/runtime/core/core.hpp>
 #include <loopsched/runtime/core/payload.hpp>
 #include <loopsched/runtime/core/plan.hpp>
@@ -32,27 +33,46 @@
 
 namespace loopsched::detail {
 
-/// The DOALL master: each request gets the policy's next chunk, placed by the mapping.
+/// The DOALL master: each request gets the policy's next chunk, placed by the
+/// mapping; with reissue, then copies of unfinished chunks and parts of them (reissue_book).
 template <Transport T, ChunkPolicy P, Mapping M, class Body>
 class doall_master {
 public:
-    static constexpr master_hooks hooks{};
+    static constexpr master_hooks hooks{.complete = true};
 
     doall_master(master_port<T>& port, P const& policy, M const& mapping, loop_info info, Body& body)
             : port_(port), placement_(mapping.start(placement_info{info.workers, info.status, 0})),
-              seq_(policy, std::move(info)), body_(body) {}
+              seq_(policy, std::move(info)), body_(body) {
+        if (port.settings().reissue) book_.emplace(port.settings().workers(), port.settings().own_index);
+    }
 
     index_t serve(std::size_t k, request const& r) {
-        auto const c = seq_.next(r);
+        if (book_) // k's request: the chunk it held is finished (or was cancelled)
+            book_->finished(k, [&](std::size_t j, chunk c) {
+                port_.send_worker(j, kind::cancel, std::as_bytes(std::span(&c, 1)));
+            });
+        auto c = seq_.next(r);
+        if (c) {
+            std::size_t const to = placement_.place(work_unit{granted_++, c->size}, r);
+            if (to != k) // a mapping that pushes work to another worker arrives with the task farm
+                throw error("loopsched: the mapping placed a chunk on a worker that did not ask for it");
+            if (book_) book_->granted(k, *c);
+        } else if (book_ && seq_.done()) {
+            c = book_->copy_for(k);
+        }
         if (!c) return 0;
-        std::size_t const to = placement_.place(work_unit{granted_++, c->size}, r);
-        if (to != k) // a mapping that pushes work to another worker arrives with the task farm
-            throw error("loopsched: the mapping placed a chunk on a worker that did not ask for it");
         port_.send_worker(k, kind::work, std::as_bytes(std::span(&*c, 1)));
         return c->size;
     }
-    [[nodiscard]] bool done() const noexcept { return seq_.done(); }
-    void take_result(index_t first, index_t size, std::span<std::byte const> bytes) { body_.take(first, size, bytes); }
+    [[nodiscard]] bool done() const noexcept { return seq_.done() && (!book_ || book_->all_finished()); }
+    void take_result(index_t first, index_t size, std::span<std::byte const> bytes) {
+        if (!book_ || book_->counts(port_.result_sender(), first, size)) body_.take(first, size, bytes);
+    }
+    void complete(loop_statistics& table) const {
+        if (!book_) return;
+        table.reissued = book_->reissued();
+        table.dropped = book_->dropped();
+    }
     void on_message(std::size_t, kind, message_view m) {
         throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) + " in a DOALL loop");
     }
@@ -63,6 +83,7 @@ private:
     chunk_sequencer<P> seq_;
     Body& body_;
     std::size_t granted_ = 0;
+    std::optional<reissue_book> book_;
 };
 
 /// Which chunks a worker times, and the split of the others. Timing a chunk
@@ -146,7 +167,9 @@ private:
 
 /// The DOALL worker. Away from the root it runs each chunk as it arrives; on
 /// the root (a computing master) it runs its chunk in steps of about one poll
-/// interval, so that the master serves requests between them.
+/// interval, so that the master serves requests between them. With reissue,
+/// every worker runs in steps and looks for a cancel between them (about
+/// every millisecond away from the root): its chunk finished elsewhere.
 template <Transport T, class Body>
 class doall_worker {
 public:
@@ -160,7 +183,11 @@ public:
 
     void on_work(message_view m) {
         chunk const c = wire_reader(m.payload).get<chunk>();
-        if (port_.is_local()) { // its clock is read when its first step begins
+        if (port_.is_local() || settings_.reissue) { // its clock is read when its first step begins
+            if (!port_.is_local()) {
+                received_ = port_.now();
+                mine_.wait_seconds += received_ - idle_since_;
+            }
             current_ = c;
             next_ = c.first;
             chunk_compute_ = 0.0;
@@ -171,9 +198,19 @@ public:
     }
     [[nodiscard]] bool can_step() const noexcept { return current_.has_value(); }
     double step() { return run_slice(); }
-    [[nodiscard]] bool poll_after_step() const noexcept { return false; }
-    void on_message(kind, message_view m) {
-        throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) + " at a DOALL worker");
+    [[nodiscard]] bool poll_after_step() const noexcept { return settings_.reissue && !port_.is_local(); }
+    void on_message(kind what, message_view m) {
+        if (what != kind::cancel || !settings_.reissue)
+            throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) + " at a DOALL worker");
+        // Its chunk finished elsewhere: drop the rest (and what it computed) and ask
+        // again. A cancel for a chunk it no longer holds crossed its request: ignored.
+        chunk const c = wire_reader(m.payload).get<chunk>();
+        if (!current_ || current_->first != c.first) return;
+        current_.reset();
+        double const now = port_.now();
+        if (settings_.trace) trace_.push_back({port_.rank(), c.first, next_ - c.first, received_, now});
+        port_.request(status_, chunk_timing{}, pending_);
+        idle_since_ = now;
     }
 
     worker_statistics statistics(double stopped) {
@@ -266,6 +303,8 @@ private:
     double run_slice() {
         chunk const c = *current_;
         index_t const slice = settings_.deterministic ? c.end() - next_ : std::min(slice_, c.end() - next_);
+        // Away from the root only cancels are looked for: a millisecond's steps cost little.
+        double const interval = port_.is_local() ? settings_.poll_interval : std::max(settings_.poll_interval, 1e-3);
         double const begin = port_.now();
         if (next_ == c.first) received_ = begin;
         run(chunk{next_, slice});
@@ -275,7 +314,7 @@ private:
         mine_.compute_seconds += end - begin;
         double const per_iteration = (end - begin) / static_cast<double>(slice);
         index_t const most = saturating_mul(slice_, 2); // at most doubling
-        double const fit = per_iteration > 0.0 ? settings_.poll_interval / per_iteration : static_cast<double>(most);
+        double const fit = per_iteration > 0.0 ? interval / per_iteration : static_cast<double>(most);
         slice_ = fit < static_cast<double>(most) ? std::max<index_t>(1, static_cast<index_t>(fit)) : most;
         if (next_ < c.end()) return end;
         current_.reset();
@@ -290,8 +329,9 @@ private:
         // own, in the order they came: else a worker that asked during the
         // root's chunk waits through the root's next one too. Not after a
         // chunk shorter than the loop's probe gap, which the loop looks at anyway.
-        if (end - received_ >= settings_.probe_gap()) port_.pump(false);
+        if (port_.is_local() && end - received_ >= settings_.probe_gap()) port_.pump(false);
         port_.request(status_, last_, pending_);
+        idle_since_ = end;
         return end;
     }
 
@@ -320,7 +360,13 @@ inline rank_plan plan_doall(doall_call const& call, parallel_for_options const& 
     if (call.earlier) std::rethrow_exception(call.earlier);
     validate(o, ranks);
     rank_plan plan = plan_ranks(ranks, self, call.iterations, o);
+    if (o.reissue) {
+        // A request must mean "my chunk is done", and copies race: no fixed assignment.
+        require(o.request_ahead == 0.0, "options.request_ahead", o.request_ahead, "must be 0 with reissue");
+        require(!o.deterministic, "options.deterministic", o.deterministic, "must be false with reissue");
+    }
     plan.settings.request_ahead = o.request_ahead;
+    plan.settings.reissue = o.reissue;
     plan.settings.result_bytes = call.result_bytes;
     return plan;
 }
@@ -371,6 +417,8 @@ loop_statistics run_doall_checked(loop_link<T>& link, doall_call const& call, P 
                                   chunk_body& run, parallel_for_options const& o) {
     checked_loop checked = check_loop(link, [&] {
         rank_plan plan = plan_doall(call, o, link.size(), link.rank());
+        require(!o.reissue || !mapping.ahead_of_time(), "options.reissue", o.reissue,
+                "needs a self-scheduled mapping (" + std::string(mapping_name(mapping)) + " assigns ahead of time)");
         detail::validate(plan.info);
         (void)policy.start(plan.info); // the policy's own checks, on every rank before any message
         loop_shape const shape = shape_of(o, {.algorithm = algorithm_id::parallel_for,
