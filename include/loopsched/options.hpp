@@ -4,6 +4,7 @@
 // declared once with its rule (detail/described.hpp).
 #pragma once
 
+#include <loopsched/departure.hpp>
 #include <loopsched/detail/arithmetic.hpp>
 #include <loopsched/detail/described.hpp>
 
@@ -42,11 +43,20 @@ struct parallel_for_options : loop_options {
     /// their results dropped, so a body may run twice on an iteration. Needs a
     /// self-scheduled mapping, request_ahead = 0 and deterministic = false.
     bool reissue = false;
+    /// Workers may leave the loop (each through its own `leaving`): the master
+    /// keeps every chunk until its worker asks again, and stops no one while a
+    /// chunk is out. Set on every rank; needs what reissue needs.
+    bool departures = false;
+    /// This rank's way out (see departure), with departures: when its leave() is
+    /// called, the rank gives back the rest of its chunk and takes no more work.
+    /// Per rank, not compared across ranks.
+    departure* leaving = nullptr;
 
     template <class F>
     friend void describe(parallel_for_options const& o, F&& f) {
         f("request_ahead", o.request_ahead, detail::option_rule{0.0, 1.0, true, "must be in [0, 1)", false, true});
         f("reissue", o.reissue, detail::any_value);
+        f("departures", o.departures, detail::any_value);
     }
 };
 

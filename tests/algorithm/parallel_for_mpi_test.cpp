@@ -2,12 +2,13 @@
 // ranks): every iteration exactly once, results equal to sequential, every
 // policy, the static mappings, gathered results of trivially copyable and
 // serialized types, size-1 communicators, a sub-communicator, request-ahead
-// and deterministic mode; reissue with a slow rank; hierarchical loops (on 4 ranks: a root and a
+// and deterministic mode; reissue with a slow rank; departures; hierarchical loops (on 4 ranks: a root and a
 // computing sub-master with two workers).
 #include "../support/mpi_check.hpp"
 
 #include <loopsched/any_policy.hpp>
 #include <loopsched/concepts.hpp>
+#include <loopsched/departure.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/hierarchical.hpp>
 #include <loopsched/mapping/mapping.hpp>
@@ -184,6 +185,49 @@ bool run_reissued(boost::mpi::communicator const& comm, index_t n, any_policy co
     return ok;
 }
 
+/// The last rank leaves (departure::leave) in its first body call past `from`
+/// of the loop; the root's values equal a sequential run, every iteration ran
+/// once (without reissue), and every rank's table says who left.
+bool run_departing(boost::mpi::communicator const& comm, index_t n, any_policy const& policy, double from,
+                   bool reissue) {
+    departure away;
+    parallel_for_options o;
+    o.reissue = reissue;
+    o.departures = true;
+    int const leaver = comm.size() - 1;
+    if (comm.rank() == leaver && comm.size() > 1) o.leaving = &away; // alone, it would leave nobody working
+    std::vector<index_t> mine;
+    auto out = parallel_for(
+            comm, make_range(n), policy,
+            [&](index_range const& part, std::span<double> values) {
+                std::size_t j = 0;
+                for (index_t i : part.indices()) {
+                    if (comm.rank() == leaver) std::this_thread::sleep_for(std::chrono::microseconds(100));
+                    mine.push_back(i);
+                    values[j++] = work(i);
+                }
+                if (comm.rank() == leaver && static_cast<double>(part.lower()[0]) >= from * static_cast<double>(n))
+                    away.leave();
+            },
+            gather<double>{1}, o);
+    std::vector<std::vector<index_t>> all;
+    boost::mpi::gather(comm, mine, all, 0);
+    std::vector<int> root_left = out.statistics.departed;
+    boost::mpi::broadcast(comm, root_left, 0);
+    bool ok = out.statistics.departed == root_left &&
+              (root_left.empty() || root_left == std::vector<int>{leaver}) &&
+              (from > 0.0 || comm.size() == 1 || root_left == std::vector<int>{leaver});
+    if (comm.rank() == 0) {
+        ok = ok && out.value.size() == static_cast<std::size_t>(n);
+        for (index_t i = 0; ok && i < n; ++i) ok = out.value[static_cast<std::size_t>(i)] == work(i);
+        std::vector<int> seen(static_cast<std::size_t>(n), 0);
+        for (auto const& rank_part : all)
+            for (index_t i : rank_part) seen[static_cast<std::size_t>(i)]++;
+        for (int k : seen) ok = ok && (reissue ? k >= 1 : k == 1);
+    }
+    return ok;
+}
+
 double reissued_value(index_t i) { return work(i); }
 std::string reissued_text(index_t i) { return std::to_string(i * 7); }
 
@@ -256,6 +300,14 @@ int main(int argc, char** argv) {
                                        &reissued_text),
                           label + ", serialized");
         }
+
+    // Departures: the last rank leaves at its first chunk, in the middle, near the end.
+    for (bool reissue : {false, true})
+        for (double from : {0.0, 0.5, 0.875})
+            for (char const* spec : {"fss", "css:chunk=9"})
+                results.check(run_departing(world, 800, parse_policy(spec), from, reissue),
+                              std::string("departure ") + spec + " from " + std::to_string(from) +
+                                      (reissue ? ", reissue" : ""));
 
     // Size-1 communicators: each rank alone runs its loop locally.
     boost::mpi::communicator alone = world.split(world.rank());

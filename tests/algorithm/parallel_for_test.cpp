@@ -3,6 +3,7 @@
 #include <loopsched/algorithm/parallel_for.hpp>
 #include <loopsched/any_policy.hpp>
 #include <loopsched/concepts.hpp>
+#include <loopsched/departure.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/mapping.hpp>
 #include <loopsched/options.hpp>
@@ -566,5 +567,114 @@ TEST_CASE("parallel_for with reissue: a slow rank's chunk is copied to idle rank
             }
         });
         for (auto const& n : names) CHECK(n == "options.reissue");
+    }
+}
+
+namespace {
+
+/// A gathering loop on `ranks` threads in which rank `leaver` calls leave() in
+/// its first body call, or its first past `from` of the loop (from 0.5: a middle
+/// chunk; 0.875: one of the last, if it gets one): every iteration runs exactly
+/// once (reissue off) or at least once (on), the root's values equal a
+/// sequential run, and every rank's table names the rank that left.
+void check_departure(int ranks, index_t n, any_policy const& policy, int leaver, double from,
+                     parallel_for_options o) {
+    CAPTURE(ranks);
+    CAPTURE(leaver);
+    std::vector<std::atomic<int>> runs(static_cast<std::size_t>(n));
+    std::vector<gathered<double>> out(static_cast<std::size_t>(ranks));
+    departure away;
+    in_process::run(ranks, [&](in_process::endpoint& t) {
+        parallel_for_options mine = o;
+        if (t.rank() == leaver) mine.leaving = &away;
+        out[static_cast<std::size_t>(t.rank())] = parallel_for(
+                t, make_range(n), policy,
+                [&](index_range const& part, std::span<double> values) {
+                    REQUIRE(part.size() > 0);
+                    std::size_t j = 0;
+                    for (index_t i : part.indices()) {
+                        if (t.rank() == leaver) std::this_thread::sleep_for(std::chrono::microseconds(50));
+                        runs[static_cast<std::size_t>(i)]++;
+                        values[j++] = work(i);
+                    }
+                    if (t.rank() == leaver && static_cast<double>(part.lower()[0]) >= from * static_cast<double>(n))
+                        away.leave(); // effective when this step ends
+                },
+                gather<double>{1}, mine);
+    });
+    auto const& root = out[static_cast<std::size_t>(o.root)];
+    REQUIRE(root.value.size() == static_cast<std::size_t>(n));
+    for (index_t i = 0; i < n; ++i) {
+        if (o.reissue)
+            REQUIRE(runs[static_cast<std::size_t>(i)] >= 1);
+        else
+            REQUIRE(runs[static_cast<std::size_t>(i)] == 1);
+        CAPTURE(i);
+        REQUIRE(root.value[static_cast<std::size_t>(i)] == work(i));
+    }
+    // It leaves at its next step: not at all if the step that asked ended its last chunk.
+    auto const& left = root.statistics.departed;
+    CHECK((left.empty() || left == std::vector<int>{leaver}));
+    // Its first step is never a whole chunk here; with reissue, a copy may finish its chunk first.
+    if (from == 0.0 && !o.reissue) CHECK(left == std::vector<int>{leaver});
+    for (auto const& r : out) CHECK(r.statistics.departed == left);
+}
+
+} // namespace
+
+TEST_CASE("parallel_for: a worker that leaves gives back its unfinished work; results as a sequential run") {
+    for (bool reissue : {false, true})
+        for (double from : {0.0, 0.5, 0.875})
+            for (std::string spec : {"fss", "gss", "css:chunk=7", "af"}) {
+                CAPTURE(reissue);
+                CAPTURE(from);
+                CAPTURE(spec);
+                parallel_for_options o;
+                o.reissue = reissue;
+                o.departures = true;
+                o.master_computes = false;
+                check_departure(4, 600, parse_policy(spec), 2, from, o); // a worker of a dedicated master
+                o.master_computes = true;
+                check_departure(3, 600, parse_policy(spec), 1, from, o); // beside a computing master
+                check_departure(3, 600, parse_policy(spec), 0, from, o); // the root's own worker
+            }
+    SUBCASE("the last worker to leave fails the loop on every rank, named") {
+        std::vector<std::string> what(2);
+        departure away;
+        in_process::run(2, [&](in_process::endpoint& t) {
+            parallel_for_options o;
+            o.master_computes = false;
+            o.departures = true;
+            if (t.rank() == 1) o.leaving = &away;
+            try {
+                parallel_for(
+                        t, make_range(100), gss{}, [&](index_range const&) { away.leave(); }, o);
+            } catch (error const& e) {
+                what[static_cast<std::size_t>(t.rank())] = e.what();
+            }
+        });
+        for (auto const& w : what) CHECK(w.find("every worker left the loop") != std::string::npos);
+    }
+    SUBCASE("departures need what reissue needs, and a rank that may leave needs departures") {
+        auto expect_all_fail = [](parallel_for_options o, std::string const& parameter) {
+            std::vector<std::string> names(2);
+            departure away;
+            in_process::run(2, [&](in_process::endpoint& t) {
+                parallel_for_options mine = o;
+                if (t.rank() == 1) mine.leaving = &away;
+                try {
+                    parallel_for(
+                            t, make_range(100), gss{}, [](index_range const&) {}, mine);
+                } catch (invalid_parameter const& e) {
+                    names[static_cast<std::size_t>(t.rank())] = e.parameter();
+                }
+            });
+            for (auto const& n : names) CHECK(n == parameter);
+        };
+        parallel_for_options ahead;
+        ahead.departures = true;
+        ahead.request_ahead = 0.5;
+        expect_all_fail(ahead, "options.request_ahead");
+        expect_all_fail({}, "options.departures");
     }
 }

@@ -108,7 +108,7 @@ loop_statistics run_worker(loop_link<T>& link, worker_core<T, Client>& w) {
 /// Which side of the root a message from the transport is for.
 inline bool is_for_master(kind k) noexcept {
     return k == kind::request || k == kind::report || k == kind::failed || k == kind::extend || k == kind::moved ||
-           k == kind::info || k == kind::solution || k == kind::group_table;
+           k == kind::info || k == kind::solution || k == kind::group_table || k == kind::leave;
 }
 
 /// The root's loop: the master, and its own worker when it computes (stepped

@@ -37,13 +37,14 @@ enum class kind : int {
     calibrate, ///< measure_powers: probe times and the powers
     transfer,  ///< task farm / D&C manager -> busy worker: move work to that idle worker
     moved,     ///< task farm / D&C worker -> master: the tasks it moved (or dropped on a cancel); none: refused
-    cancel,    ///< task farm master -> worker: drop the tasks you have not started
+    cancel,    ///< task farm master -> worker: drop the tasks you have not started; DOALL: your chunk is done elsewhere
     reply,     ///< divide and conquer worker -> worker: a task's result, for the frame that waits for it
     steal,     ///< divide and conquer thief -> victim: give me work (answered with work, possibly none)
     info,      ///< divide and conquer worker -> manager: its queue's summed cost, or workers it could not use
     solution,  ///< divide and conquer worker -> manager: the original problem's result
     group,     ///< hierarchical root -> sub-master: you lead these workers (ranks and statuses)
     group_table, ///< hierarchical sub-master -> root, before its report: its workers' statistics
+    leave,       ///< DOALL worker -> master: it leaves the loop; the range it gives back
     count_
 };
 inline constexpr int kind_bits = 5;

@@ -194,7 +194,8 @@ inline std::span<std::byte const> encode_table(wire_writer& w, loop_statistics c
     for (auto const& x : s.workers) w.put(x);
     w.put(s.groups.size());
     for (auto const& x : s.groups) w.put(x);
-    w.put(s.reissued).put(s.dropped);
+    w.put(s.reissued).put(s.dropped).put(s.departed.size());
+    for (int r : s.departed) w.put(r);
     return w.view();
 }
 /// Decodes the loop's statistics into `s`, whose `workers` may already have
@@ -211,6 +212,8 @@ inline void decode_table(message_view m, loop_statistics& s) {
     for (std::size_t g = 0; g < groups; ++g) s.groups.push_back(r.get<worker_statistics>());
     s.reissued = r.get<std::uint64_t>();
     s.dropped = r.get<std::uint64_t>();
+    s.departed.clear();
+    for (auto left = r.get<std::size_t>(); left > 0; --left) s.departed.push_back(r.get<int>());
 }
 
 } // namespace loopsched::detail

@@ -12,6 +12,10 @@
 #include <optional>
 #include <thread>
 
+namespace loopsched {
+class departure;
+} // namespace loopsched
+
 namespace loopsched::detail {
 
 /// What every rank knows about how the loop runs.
@@ -29,6 +33,8 @@ struct runtime_settings {
     bool deterministic = false;
     bool trace = false;
     bool reissue = false; ///< DOALL: copies of unfinished chunks for idle workers (parallel_for_options::reissue)
+    bool departures = false;            ///< DOALL: workers may leave (parallel_for_options::departures)
+    departure const* leaving = nullptr; ///< DOALL: this rank's departure, if it may leave
     std::size_t result_bytes = 0; ///< bytes of results per iteration (0: nothing gathered)
 
     [[nodiscard]] std::size_t workers() const noexcept { return worker_ranks.size(); }

@@ -43,7 +43,8 @@ public:
     doall_master(master_port<T>& port, P const& policy, M const& mapping, loop_info info, Body& body)
             : port_(port), placement_(mapping.start(placement_info{info.workers, info.status, 0})),
               seq_(policy, std::move(info)), body_(body) {
-        if (port.settings().reissue) book_.emplace(port.settings().workers(), port.settings().own_index);
+        auto const& s = port.settings();
+        if (s.reissue || s.departures) book_.emplace(s.workers(), s.own_index);
     }
 
     index_t serve(std::size_t k, request const& r) {
@@ -51,30 +52,43 @@ public:
             book_->finished(k, [&](std::size_t j, chunk c) {
                 port_.send_worker(j, kind::cancel, std::as_bytes(std::span(&c, 1)));
             });
-        auto c = seq_.next(r);
+        if (!departed_.empty() && departed_[k]) return 0; // it waits for the loop's end
+        std::optional<chunk> c;
+        if (book_) c = book_->orphan_for(k); // work a departed worker gave back, before new work
+        if (c) {
+            port_.send_worker(k, kind::work, std::as_bytes(std::span(&*c, 1)));
+            return c->size;
+        }
+        c = seq_.next(r);
         if (c) {
             std::size_t const to = placement_.place(work_unit{granted_++, c->size}, r);
             if (to != k) // a mapping that pushes work to another worker arrives with the task farm
                 throw error("loopsched: the mapping placed a chunk on a worker that did not ask for it");
             if (book_) book_->granted(k, *c);
-        } else if (book_ && seq_.done()) {
+        } else if (book_ && seq_.done() && port_.settings().reissue) {
             c = book_->copy_for(k);
         }
         if (!c) return 0;
         port_.send_worker(k, kind::work, std::as_bytes(std::span(&*c, 1)));
         return c->size;
     }
-    [[nodiscard]] bool done() const noexcept { return seq_.done() && (!book_ || book_->all_finished()); }
+    [[nodiscard]] bool done() const noexcept {
+        return seq_.done() && (!book_ || book_->all_finished());
+    }
     void take_result(index_t first, index_t size, std::span<std::byte const> bytes) {
         if (!book_ || book_->counts(port_.result_sender(), first, size)) body_.take(first, size, bytes);
     }
     void complete(loop_statistics& table) const {
+        table.departed = left_ranks_;
+        std::ranges::sort(table.departed);
         if (!book_) return;
         table.reissued = book_->reissued();
         table.dropped = book_->dropped();
     }
-    void on_message(std::size_t, kind, message_view m) {
-        throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) + " in a DOALL loop");
+    void on_message(std::size_t k, kind what, message_view m) {
+        if (what != kind::leave)
+            throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) + " in a DOALL loop");
+        leave(k, wire_reader(m.payload).get<chunk>());
     }
 
 private:
@@ -84,6 +98,26 @@ private:
     Body& body_;
     std::size_t granted_ = 0;
     std::optional<reissue_book> book_;
+    std::vector<bool> departed_; ///< per worker, once one left
+    std::vector<int> left_ranks_;
+
+    /// Worker k leaves, giving back `back`: with reissue its whole chunk, which
+    /// the book hands on; else the part it had not run, which the book splits
+    /// among the others (the part it ran counts, its results on their way).
+    void leave(std::size_t k, chunk back) {
+        if (!book_) throw error("loopsched: protocol: a worker left a loop without options.departures");
+        auto const& settings = port_.settings();
+        if (departed_.empty()) departed_.assign(settings.workers(), false);
+        if (departed_[k]) throw error("loopsched: protocol: a worker left a loop twice");
+        departed_[k] = true;
+        left_ranks_.push_back(settings.worker_ranks[k]);
+        if (std::ranges::count(departed_, false) == 0)
+            throw error("loopsched: every worker left the loop (departure::leave) while work remained");
+        if (settings.reissue)
+            book_->abandoned(k);
+        else
+            book_->gave_back(k, back, static_cast<index_t>(std::ranges::count(departed_, false)));
+    }
 };
 
 /// Which chunks a worker times, and the split of the others. Timing a chunk
@@ -183,7 +217,7 @@ public:
 
     void on_work(message_view m) {
         chunk const c = wire_reader(m.payload).get<chunk>();
-        if (port_.is_local() || settings_.reissue) { // its clock is read when its first step begins
+        if (stepped()) { // its clock is read when its first step begins
             if (!port_.is_local()) {
                 received_ = port_.now();
                 mine_.wait_seconds += received_ - idle_since_;
@@ -301,6 +335,7 @@ private:
     /// twice the last step); deterministic runs take the chunk whole. Returns
     /// the clock at its end.
     double run_slice() {
+        if (settings_.leaving && settings_.leaving->asked()) return depart();
         chunk const c = *current_;
         index_t const slice = settings_.deterministic ? c.end() - next_ : std::min(slice_, c.end() - next_);
         // Away from the root only cancels are looked for: a millisecond's steps cost little.
@@ -335,6 +370,33 @@ private:
         return end;
     }
 
+    /// Runs its chunks in steps: on the root, with reissue (to hear a cancel),
+    /// and where it may leave (to stop between two steps).
+    [[nodiscard]] bool stepped() const noexcept {
+        return port_.is_local() || settings_.reissue || settings_.leaving != nullptr;
+    }
+
+    /// Its owner wants the machine back: what it ran of its chunk goes to the
+    /// root (with reissue nothing does: the book re-issues the chunk whole),
+    /// the rest goes back to the master, and it asks again only to be stopped
+    /// with the others.
+    double depart() {
+        chunk const c = *std::exchange(current_, std::nullopt);
+        chunk back{next_, c.end() - next_};
+        if (settings_.reissue) {
+            back = c;
+        } else if (next_ > c.first) {
+            body_.end(chunk{c.first, next_ - c.first}, pending_);
+        }
+        wire_writer w;
+        port_.send_master(kind::leave, w.put(back).view());
+        double const now = port_.now();
+        if (settings_.trace) trace_.push_back({port_.rank(), c.first, next_ - c.first, received_, now});
+        port_.request(status_, chunk_timing{}, pending_);
+        idle_since_ = now;
+        return now;
+    }
+
     worker_port<T>& port_;
     runtime_settings const& settings_;
     rank_profile& profile_;
@@ -360,13 +422,18 @@ inline rank_plan plan_doall(doall_call const& call, parallel_for_options const& 
     if (call.earlier) std::rethrow_exception(call.earlier);
     validate(o, ranks);
     rank_plan plan = plan_ranks(ranks, self, call.iterations, o);
-    if (o.reissue) {
-        // A request must mean "my chunk is done", and copies race: no fixed assignment.
-        require(o.request_ahead == 0.0, "options.request_ahead", o.request_ahead, "must be 0 with reissue");
-        require(!o.deterministic, "options.deterministic", o.deterministic, "must be false with reissue");
+    require(!o.leaving || o.departures, "options.departures", o.departures,
+            "must be true (on every rank) where a rank may leave (options.leaving set)");
+    if (o.reissue || o.departures) {
+        // A request must mean "my chunk is done", and work moves: no fixed assignment.
+        char const* const with = o.reissue ? " with reissue" : " with departures";
+        require(o.request_ahead == 0.0, "options.request_ahead", o.request_ahead, std::string("must be 0") + with);
+        require(!o.deterministic, "options.deterministic", o.deterministic, std::string("must be false") + with);
     }
     plan.settings.request_ahead = o.request_ahead;
     plan.settings.reissue = o.reissue;
+    plan.settings.departures = o.departures;
+    plan.settings.leaving = o.leaving;
     plan.settings.result_bytes = call.result_bytes;
     return plan;
 }
@@ -418,6 +485,8 @@ loop_statistics run_doall_checked(loop_link<T>& link, doall_call const& call, P 
     checked_loop checked = check_loop(link, [&] {
         rank_plan plan = plan_doall(call, o, link.size(), link.rank());
         require(!o.reissue || !mapping.ahead_of_time(), "options.reissue", o.reissue,
+                "needs a self-scheduled mapping (" + std::string(mapping_name(mapping)) + " assigns ahead of time)");
+        require(!o.departures || !mapping.ahead_of_time(), "options.departures", o.departures,
                 "needs a self-scheduled mapping (" + std::string(mapping_name(mapping)) + " assigns ahead of time)");
         detail::validate(plan.info);
         (void)policy.start(plan.info); // the policy's own checks, on every rank before any message

@@ -31,6 +31,7 @@ class chunk_body {
 public:
     virtual void begin(chunk c) = 0;
     virtual void run(chunk part) = 0;
+    /// c: the chunk begun, or its first iterations (what ran before a departure).
     virtual void end(chunk c, result_blocks& out) = 0;
     /// A block of results from a worker, on the root.
     virtual void take(index_t first, index_t size, std::span<std::byte const> bytes) = 0;
@@ -74,8 +75,9 @@ public:
     void end(chunk c, result_blocks& out) override {
         if constexpr (!std::is_void_v<R>) {
             if (on_root()) return;
-            out.add_written(c.first, c.size,
-                            [&](std::vector<std::byte>& bytes) { write_values(bytes, std::span<R const>(scratch_)); });
+            // The first c.size iterations of the chunk begun (all of it, or what ran before a departure).
+            auto const ran = std::span<R const>(scratch_).first(static_cast<std::size_t>(c.size) * per_);
+            out.add_written(c.first, c.size, [&](std::vector<std::byte>& bytes) { write_values(bytes, ran); });
         }
     }
     void take(index_t first, index_t size, std::span<std::byte const> bytes) override {

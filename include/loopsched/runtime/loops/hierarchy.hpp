@@ -266,6 +266,8 @@ loop_statistics run_hierarchical_checked(loop_link<T>& link, doall_call const& c
         require(!o.deterministic, "options.deterministic", o.deterministic,
                 "must be false in a hierarchical loop (a group's pool fills as the root answers)");
         require(!o.reissue, "options.reissue", o.reissue, "is for flat loops (a hierarchy's groups are not re-issued)");
+        require(!o.departures, "options.departures", o.departures,
+                "is for flat loops (a hierarchy's groups do not take work back)");
         check_hierarchy(h);
         check_root_serves(o);
         rank_plan plan = plan_doall(call, o, link.size(), link.rank());

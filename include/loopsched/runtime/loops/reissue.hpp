@@ -28,7 +28,8 @@ namespace loopsched::detail {
 /// finished when its holder finishes it, or when all its parts are; whichever
 /// comes first wins, the other holders are cancelled, and only the winner's
 /// results count. The root's own chunks are never copied and the root takes
-/// no copies: its results go straight into the output.
+/// no copies: its results go straight into the output. A chunk whose holder
+/// left the loop goes whole to the next worker that asks.
 class reissue_book {
 public:
     /// `own_index`: the root's worker index, or -1.
@@ -38,8 +39,57 @@ public:
 
     /// An original grant of `c` to worker k.
     void granted(std::size_t k, chunk c) {
-        held_[k] = add(entry{.c = c, .original = k, .holders = 1});
+        held_[k] = add(entry{.c = c, .original = k, .holders = 1, .granted = true});
         ++unfinished_;
+    }
+
+    /// Worker k left the loop: the chunk it held is unfinished again, and
+    /// goes to the next worker to ask (orphan_for) before any new chunk.
+    void abandoned(std::size_t k) {
+        auto const i = std::exchange(held_[k], std::nullopt);
+        if (!i) return;
+        --entries_[*i].holders;
+        orphans_ = orphans_ || (!entries_[*i].finished && entries_[*i].holders == 0);
+    }
+
+    /// Worker k left, having run its chunk up to `back`, which it gives back:
+    /// what it ran is finished (its results count), and `back` becomes up to
+    /// `parts` chunks for the next workers to ask (orphan_for).
+    void gave_back(std::size_t k, chunk back, index_t parts) {
+        if (!held_[k]) return;
+        parts = std::clamp<index_t>(parts, 1, std::max<index_t>(1, back.size));
+        if (back.first == entries_[*held_[k]].c.first && parts == 1) return abandoned(k); // all of it, to one
+        auto const i = std::exchange(held_[k], std::nullopt);
+        auto& e = entries_[*i];
+        --e.holders;
+        e.finished = true; // by what it ran and the parts of the rest
+        --unfinished_;
+        chunk const whole = e.c;
+        if (back.first > whole.first)
+            add(entry{.c = chunk{whole.first, back.first - whole.first}, .original = k, .finished = true,
+                      .winner = k});
+        for (index_t p = 0; p < parts && back.size > 0; ++p) {
+            index_t const begin = back.first + back.size * p / parts, end = back.first + back.size * (p + 1) / parts;
+            add(entry{.c = chunk{begin, end - begin}, .original = k, .granted = true});
+            ++unfinished_;
+            orphans_ = true;
+        }
+    }
+
+    /// An unfinished chunk or part that nobody holds since its holder left,
+    /// for worker k (the root too: it then counts as the chunk's own, never copied).
+    std::optional<chunk> orphan_for(std::size_t k) {
+        if (!orphans_ || held_[k]) return std::nullopt;
+        for (std::size_t i = oldest_; i < entries_.size(); ++i) {
+            auto& e = entries_[i];
+            if (e.finished || e.split || !e.granted || e.holders > 0) continue;
+            e.original = k;
+            e.holders = 1;
+            held_[k] = i;
+            return e.c;
+        }
+        orphans_ = false;
+        return std::nullopt;
     }
 
     /// Worker k asked again: the chunk it held (if any) is finished, or was
@@ -112,7 +162,9 @@ private:
     };
 
     std::size_t add(entry e) {
-        index_.emplace(std::pair{e.c.first, e.c.size}, entries_.size());
+        if (!index_.emplace(std::pair{e.c.first, e.c.size}, entries_.size()).second)
+            throw error("loopsched: internal: two entries for iterations [" + std::to_string(e.c.first) + ", " +
+                        std::to_string(e.c.end()) + ") in the reissue book");
         entries_.push_back(e);
         return entries_.size() - 1;
     }
@@ -172,6 +224,7 @@ private:
     int others_ = 0; ///< workers that may take copies (all but the root's)
     std::size_t oldest_ = 0, unfinished_ = 0;
     std::uint64_t reissued_ = 0, dropped_ = 0;
+    bool orphans_ = false; ///< a holder left: orphan_for looks
 };
 
 } // namespace loopsched::detail
