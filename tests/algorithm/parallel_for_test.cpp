@@ -176,18 +176,30 @@ TEST_CASE("parallel_for: a body that throws on one rank makes every rank throw r
             }
 }
 
+namespace {
+
+/// Runs an empty loop of 100 iterations on `ranks` threads, rank r with
+/// `options_of(r)`, and checks that every rank fails naming `parameter`.
+template <class Options>
+void expect_every_rank_fails(int ranks, any_policy const& policy, Options&& options_of, std::string const& parameter,
+                             any_mapping const& mapping = dynamic_mapping{}) {
+    std::vector<std::string> names(static_cast<std::size_t>(ranks));
+    in_process::run(ranks, [&](in_process::endpoint& t) {
+        try {
+            parallel_for(
+                    t, make_range(100), policy, mapping, [](index_range const&) {}, options_of(t.rank()));
+        } catch (invalid_parameter const& e) {
+            names[static_cast<std::size_t>(t.rank())] = e.parameter();
+        }
+    });
+    for (auto const& n : names) CHECK(n == parameter);
+}
+
+} // namespace
+
 TEST_CASE("parallel_for: invalid arguments fail on every rank before any message") {
     auto expect_all_fail = [](parallel_for_options o, any_policy const& p, std::string const& parameter) {
-        std::vector<std::string> names(3);
-        in_process::run(3, [&](in_process::endpoint& t) {
-            try {
-                parallel_for(
-                        t, make_range(100), p, [](index_range const&) {}, o);
-            } catch (invalid_parameter const& e) {
-                names[static_cast<std::size_t>(t.rank())] = e.parameter();
-            }
-        });
-        for (auto const& n : names) CHECK(n == parameter);
+        expect_every_rank_fails(3, p, [&](int) { return o; }, parameter);
     };
     parallel_for_options bad_root;
     bad_root.root = 3;
@@ -536,18 +548,10 @@ TEST_CASE("parallel_for with reissue: a slow rank's chunk is copied to idle rank
         CHECK(stats[1].reissued == stats[0].reissued);
     }
     SUBCASE("what reissue cannot go with fails on every rank, named") {
-        auto expect_all_fail = [](parallel_for_options o, std::string const& parameter) {
+        auto expect_all_fail = [](parallel_for_options o, std::string const& parameter,
+                                  any_mapping const& mapping = dynamic_mapping{}) {
             o.reissue = true;
-            std::vector<std::string> names(3);
-            in_process::run(3, [&](in_process::endpoint& t) {
-                try {
-                    parallel_for(
-                            t, make_range(100), gss{}, [](index_range const&) {}, o);
-                } catch (invalid_parameter const& e) {
-                    names[static_cast<std::size_t>(t.rank())] = e.parameter();
-                }
-            });
-            for (auto const& n : names) CHECK(n == parameter);
+            expect_every_rank_fails(3, gss{}, [&](int) { return o; }, parameter, mapping);
         };
         parallel_for_options ahead;
         ahead.request_ahead = 0.5;
@@ -555,18 +559,7 @@ TEST_CASE("parallel_for with reissue: a slow rank's chunk is copied to idle rank
         parallel_for_options fixed;
         fixed.deterministic = true;
         expect_all_fail(fixed, "options.deterministic");
-        std::vector<std::string> names(3);
-        in_process::run(3, [&](in_process::endpoint& t) {
-            parallel_for_options o;
-            o.reissue = true;
-            try {
-                parallel_for(
-                        t, make_range(100), gss{}, static_block_mapping{}, [](index_range const&) {}, o);
-            } catch (invalid_parameter const& e) {
-                names[static_cast<std::size_t>(t.rank())] = e.parameter();
-            }
-        });
-        for (auto const& n : names) CHECK(n == "options.reissue");
+        expect_all_fail({}, "options.reissue", static_block_mapping{});
     }
 }
 
@@ -656,20 +649,16 @@ TEST_CASE("parallel_for: a worker that leaves gives back its unfinished work; re
         for (auto const& w : what) CHECK(w.find("every worker left the loop") != std::string::npos);
     }
     SUBCASE("departures need what reissue needs, and a rank that may leave needs departures") {
-        auto expect_all_fail = [](parallel_for_options o, std::string const& parameter) {
-            std::vector<std::string> names(2);
-            departure away;
-            in_process::run(2, [&](in_process::endpoint& t) {
-                parallel_for_options mine = o;
-                if (t.rank() == 1) mine.leaving = &away;
-                try {
-                    parallel_for(
-                            t, make_range(100), gss{}, [](index_range const&) {}, mine);
-                } catch (invalid_parameter const& e) {
-                    names[static_cast<std::size_t>(t.rank())] = e.parameter();
-                }
-            });
-            for (auto const& n : names) CHECK(n == parameter);
+        departure away;
+        auto expect_all_fail = [&](parallel_for_options o, std::string const& parameter) {
+            expect_every_rank_fails(
+                    2, gss{},
+                    [&](int rank) {
+                        parallel_for_options mine = o;
+                        if (rank == 1) mine.leaving = &away;
+                        return mine;
+                    },
+                    parameter);
         };
         parallel_for_options ahead;
         ahead.departures = true;
