@@ -426,9 +426,10 @@ inline rank_plan plan_doall(doall_call const& call, parallel_for_options const& 
             "must be true (on every rank) where a rank may leave (options.leaving set)");
     if (o.reissue || o.departures) {
         // A request must mean "my chunk is done", and work moves: no fixed assignment.
-        char const* const with = o.reissue ? " with reissue" : " with departures";
-        require(o.request_ahead == 0.0, "options.request_ahead", o.request_ahead, std::string("must be 0") + with);
-        require(!o.deterministic, "options.deterministic", o.deterministic, std::string("must be false") + with);
+        require(o.request_ahead == 0.0, "options.request_ahead", o.request_ahead,
+                o.reissue ? "must be 0 with reissue" : "must be 0 with departures");
+        require(!o.deterministic, "options.deterministic", o.deterministic,
+                o.reissue ? "must be false with reissue" : "must be false with departures");
     }
     plan.settings.request_ahead = o.request_ahead;
     plan.settings.reissue = o.reissue;
@@ -484,10 +485,9 @@ loop_statistics run_doall_checked(loop_link<T>& link, doall_call const& call, P 
                                   chunk_body& run, parallel_for_options const& o) {
     checked_loop checked = check_loop(link, [&] {
         rank_plan plan = plan_doall(call, o, link.size(), link.rank());
-        require(!o.reissue || !mapping.ahead_of_time(), "options.reissue", o.reissue,
-                "needs a self-scheduled mapping (" + std::string(mapping_name(mapping)) + " assigns ahead of time)");
-        require(!o.departures || !mapping.ahead_of_time(), "options.departures", o.departures,
-                "needs a self-scheduled mapping (" + std::string(mapping_name(mapping)) + " assigns ahead of time)");
+        if ((o.reissue || o.departures) && mapping.ahead_of_time()) // the message is built only for a failure
+            require(false, o.reissue ? "options.reissue" : "options.departures", true,
+                    "needs a self-scheduled mapping (" + std::string(mapping_name(mapping)) + " assigns ahead of time)");
         detail::validate(plan.info);
         (void)policy.start(plan.info); // the policy's own checks, on every rank before any message
         loop_shape const shape = shape_of(o, {.algorithm = algorithm_id::parallel_for,
