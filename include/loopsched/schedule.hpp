@@ -4,10 +4,9 @@
 #pragma once
 
 #include <loopsched/concepts.hpp>
+#include <loopsched/detail/iota.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/policy/request.hpp>
-
-#include <range/v3/view/iota.hpp>
 
 #include <algorithm>
 #include <optional>
@@ -22,7 +21,7 @@ struct chunk {
     index_t size = 0;
 
     [[nodiscard]] constexpr index_t end() const noexcept { return first + size; }
-    [[nodiscard]] auto indices() const { return ranges::views::iota(first, end()); }
+    [[nodiscard]] auto indices() const { return iota_range(first, end()); }
     friend constexpr bool operator==(chunk const&, chunk const&) = default;
 };
 

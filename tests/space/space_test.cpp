@@ -12,7 +12,12 @@
 #include <doctest/doctest.h>
 
 #include <range/v3/range/conversion.hpp>
+#include <range/v3/view/filter.hpp>
+#include <range/v3/view/reverse.hpp>
 
+#include <algorithm>
+#include <iterator>
+#include <ranges>
 #include <vector>
 
 using namespace loopsched;
@@ -44,6 +49,32 @@ TEST_CASE("box: extents, size, slices") {
     CHECK_THROWS_AS((void)b.slice(1, 2, 4), invalid_parameter);
     CHECK_THROWS_AS((void)b.extent(3), invalid_parameter);
     CHECK((make_range(3, 7).indices() | ranges::to<std::vector>()) == std::vector<index_t>{3, 4, 5, 6});
+}
+
+// indices() is a random-access, sized view for the standard library and for range-v3.
+static_assert(std::ranges::random_access_range<iota_range> && std::ranges::sized_range<iota_range>);
+static_assert(std::ranges::view<iota_range> && ranges::view_<iota_range>);
+static_assert(std::random_access_iterator<iota_range::iterator>);
+
+TEST_CASE("indices: the chunk's and the box's, through both libraries' algorithms and views") {
+    auto const r = make_range(3, 7).indices();
+    CHECK(r.size() == 4);
+    CHECK(r.front() == 3);
+    CHECK(r.back() == 6);
+    CHECK(r[2] == 5);
+    CHECK(r.end() - r.begin() == 4);
+    CHECK(*std::ranges::lower_bound(r, 5) == 5);
+    std::vector<index_t> reversed(r.size());
+    std::ranges::reverse_copy(r, reversed.begin());
+    CHECK(reversed == std::vector<index_t>{6, 5, 4, 3});
+    // temporaries piped into range-v3's views, as with its own iota
+    CHECK((make_range(3, 7).indices() | ranges::views::filter([](index_t i) { return i % 2 == 0; }) |
+           ranges::to<std::vector>()) == std::vector<index_t>{4, 6});
+    CHECK((chunk{10, 3}.indices() | ranges::views::reverse | ranges::to<std::vector>()) ==
+          std::vector<index_t>{12, 11, 10});
+    CHECK(make_range(5, 5).indices().empty());
+    auto const b = box<2>::from_extents({2, 3});
+    CHECK(std::ranges::distance(b.indices(1)) == 3);
 }
 
 TEST_CASE("box: consecutive slices tile the box exactly") {

@@ -3,9 +3,8 @@
 #pragma once
 
 #include <loopsched/detail/arithmetic.hpp>
+#include <loopsched/detail/iota.hpp>
 #include <loopsched/error.hpp>
-
-#include <range/v3/view/iota.hpp>
 
 #include <array>
 #include <cstddef>
@@ -65,7 +64,7 @@ public:
     /// The absolute indices along `dim`, as a range.
     [[nodiscard]] constexpr auto indices(std::size_t dim = 0) const {
         check_dim(dim);
-        return ranges::views::iota(lower_[dim], upper_[dim]);
+        return iota_range(lower_[dim], upper_[dim]);
     }
 
     [[nodiscard]] constexpr bool contains(point const& p) const noexcept {
