@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -135,8 +134,8 @@ public:
     /// Whether results for iterations [first, first + size), sent by worker k,
     /// count: the winner's do, any other's are dropped.
     [[nodiscard]] bool counts(std::size_t k, index_t first, index_t size) const {
-        auto const at = index_.find({first, size});
-        if (at == index_.end())
+        auto const at = std::ranges::lower_bound(index_, key{first, size}, {}, &indexed::first);
+        if (at == index_.end() || at->first != key{first, size})
             throw error("loopsched: protocol: results for iterations [" + std::to_string(first) + ", " +
                         std::to_string(first + size) + "), which no chunk granted covers");
         auto const& e = entries_[at->second];
@@ -162,9 +161,12 @@ private:
     };
 
     std::size_t add(entry e) {
-        if (!index_.emplace(std::pair{e.c.first, e.c.size}, entries_.size()).second)
+        key const k{e.c.first, e.c.size};
+        auto const at = std::ranges::lower_bound(index_, k, {}, &indexed::first);
+        if (at != index_.end() && at->first == k) [[unlikely]]
             throw error("loopsched: internal: two entries for iterations [" + std::to_string(e.c.first) + ", " +
                         std::to_string(e.c.end()) + ") in the reissue book");
+        index_.insert(at, indexed{k, entries_.size()}); // grants come in order: mostly at the end
         entries_.push_back(e);
         return entries_.size() - 1;
     }
@@ -218,7 +220,9 @@ private:
     }
 
     std::vector<entry> entries_;
-    std::map<std::pair<index_t, index_t>, std::size_t> index_; ///< (first, size) -> entry
+    using key = std::pair<index_t, index_t>; ///< (first, size)
+    using indexed = std::pair<key, std::size_t>;
+    std::vector<indexed> index_; ///< sorted: chunk -> entry (cheaper to compile than a std::map)
     std::vector<std::optional<std::size_t>> held_;            ///< per worker: the entry it runs
     int own_;
     int others_ = 0; ///< workers that may take copies (all but the root's)
