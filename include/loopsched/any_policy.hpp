@@ -1,8 +1,8 @@
 // any_policy: a chunk policy chosen at run time, holding any ChunkPolicy by value.
 #pragma once
 
-#include <loopsched/adaptor/synchronized.hpp>
-#include <loopsched/adaptor/weighted.hpp>
+#include <loopsched/adaptor/sync_interval.hpp>
+#include <loopsched/adaptor/weighted.hpp> // detail::min_chunk_of
 #include <loopsched/concepts.hpp>
 #include <loopsched/detail/fingerprint.hpp>
 #include <loopsched/detail/spec_of.hpp>
