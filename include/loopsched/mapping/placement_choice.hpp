@@ -1,59 +1,74 @@
 // placement_choice: an option's placement as the user gives it (a value, a
 // hierarchy of two, or a spec string to be parsed when the run checks its
-// arguments), without the spec parser, which only the algorithms' facades include.
+// arguments). It holds a value behind a pointer, so that options, and the
+// compiled engines' facades, need no placement's definition; the spec parser
+// is only in the algorithms' facades.
 #pragma once
 
 #include <loopsched/hierarchical.hpp>
-#include <loopsched/mapping/any_placement.hpp>
 
 #include <exception>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
-#include <variant>
 
 namespace loopsched {
+
+class any_placement; // mapping/any_placement.hpp
 
 /// A placement as an option takes it: a value (any placement, the user's
 /// EstimatePlacement included), two levels as hierarchical{between, within}
 /// (a task farm past one root), or a spec ("kazouris", "ss/kazouris"), parsed
 /// when the run checks its arguments so that a bad spec fails on every rank alike.
+/// Giving a value needs <loopsched/mapping/any_placement.hpp> in the translation
+/// unit (the members that touch a value are templates, instantiated where used).
 class placement_choice {
 public:
     using levels = hierarchical<any_placement, any_placement>;
 
-    placement_choice(char const* spec) : held_(std::string(spec)) {}
-    placement_choice(std::string spec) : held_(std::move(spec)) {}
-    placement_choice(std::string_view spec) : held_(std::string(spec)) {}
-    placement_choice(any_placement p) : held_(std::move(p)) {}
-    template <class P>
-    requires(!std::is_same_v<std::remove_cvref_t<P>, placement_choice> && !std::is_same_v<P, any_placement> &&
-             !std::is_convertible_v<P, std::string_view> && std::is_constructible_v<any_placement, P>)
+    placement_choice(char const* spec) : spec_(spec) {}
+    placement_choice(std::string spec) : spec_(std::move(spec)) {}
+    placement_choice(std::string_view spec) : spec_(spec) {}
+    template <class P, class A = any_placement>
+    requires(!std::is_same_v<std::remove_cvref_t<P>, placement_choice> && !std::is_convertible_v<P, std::string_view>)
             placement_choice(P p)
-            : held_(any_placement(std::move(p))) {}
-    template <class B, class W>
-    requires std::is_constructible_v<any_placement, B> && std::is_constructible_v<any_placement, W>
+            : one_(std::make_shared<A const>(std::move(p))) {}
+    template <class B, class W, class A = any_placement>
     placement_choice(hierarchical<B, W> h)
-            : held_(h.with_levels(any_placement(std::move(h.between)), any_placement(std::move(h.within)))) {}
+            : two_(std::make_shared<hierarchical<A, A> const>(
+                      h.with_levels(A(std::move(h.between)), A(std::move(h.within))))) {}
 
-    /// The spec as given, or nullptr for a value.
-    [[nodiscard]] std::string const* given_spec() const noexcept { return std::get_if<std::string>(&held_); }
-    /// The one placement given as a value, or nullptr.
-    [[nodiscard]] any_placement const* placement() const noexcept { return std::get_if<any_placement>(&held_); }
-    /// The two levels given as a value, or nullptr.
-    [[nodiscard]] levels const* hierarchy() const noexcept { return std::get_if<levels>(&held_); }
-    /// Its text: the spec as given, or the value's canonical spec ("BETWEEN/WITHIN" for two levels).
-    [[nodiscard]] std::string spec() const {
-        if (auto const* s = given_spec()) return *s;
-        if (auto const* h = hierarchy()) return h->between.spec() + "/" + h->within.spec();
-        return placement()->spec();
+    /// The spec as given, or nullptr for a value. (No operator on two_: its
+    /// argument-dependent lookup would need any_placement's definition.)
+    [[nodiscard]] std::string const* given_spec() const noexcept {
+        return one_ || static_cast<bool>(two_) ? nullptr : &spec_;
     }
-    friend std::ostream& operator<<(std::ostream& out, placement_choice const& c) { return out << c.spec(); }
+    /// The one placement given as a value, or nullptr.
+    [[nodiscard]] any_placement const* placement() const noexcept { return one_.get(); }
+    /// The two levels given as a value, or nullptr.
+    [[nodiscard]] levels const* hierarchy() const noexcept { return two_.get(); }
+    /// Its text: the spec as given, or the value's canonical spec ("BETWEEN/WITHIN" for two levels).
+    template <class A = any_placement>
+    [[nodiscard]] std::string spec() const {
+        if (two_) {
+            auto const& two = *static_cast<hierarchical<A, A> const*>(two_.get()); // no ADL before A is complete
+            return two.between.spec() + "/" + two.within.spec();
+        }
+        if (one_) return static_cast<A const&>(*one_).spec();
+        return spec_;
+    }
+    template <class A = any_placement>
+    friend std::ostream& operator<<(std::ostream& out, placement_choice const& c) {
+        return out << c.spec<A>();
+    }
 
 private:
-    std::variant<std::string, any_placement, levels> held_;
+    std::string spec_;                        ///< the spec, when no value is held
+    std::shared_ptr<any_placement const> one_; ///< one placement (values are shared: they never change)
+    std::shared_ptr<levels const> two_;        ///< two levels
 };
 
 namespace detail {
@@ -62,7 +77,7 @@ namespace detail {
 /// parser, or the error parsing raised: the engine rethrows it inside the
 /// run's checks, so that a bad spec fails every rank alike.
 struct resolved_choice {
-    placement_choice value = any_placement{};
+    placement_choice value = "kazouris"; // resolve_choice sets it
     std::exception_ptr error{};
 
     [[nodiscard]] placement_choice const& get() const {
