@@ -2,7 +2,7 @@
 // knows (declared here; the catalogue comes with the definitions).
 #pragma once
 
-#include <loopsched/adaptor/synchronized.hpp>
+#include <loopsched/adaptor/sync_interval.hpp>
 #include <loopsched/any_policy.hpp>
 #include <loopsched/config.hpp>
 #include <loopsched/error.hpp>
