@@ -7,6 +7,7 @@
 #include "cli.hpp"
 
 #include <loopsched/mpi/task_farm.hpp>
+#include <loopsched/serialization.hpp>
 
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/environment.hpp>

@@ -35,6 +35,7 @@
 #include <loopsched/runtime/core/payload.hpp>
 #include <loopsched/runtime/core/trace.hpp>
 #include <loopsched/schedule.hpp>
+#include <loopsched/serialization.hpp>
 #include <loopsched/space/box.hpp>
 #include <loopsched/space/window.hpp>
 #include <loopsched/spec.hpp>

@@ -14,3 +14,4 @@
 #include <loopsched/mpi/parallel_for.hpp>
 #include <loopsched/mpi/parallel_for_doacross.hpp>
 #include <loopsched/mpi/task_farm.hpp>
+#include <loopsched/serialization.hpp>

@@ -16,6 +16,7 @@
 #include <loopsched/options.hpp>
 #include <loopsched/placement_spec.hpp>
 #include <loopsched/policies.hpp>
+#include <loopsched/serialization.hpp>
 #include <loopsched/space/box.hpp>
 #include <loopsched/spec.hpp>
 

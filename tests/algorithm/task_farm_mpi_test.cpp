@@ -9,6 +9,7 @@
 #include <loopsched/mpi/task_farm.hpp>
 #include <loopsched/options.hpp>
 #include <loopsched/placement_spec.hpp>
+#include <loopsched/serialization.hpp>
 
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/environment.hpp>

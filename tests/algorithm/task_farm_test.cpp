@@ -2,6 +2,7 @@
 // sequential run, every scheme, work cycles, user types, priorities, stopping
 // early, failures; and the cost model's fit against hand-computed numbers.
 #include <loopsched/algorithm/task_farm.hpp>
+#include <loopsched/serialization.hpp>
 #include <loopsched/this_task.hpp>
 #include <loopsched/transport/in_process.hpp>
 

@@ -4,6 +4,7 @@
 #include <loopsched/concepts.hpp>
 #include <loopsched/mapping/mapping.hpp>
 #include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/serialization.hpp>
 #include <loopsched/space/box.hpp>
 #include <loopsched/spec.hpp>
 #include <loopsched/transport/in_process.hpp>

@@ -1,20 +1,16 @@
 // How user values travel between ranks: a trivially copyable value as the
-// bytes it lies in, any other type through Boost.Serialization (what Boost.MPI
-// users already write for their types: a serialize() member, or the headers
-// <boost/serialization/vector.hpp>, <.../string.hpp>, ... for standard ones).
+// bytes it lies in, a vector of such values as its length and bytes, any other
+// type through Boost.Serialization, which <loopsched/serialization.hpp> opts
+// into (so that the archives cost only the programs that send such values).
 #pragma once
 
 #include <loopsched/error.hpp>
-
-#include <boost/archive/binary_iarchive.hpp>
-#include <boost/archive/binary_oarchive.hpp>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <span>
-#include <streambuf>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -35,36 +31,20 @@ inline constexpr bool travels_as_counted_bytes<std::vector<U, A>> = travels_as_b
 
 namespace detail {
 
-/// Appends what an archive writes to a byte vector.
-class appending_buffer : public std::streambuf {
-public:
-    explicit appending_buffer(std::vector<std::byte>& out) : out_(out) {}
+/// How a value that is neither kind of bytes travels: write(out, values) and
+/// read(in, values), defined by <loopsched/serialization.hpp> (Boost.Serialization).
+template <class T>
+struct archived;
 
-protected:
-    std::streamsize xsputn(char const* s, std::streamsize n) override {
-        auto const* p = reinterpret_cast<std::byte const*>(s);
-        out_.insert(out_.end(), p, p + n);
-        return n;
-    }
-    int_type overflow(int_type c) override {
-        if (!traits_type::eq_int_type(c, traits_type::eof())) out_.push_back(static_cast<std::byte>(c));
-        return traits_type::not_eof(c);
-    }
+template <class T>
+concept archivable = requires { sizeof(archived<T>); };
 
-private:
-    std::vector<std::byte>& out_;
-};
-
-/// Lets an archive read from bytes it does not own.
-class reading_buffer : public std::streambuf {
-public:
-    explicit reading_buffer(std::span<std::byte const> in) {
-        char* p = const_cast<char*>(reinterpret_cast<char const*>(in.data())); // read only: get area
-        setg(p, p, p + in.size());
-    }
-};
-
-inline constexpr unsigned archive_flags = boost::archive::no_header | boost::archive::no_codecvt;
+template <class T>
+constexpr void require_archive() {
+    static_assert(archivable<T>, "loopsched: this value is not trivially copyable, so it travels through "
+                                 "Boost.Serialization: include <loopsched/serialization.hpp> (and give the type "
+                                 "a serialize() member, or include Boost's header for a standard type)");
+}
 
 } // namespace detail
 
@@ -91,9 +71,8 @@ void write_values(std::vector<std::byte>& out, std::span<T const> values) {
             at += size;
         }
     } else {
-        detail::appending_buffer buffer(out);
-        boost::archive::binary_oarchive archive(buffer, detail::archive_flags);
-        for (auto const& v : values) archive << v;
+        detail::require_archive<T>();
+        detail::archived<T>::write(out, values);
     }
 }
 
@@ -125,13 +104,8 @@ void read_values(std::span<std::byte const> in, std::span<T> out) {
         }
         if (at != in.size()) malformed();
     } else {
-        detail::reading_buffer buffer(in);
-        try {
-            boost::archive::binary_iarchive archive(buffer, detail::archive_flags);
-            for (auto& v : out) archive >> v;
-        } catch (boost::archive::archive_exception const& e) {
-            throw error(std::string("loopsched: results that do not deserialize: ") + e.what());
-        }
+        detail::require_archive<T>();
+        detail::archived<T>::read(in, out);
     }
 }
 
