@@ -152,7 +152,7 @@ if [ $# -ge 1 ] && [ -f "$1/build.ninja" ]; then
   if [ -n "$command" ]; then
     (cd "$1" && /usr/bin/time -f '%e %M' -o "$tmp/sweep" bash -c "$command")
     read -r seconds kilobytes < "$tmp/sweep"
-    printf 'compile_policy_sweep_tu: seconds=%s peak_memory_mb=%d (targets: 120 s, 3072 MB)\n' \
+    printf 'compile_policy_sweep_tu: seconds=%s peak_memory_mb=%d (targets: 60 s, 2048 MB)\n' \
       "$seconds" $((kilobytes / 1024))
   fi
 fi
