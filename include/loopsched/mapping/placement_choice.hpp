@@ -35,7 +35,7 @@ public:
     template <class P, class A = any_placement>
     requires(!std::is_same_v<std::remove_cvref_t<P>, placement_choice> && !std::is_convertible_v<P, std::string_view>)
             placement_choice(P p)
-            : one_(std::make_shared<A const>(std::move(p))) {}
+            : one_(hold<A>(std::move(p))) {}
     template <class B, class W, class A = any_placement>
     placement_choice(hierarchical<B, W> h)
             : two_(std::make_shared<hierarchical<A, A> const>(
@@ -66,6 +66,14 @@ public:
     }
 
 private:
+    template <class A, class P>
+    static std::shared_ptr<A const> hold(P&& p) {
+        static_assert(std::is_constructible_v<A, P>,
+                      "placement_choice: not a placement: give a spec string, any_placement, one of the library's "
+                      "placements, or an EstimatePlacement or DividingPlacement of your own");
+        return std::make_shared<A const>(std::forward<P>(p));
+    }
+
     std::string spec_;                        ///< the spec, when no value is held
     std::shared_ptr<any_placement const> one_; ///< one placement (values are shared: they never change)
     std::shared_ptr<levels const> two_;        ///< two levels
