@@ -9,6 +9,8 @@
 #include "progress.hpp"
 #include "simulation.hpp"
 
+#include <loopsched/policies.hpp>
+
 #include <boost/hana.hpp>
 
 #include <algorithm>

@@ -1,5 +1,6 @@
 // The S adaptor: spec strings, intervals, DMPS(A).
 #include <loopsched/adaptor/synchronized.hpp>
+#include <loopsched/policies.hpp>
 #include <loopsched/schedule.hpp>
 #include <loopsched/spec.hpp>
 

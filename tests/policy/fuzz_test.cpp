@@ -16,6 +16,7 @@
 #include <loopsched/spec.hpp>
 #include <loopsched/transport/in_process.hpp>
 
+#include <boost/hana/for_each.hpp>
 #include <doctest/doctest.h>
 
 #include <chrono>
