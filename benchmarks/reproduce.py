@@ -107,6 +107,8 @@ class Runner:
         self.ideal = {}  # (platform, workload, policy) -> total work over total speed
         self.predicted = {}  # the same -> Ciorba's T_P at the h that ran (DOACROSS loops with h=auto)
         self.workers = {}
+        self.iterations = {}
+        self.curves = {}
         # A progress line on a terminal, nothing in a log (./run decides in LOOPSCHED_PROGRESS).
         self.shown = os.environ.get("LOOPSCHED_PROGRESS", "1" if sys.stderr.isatty() else "0") == "1"
 
@@ -135,17 +137,23 @@ class Runner:
                      (self.perturb(f"{platform}|{workload}|{r['policy']}", float(r["seconds"])), int(r["h"]),
                       float(r["wall_seconds"]), float(r["ideal_seconds"]),
                       float(r["predicted_seconds"]) if r.get("predicted_seconds") else None,
-                      [tuple(map(float, w.split("/"))) for w in r["workers"].split(";")] if r.get("workers") else []))
+                      [tuple(map(float, w.split("/"))) for w in r["workers"].split(";")] if r.get("workers") else [],
+                      [int(n) for n in r["iterations"].split(";")] if r.get("iterations") else [],
+                      {int(h): float(t) for h, t in (x.split(":") for x in r["predicted_curve"].split(";"))}
+                      if r.get("predicted_curve") else {}))
                     for r in rows]
         out = {}
         requests = list(requests)
         with ThreadPoolExecutor(self.jobs) as pool:
             for done, rows in enumerate(pool.map(one, requests), 1):
                 self.show(done, len(requests))
-                for key, (seconds, h, wall, ideal, predicted, workers) in rows:
+                for key, (seconds, h, wall, ideal, predicted, workers, iterations, curve) in rows:
                     out[key] = (seconds, h)
                     self.ideal[key] = ideal
                     self.workers[key] = workers  # per worker (T_comm, T_wait, T_comp), in rank order
+                    self.iterations[key] = iterations  # per worker, in rank order
+                    if curve:
+                        self.curves[key] = curve  # h -> the model's T(h) (--predict-at)
                     if predicted is not None:
                         self.predicted[key] = predicted
                     self.runs += 1
@@ -591,7 +599,9 @@ def seed003_h(run, out, quick):
                 chunk = max(1, uc // (k * workers[cluster]))
                 algo = "sw-css" if cluster == "hetero" else "s-css"
                 first.append((cluster + suffix, f"floyd-steinberg:size={uc}x{us}", [f"{algo}:chunk={chunk},h=auto"], k))
-        got = run.batch([(c, w, p) for c, w, p, _ in first], extra)
+        # The model's T(h) on a grid that covers every sweep below: Figs 5.31-5.33's theoretical curve.
+        grid = ",".join(str(h) for h in range(step, 501, step))
+        got = run.batch([(c, w, p) for c, w, p, _ in first], (*extra, "--predict-at", grid))
         sweeps = []
         for platform, w, (auto,), k in first:
             h_model = got[(platform, w, auto)][1]
@@ -599,19 +609,28 @@ def seed003_h(run, out, quick):
             hs = list(range(lo, lo + (45 if quick else 85), step))
             sweeps.append((platform, w, [auto.replace("h=auto", f"h={h}") for h in hs]))
         swept = run.batch(sweeps, extra)
-        rows, predictions = [], []
+        rows, predictions, below, left = [], [], [], []  # the sweeps where the simulated curve dips under the model's
+        # or has its minimum left of the model's
         for (platform, w, auto, k), (_, _, policies) in zip(first, sweeps):
             cluster = platform.split(":")[0]
             h_model, t_model = got[(platform, w, auto[0])][1], got[(platform, w, auto[0])][0]
             predictions.append((cluster, k, h_model, run.predicted[(platform, w, auto[0])], t_model))
             curve = [(swept[(platform, w, p)][1], swept[(platform, w, p)][0]) for p in policies]
             h_best, t_best = min(curve + [(h_model, t_model)], key=lambda c: c[1])
+            model_curve = run.curves.get((platform, w, auto[0]), {})
+            modelled = [(h, t, model_curve[h]) for h, t in curve if h in model_curve]
+            label = f"{platform.split(':')[0]} k={k}"
+            if not modelled or any(t < m for _, t, m in modelled):
+                below.append(label)
+            if not modelled or min(curve, key=lambda c: c[1])[0] < min(modelled, key=lambda c: c[2])[0]:
+                left.append(label)
             i = [1, 4, 8].index(k)
             chart = ""
             if k in (1, 8):
                 name = f"h-{tag}-{cluster}-k{k}.svg"
                 charts.lines(os.path.join(out, name), f"({tag}) {cluster}, k = {k}: parallel time against h", "h",
-                             "seconds", {"simulated T(h)": curve},
+                             "seconds", {"simulated T(h)": curve,
+                                         "model T(h)": [(h, model_curve[h]) for h, _ in curve if h in model_curve]},
                              marks={f"model h = {h_model}": h_model, f"document h_m,a = {doc[cluster][1][i]}": doc[cluster][1][i]})
                 chart = f"![h sweep {cluster} k={k}]({name})"
             rows.append((cluster, k, doc[cluster][0][i], doc[cluster][1][i], h_model, h_best, abs(h_model - h_best),
@@ -642,12 +661,28 @@ def seed003_h(run, out, quick):
                      "the simulated time is within 10% of the prediction (4.12); with k = 1 it is not, and why is "
                      "not explained yet", all(abs(r - 1) <= 0.10 for r in several),
                      f"simulated / predicted {min(several):.2f} to {max(several):.2f}")
+        claims.claim(f"{tag}-curve-above-model", f"variant ({tag}): at every swept h the simulated time is at least "
+                     "the model's T(h) (the document's Fig 5.31: 'the actual parallel time is always greater')",
+                     not below, f"in {len(first) - len(below)} of {len(first)} sweeps; below the model's in "
+                     + (", ".join(below) or "none"))
+        claims.claim(f"{tag}-curve-minimum-right-of-model", f"variant ({tag}): the simulated curve's minimum lies at "
+                     "or to the right of the model curve's (the document's Fig 5.31)", not left,
+                     f"in {len(first) - len(left)} of {len(first)} sweeps; left of it in " + (", ".join(left) or "none"))
         claims.claim(f"{tag}-model-h-within-one-step", f"variant ({tag}): on the homogeneous clusters the model's h is "
                      "within one step (5) of the swept best in every case (the document's finding)",
                      within == len(homogeneous), f"{within} of {len(homogeneous)}")
         claims.claim(f"{tag}-time-lost-under-1pct", f"variant ({tag}): at the model's h the loop is at most 1% slower "
                      "than at the best h (the document: 0.0069%-0.99%)", worst <= 1.0, f"at most {worst:.2f}%")
         md.append(claims.markdown())
+    md.append("Figs 5.31-5.33's curves: the charts draw the model's T(h) (formulas 4.10 and 4.12 at the measured c_d, "
+              "c_c and c_p, `simulate --predict-at`) beside the simulated T(h). With k = 1 the simulated curve lies "
+              "above the model's at every h, as the document's does, but by a factor the prediction claims above "
+              "show and do not explain yet. With k = 4 and 8 it runs within about 10% of the model's and partly under "
+              "it, which the document's never does; the model charges each synchronization point a whole message "
+              "round on the critical path, which our runtime's non-blocking sends probably overlap in part. The "
+              "simulated minimum lies to the right of the model's (the document's reading of Fig 5.31) in most "
+              "sweeps of variant (b), where c_d is CPU time as the model assumes, and in few of variant (a), where it "
+              "is wire latency.\n")
     return "\n".join(md), summary
 
 
@@ -1034,6 +1069,92 @@ def seed003_speedups(run, out, quick):
     return "\n".join(md), None
 
 
+def seed003_balance(run, out, quick):
+    """Tables 5.8 and 5.10: each slave's iterations and computation time, A against W-A (or S-A against SW-A)."""
+    slaves = ["twin2", "kid1", "twin3", "kid2"]
+    # The document's (iterations in 10^6, computation seconds) per slave, A then W-A.
+    doc = {"t58": ([(56.434, 34.63), (18.738, 138.40), (10.528, 39.37), (14.048, 150.23)],
+                   [(55.494, 62.54), (15.528, 62.12), (15.178, 74.63), (13.448, 61.92)]),
+           "floyd-steinberg": ([(59.93, 19.25), (59.93, 62.22), (59.93, 19.24), (44.95, 46.30)],
+                               [(89.90, 28.88), (29.92, 30.86), (74.92, 24.06), (29.92, 29.08)]),
+           "hydro": ([(84.50, 15.32), (78.38, 42.60), (62.69, 17.44), (73.58, 33.72)],
+                     [(117.94, 21.39), (38.03, 22.49), (106.48, 20.75), (36.41, 19.46)])}
+    # Table 5.8 is section 2's run (Fig 5.28's four slaves, VP = 3.6). Table 5.10 is experiment 3 at m = 4:
+    # Table 5.5's large sizes (its point counts match them) with their thresholds, CSS's chunk U_c/(2m).
+    mandelbrot = "mandelbrot:size=" + ("2000x2000" if quick else "10000x10000") + ":sf=1"
+    uc = 3000 if quick else 15000
+    bounds = "lower=10,upper=1000"
+    fs, hydro = (f"{uc}x{uc}", f"{uc * 2 // 3}x5x{uc * 2 // 3}") if quick else ("15000x15000", "10000x5x10000")
+    cases = {"t58": ("seed003-w", mandelbrot, "gss:min=80,round=floor", "w-gss:min=80,round=floor",
+                     "Table 5.8: GSS against W-GSS, Mandelbrot"),
+             "floyd-steinberg": ("seed003-sw:m=4:loaded", f"floyd-steinberg:size={fs}",
+                                 f"s-css:chunk={uc // 8},{bounds}", f"sw-css:chunk={uc // 8},{bounds}",
+                                 "Table 5.10: S-CSS against SW-CSS, Floyd-Steinberg"),
+             "hydro": ("seed003-sw:m=4:loaded", f"hydro:size={hydro}", f"s-gss:{bounds}", f"sw-gss:{bounds}",
+                       "Table 5.10: S-GSS against SW-GSS, Hydro")}
+    run.batch([(platform, w, [a, wa]) for platform, w, a, wa, _ in cases.values()])
+    md = ["## 13. Ciorba, Tables 5.8 and 5.10: each slave's iterations and computation time\n",
+          "The clusters of sections 2 and 3 (twin2, kid1, twin3, kid2: twins V = 1, kids V = 0.8 and loaded, q = 2). "
+          "Iterations are shown as each slave's share of the loop (the document counts points, we count u_c "
+          "columns for the DOACROSS loops); computation time is T_comp, the time in the body. Spread: the largest "
+          f"T_comp over the smallest. Table 5.10's runs keep every chunk within Table 5.5's thresholds (`{bounds}`) "
+          "as the document's experiment 3 did.\n"]
+    claims = run.claims
+
+    def spread(t):
+        return max(t) / min(t)
+    for key, (platform, w, a, wa, title) in cases.items():
+        ours = []
+        for policy in (a, wa):
+            iters = run.iterations[(platform, w, policy)]
+            comp = [c for _, _, c in run.workers[(platform, w, policy)]]
+            ours.append(([n / sum(iters) for n in iters], comp))
+        theirs = [([n / sum(i for i, _ in d) for n, _ in d], [c for _, c in d]) for d in doc[key]]
+        rows = []
+        for k, slave in enumerate(slaves):
+            row = [slave]
+            for (share, comp), (dshare, dcomp) in zip(ours, theirs):
+                row += [f"{100 * share[k]:.0f}% ({100 * dshare[k]:.0f}%)", f"{comp[k]:.1f} ({dcomp[k]:.1f})"]
+            rows.append(row)
+        rows.append(["spread", "", f"{spread(ours[0][1]):.2f} ({spread(theirs[0][1]):.2f})", "",
+                     f"{spread(ours[1][1]):.2f} ({spread(theirs[1][1]):.2f})"])
+        name_a, name_wa = a.split(":")[0].upper(), wa.split(":")[0].upper()
+        md.append(f"### {title}, `{w}`\n\nOurs (the document's):\n")
+        md.append(table(["slave", f"{name_a} iterations", f"{name_a} T_comp (s)", f"{name_wa} iterations",
+                         f"{name_wa} T_comp (s)"], rows))
+        (share_a, comp_a), (share_w, comp_w) = ours
+        twins, kids = [0, 2], [1, 3]
+        claims.claim(f"{key}-plain-kids-compute-longer", f"{title}: under {name_a} each loaded kid computes longer "
+                     "than each twin (the document's reading)",
+                     min(comp_a[k] for k in kids) > max(comp_a[t] for t in twins),
+                     "kids " + ", ".join(f"{comp_a[k]:.1f}" for k in kids) + " s, twins " +
+                     ", ".join(f"{comp_a[t]:.1f}" for t in twins) + " s")
+        claims.claim(f"{key}-weighted-closer", f"{title}: under {name_wa} the slaves' computation times are closer "
+                     f"to each other than under {name_a} (the document: {spread(theirs[1][1]):.2f} against "
+                     f"{spread(theirs[0][1]):.2f})", spread(comp_w) < spread(comp_a),
+                     f"{spread(comp_w):.2f} against {spread(comp_a):.2f}")
+        claims.claim(f"{key}-weighted-within-1.35", f"{title}: under {name_wa} the slaves' computation times are "
+                     "within 1.35x of each other, as in the document", spread(comp_w) <= 1.35, f"{spread(comp_w):.2f}")
+        claims.claim(f"{key}-weighted-kids-fewer", f"{title}: {name_wa} gives the kids a smaller share of the "
+                     f"iterations than {name_a} does", sum(share_w[k] for k in kids) < sum(share_a[k] for k in kids),
+                     f"{100 * sum(share_w[k] for k in kids):.0f}% against {100 * sum(share_a[k] for k in kids):.0f}%")
+        if key != "t58":
+            claims.claim(f"{key}-plain-equal-iterations", f"{title}: {name_a} gives every slave about the same number "
+                         "of iterations, within 1.5x (the document's 1.33-1.35x)", spread(share_a) <= 1.5,
+                         f"{spread(share_a):.2f}x")
+    md.append(claims.markdown())
+    md.append("Where we differ and why: Table 5.8 comes out as the document's (W-GSS evens the slaves' computation "
+              "times to 1.20 against its 1.21), and so do Table 5.10's S-A columns (S-CSS hands out 4, 4, 4 and 3 "
+              "of 15 parts, as the document's 59.93, 59.93, 59.93 and 44.95). Table 5.10's SW-A columns do not: "
+              "loopsched's spec strings apply the thresholds to the chunk W has weighted (`sw-css:...,upper=1000` "
+              "is S(clamped(W(CSS)))), so W's larger chunks for the twins are cut back to 1,000, and with CSS's "
+              "chunk of 1,875 above the threshold for every slave, W changes no Floyd-Steinberg chunk at all. The "
+              "document's split (twins 6 and 5 parts of 15, kids 2 each) reads as W applied to the thresholded "
+              "chunk. C++ code composes that order with the types (`synchronized(weighted(clamped(css(c), 10, "
+              "1000)))`); the spec grammar does not offer it yet.\n")
+    return "\n".join(md), None
+
+
 def commit_of_tree():
     """The commit the figures are made from, '+changes' when the tree differs from it."""
     here = os.path.dirname(os.path.abspath(__file__))
@@ -1207,7 +1328,8 @@ STEPS = {"1": (seed001, "seed001", "Chronopoulos et al., Tables 2-3"), "2": (see
          "9": (seed000_dnc, "dnc", "Kazouris, divide and conquer"),
          "10": (seed002_dlpt, "dlpt", "Karamcheti and Wah, D_LPT"),
          "11": (seed003_speedups, "t56", "Ciorba, Table 5.6 and Fig 5.26"),
-         "12": (perturbations, "perturbed", "Perturbations (issue 37)")}
+         "12": (perturbations, "perturbed", "Perturbations (issue 37)"),
+         "13": (seed003_balance, "balance", "Ciorba, Tables 5.8 and 5.10")}
 
 # Claims whose statement in the report depends on the figures' current outcome
 # (the prose around them was written for it); the rest say so inline.
@@ -1238,6 +1360,12 @@ DOES_NOT_HOLD = frozenset({
     "static.op-at-lb-thesis-range",
     "static.da-schedules-all",
     "dnc.improvement-as-document-10-15",
+    "h.a-curve-above-model",
+    "h.a-curve-minimum-right-of-model",
+    "h.b-curve-above-model",
+    "h.b-curve-minimum-right-of-model",
+    "balance.floyd-steinberg-weighted-within-1.35",
+    "balance.hydro-weighted-within-1.35",
     "dnc.monotone-past-10",
     "dnc.shared-medium-small",
     "dnc.uneven-within-1.15",

@@ -70,6 +70,12 @@ int main(int argc, char** argv) try {
                     "a host's speed changes mid-run (repeatable): slow:rank=K[:from=0.3][:factor=10], "
                     "stop:rank=K[:from=0.3][:for=0.2], load:rank=K[:period=0.2][:on=0.5][:factor=3]; times as "
                     "fractions of the unperturbed ideal");
+    std::vector<int> predict_at;
+    line.add_option("--predict-at", predict_at,
+                    "DOACROSS with h=auto: also print the model's predicted time at these intervals H1,H2,... "
+                    "(Ciorba's theoretical curve against h)")
+            ->delimiter(',')
+            ->check(CLI::Range(1, 1'000'000'000));
     line.add_flag("--csv", csv, "one CSV line per policy");
     line.add_flag("--quiet", quiet, "leave out the per-worker table");
     if (auto code = line.parse(argc, argv)) return *code;
@@ -77,7 +83,8 @@ int main(int argc, char** argv) try {
     auto simulator = platform_text.ends_with(".xml") ? sim::simulator::from_xml(platform_text, so)
                                                      : sim::simulator(make_platform(platform_text), so);
     if (csv)
-        std::cout << "platform,workload,policy,seconds,h,wall_seconds,ideal_seconds,predicted_seconds,workers\n";
+        std::cout << "platform,workload,policy,seconds,h,wall_seconds,ideal_seconds,predicted_seconds,workers,"
+                     "iterations,predicted_curve\n";
     // Ideal: the whole work spread over the workers' speeds as they change, no waiting, no messages.
     int const first_worker = master_computes ? 0 : 1;
     double const unperturbed = simulator.layout().ideal_seconds(w.total_flops(), first_worker);
@@ -100,6 +107,16 @@ int main(int argc, char** argv) try {
                 auto const& s = r.statistics.workers[k];
                 std::cout << (k ? ";" : "") << s.comm_seconds << '/' << s.wait_seconds << '/' << s.compute_seconds;
             }
+            // Each worker's iterations, in rank order (Ciorba's Tables 5.8 and 5.10).
+            std::cout << "\",\"";
+            for (std::size_t k = 0; k < r.statistics.workers.size(); ++k)
+                std::cout << (k ? ";" : "") << r.statistics.workers[k].iterations;
+            // The model's T at each --predict-at interval, h:T;h:T (empty without h=auto).
+            std::cout << "\",\"";
+            if (r.model)
+                for (std::size_t k = 0; k < predict_at.size(); ++k)
+                    std::cout << (k ? ";" : "") << predict_at[k] << ':'
+                              << r.model->predicted_seconds(static_cast<double>(predict_at[k]));
             std::cout << "\"\n";
         } else {
             std::cout << "== " << spec << " on " << platform_text << ", " << workload_text;
@@ -107,6 +124,10 @@ int main(int argc, char** argv) try {
             if (r.model) std::cout << " (the model predicts " << r.model->predicted_seconds(static_cast<double>(r.interval))
                                    << " s)";
             std::cout << " (simulated in " << r.wall << " s)\n";
+            if (r.model)
+                for (int h : predict_at)
+                    std::cout << "the model predicts " << r.model->predicted_seconds(static_cast<double>(h))
+                              << " s at h = " << h << '\n';
             if (!quiet) std::cout << r.statistics;
             std::cout << "parallel time " << r.seconds << " s, ideal " << ideal << " s\n\n";
         }
