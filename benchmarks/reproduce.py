@@ -1147,10 +1147,11 @@ def seed003_balance(run, out, quick):
               "times to 1.20 against its 1.21), and so do Table 5.10's S-A columns (S-CSS hands out 4, 4, 4 and 3 "
               "of 15 parts, as the document's 59.93, 59.93, 59.93 and 44.95). Table 5.10's SW-A columns do not: "
               "loopsched's spec strings apply the thresholds to the chunk W has weighted (`sw-css:...,upper=1000` "
-              "is S(clamped(W(CSS)))), so W's larger chunks for the twins are cut back to 1,000, and with CSS's "
-              "chunk of 1,875 above the threshold for every slave, W changes no Floyd-Steinberg chunk at all. The "
-              "document's split (twins 6 and 5 parts of 15, kids 2 each) reads as W applied to the thresholded "
-              "chunk. C++ code composes that order with the types (`synchronized(weighted(clamped(css(c), 10, "
+              "is S(clamped(W(CSS)))): on Floyd-Steinberg W gives a twin 1,875 columns and a loaded kid 750 "
+              "(`./run chunks -- --policy w-css:chunk=1875 --iterations 15000 --workers 4 --powers 1,0.8,1,0.8 "
+              "--loads 1,2,1,2`), and the threshold cuts the twins' chunks to 1,000, so W's ratio of 2.5 between "
+              "them falls to 1.33. The document's split (twins 6 and 5 parts of 15, kids 2 each) reads as W applied "
+              "to the thresholded chunk (1,000 against 400). C++ code composes that order with the types (`synchronized(weighted(clamped(css(c), 10, "
               "1000)))`); the spec grammar does not offer it yet.\n")
     return "\n".join(md), None
 
