@@ -619,7 +619,7 @@ def seed003_h(run, out, quick):
             h_best, t_best = min(curve + [(h_model, t_model)], key=lambda c: c[1])
             model_curve = run.curves.get((platform, w, auto[0]), {})
             modelled = [(h, t, model_curve[h]) for h, t in curve if h in model_curve]
-            label = f"{platform.split(':')[0]} k={k}"
+            label = f"{cluster} k={k}"
             if not modelled or any(t < m for _, t, m in modelled):
                 below.append(label)
             if not modelled or min(curve, key=lambda c: c[1])[0] < min(modelled, key=lambda c: c[2])[0]:
@@ -630,7 +630,7 @@ def seed003_h(run, out, quick):
                 name = f"h-{tag}-{cluster}-k{k}.svg"
                 charts.lines(os.path.join(out, name), f"({tag}) {cluster}, k = {k}: parallel time against h", "h",
                              "seconds", {"simulated T(h)": curve,
-                                         "model T(h)": [(h, model_curve[h]) for h, _ in curve if h in model_curve]},
+                                         "model T(h)": [(h, m) for h, _, m in modelled]},
                              marks={f"model h = {h_model}": h_model, f"document h_m,a = {doc[cluster][1][i]}": doc[cluster][1][i]})
                 chart = f"![h sweep {cluster} k={k}]({name})"
             rows.append((cluster, k, doc[cluster][0][i], doc[cluster][1][i], h_model, h_best, abs(h_model - h_best),
