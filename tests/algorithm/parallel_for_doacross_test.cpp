@@ -23,6 +23,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -74,6 +75,27 @@ TEST_CASE("parallel_for_doacross: the four problems equal their sequential loops
             check_kernel<kernels::floyd_steinberg>(ranks, box<2>::from_extents({29, 31}), policy);
             check_kernel<kernels::hydro>(ranks, box<3>::from_extents({17, 5, 26}), policy);
             check_kernel<kernels::artificial>(ranks, box<2>::from_extents({30, 41}), policy);
+        }
+}
+
+TEST_CASE("parallel_for_doacross: an output field written before it is read needs no initial values") {
+    // Floyd-Steinberg's pixels are written, never read: make_field<std::uint8_t>() leaves
+    // them unfilled on every rank (the window's storage comes uninitialised), and the
+    // gathered image still equals the sequential one.
+    using K = kernels::floyd_steinberg;
+    auto const space = box<2>::from_extents({41, 37});
+    auto const expected = kernels::raw_bytes(kernels::sequential<K>(space));
+    for (int ranks : {1, 2, 4})
+        for (std::string const spec : {"s-css:chunk=3,h=4", "sw-gss", "s-tss:h=auto"}) {
+            std::vector<char> got;
+            in_process::run(ranks, [&](in_process::endpoint& t) {
+                auto r = parallel_for_doacross(t, space, K::dependences{}, parse_policy(spec),
+                                               make_field<float>(&K::no_error), make_field<std::uint8_t>(),
+                                               K::body{space}, gather<>{});
+                if (t.rank() == 0) got = kernels::raw_bytes(r.value);
+            });
+            INFO(ranks, " ranks, ", spec);
+            CHECK(got == expected);
         }
 }
 

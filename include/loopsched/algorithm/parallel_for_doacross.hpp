@@ -137,7 +137,9 @@ auto doacross_with(C& transport, box<N> const& space, D const& deps, P const& po
 ///   gives its value before the loop. Each rank evaluates it for the points it
 ///   holds: read-only inputs are replicated by the user's function instead of
 ///   travelling with the chunks, so the master never ships data and a worker's
-///   memory stays its chunk plus halo;
+///   memory stays its chunk plus halo. make_field<T>() is an output the body
+///   writes before it reads: nothing fills it (the first write is the first
+///   touch of its memory);
 /// - body(part, arrays...): runs the points of `part` (a sub-box) in
 ///   lexicographic order, reading and writing the windows with global indices.
 /// - gather<>{}: collect the fields, whole, on the root (`value`); without it

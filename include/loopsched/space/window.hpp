@@ -6,9 +6,11 @@
 #include <loopsched/space/box.hpp>
 
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <type_traits>
@@ -16,6 +18,18 @@
 #include <vector>
 
 namespace loopsched {
+
+/// The initializer of a field the body writes before it reads (an output):
+/// its windows are not filled, so a chunk's first write is the first touch of
+/// its memory, and reading a point before writing it reads an unspecified value.
+struct written_first {};
+
+namespace detail {
+template <class F>
+struct is_optional : std::false_type {};
+template <class F>
+struct is_optional<std::optional<F>> : std::true_type {};
+} // namespace detail
 
 /// Row-major storage of one T per point of `region()`, addressed with the
 /// loop's own (global) indices, so a body reads `a(i - 1, j)` as in the
@@ -60,14 +74,19 @@ public:
         }
     }
 
-    /// Sets every point of `part` to f(point), row by row.
+    /// Sets every point of `part` to f(point), row by row; nothing for
+    /// written_first or an empty std::optional initializer.
     template <class F>
     void fill(box<N> const& part, F&& f) {
-        for_runs(part, [&](std::size_t at, std::size_t n) {
-            point p = global_of(at);
-            T* out = data_.get() + at;
-            for (std::size_t k = 0; k < n; ++k, ++p[N - 1]) out[k] = f(std::as_const(p));
-        });
+        if constexpr (detail::is_optional<std::remove_cvref_t<F>>::value) {
+            if (f) fill(part, *f);
+        } else if constexpr (!std::same_as<std::remove_cvref_t<F>, written_first>) {
+            for_runs(part, [&](std::size_t at, std::size_t n) {
+                point p = global_of(at);
+                T* out = data_.get() + at;
+                for (std::size_t k = 0; k < n; ++k, ++p[N - 1]) out[k] = f(std::as_const(p));
+            });
+        }
     }
 
     [[nodiscard]] box<N> const& region() const noexcept { return region_; }
@@ -192,6 +211,12 @@ struct field {
 template <class T, class Initial>
 requires std::is_trivially_copyable_v<T> field<T, std::decay_t<Initial>> make_field(Initial&& initial) {
     return {std::forward<Initial>(initial)};
+}
+/// field<T>(): an output the body writes before it reads (see written_first).
+/// An initializer in a std::optional decides at run time: empty, as field<T>().
+template <class T>
+requires std::is_trivially_copyable_v<T> field<T, written_first> make_field() {
+    return {};
 }
 
 } // namespace loopsched
