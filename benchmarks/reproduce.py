@@ -27,6 +27,7 @@ import re
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -102,6 +103,7 @@ class Runner:
         self.binary, self.jobs, self.perturb, self.benchmarks = binary, jobs, perturb, benchmarks
         self.runs = 0
         self.wall = 0.0
+        self.counting = threading.Lock()
         self.began = time.time()
         self.label = ""
         self.ideal = {}  # (platform, workload, policy) -> total work over total speed
@@ -168,11 +170,22 @@ class Runner:
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:
             raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
-        self.runs += 1
-        self.wall += time.time() - began
+        with self.counting:  # programs() runs several at once
+            self.runs += 1
+            self.wall += time.time() - began
         figures = {m.group(1): self.perturb(m.group(1), float(m.group(2)))
                    for m in re.finditer(r"^(\S+): ours=([-0-9.eE+]+)", done.stdout, re.M)}
         return done.stdout, figures, markdown_tables(done.stdout)
+
+
+    def programs(self, name, arg_lists):
+        """program(NAME, *args) for each of arg_lists, `jobs` at a time: their outputs joined, their figures merged."""
+        with ThreadPoolExecutor(self.jobs) as pool:
+            done = list(pool.map(lambda args: self.program(name, *args), arg_lists))
+        figures = {}
+        for _, f, _ in done:
+            figures.update(f)
+        return "".join(text for text, _, _ in done), figures, [t for _, _, tables in done for t in tables]
 
 
 def markdown_tables(text):
@@ -941,7 +954,8 @@ def ratios(text, figures):
 def seed002_dlpt(run, out, quick):
     """Karamcheti and Wah's D_LPT against its baselines (benchmarks/dlpt)."""
     sizes = [100000, 300000] if quick else [100000, 300000, 1000000, 3000000]
-    text, fig, _ = run.program("dlpt", "--sizes", ",".join(map(str, sizes)))
+    # One process per size (their figures do not depend on each other), so the sizes run side by side.
+    text, fig, _ = run.programs("dlpt", [("--sizes", n) for n in sizes])
     placements = ["dlpt", "random", "round-robin", "objects", "messages", "kazouris", "steal"]
     base = {n: run_baseline(text, {f"dlpt_placement_dlpt_n{n}"}) for n in sizes}
     rows = [(p, *[f"{fig[f'dlpt_placement_{p}_n{n}'] / base[n]:.2f}" for n in sizes]) for p in placements]

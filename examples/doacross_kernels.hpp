@@ -12,6 +12,7 @@
 #include <loopsched/space/window.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -171,12 +172,25 @@ struct artificial {
     };
 };
 
-/// Runs kernel K's dependences and fields over `space` with `body` (a
-/// simulation passes a cost instead of K's body) on any transport or
-/// communicator; `gathered`: the fields come back whole on the root.
-template <class K, class Comm, class Policy, class Body>
+/// K's fields with their initial values when `filled`, else none (their
+/// initializers in empty std::optionals): the fields of a simulated body
+/// that reads and writes nothing, where filling them is only memory traffic.
+template <class K>
+auto fields_filled_if(bool filled) {
+    return std::apply(
+            [&](auto const&... f) {
+                return std::tuple(loopsched::make_field<typename std::remove_cvref_t<decltype(f)>::value_type>(
+                        filled ? std::optional(f.initial) : std::nullopt)...);
+            },
+            K::fields());
+}
+
+/// Runs kernel K's dependences and `fields` (K's own by default) over
+/// `space` with `body` (a simulation passes a cost instead of K's body) on
+/// any transport or communicator; `gathered`: the fields come back whole on the root.
+template <class K, class Comm, class Policy, class Body, class Fields = decltype(K::fields())>
 auto run_with(Comm& comm, box<K::rank> const& space, Policy const& policy, Body const& body,
-              loopsched::doacross_options options = {}, bool gathered = true) {
+              loopsched::doacross_options options = {}, bool gathered = true, Fields const& fields = K::fields()) {
     options.input_halo = K::input_halo;
     // Unqualified: found by argument-dependent lookup where this is instantiated,
     // so that over MPI the communicator's overload counts (its header,
@@ -188,7 +202,7 @@ auto run_with(Comm& comm, box<K::rank> const& space, Policy const& policy, Body 
                     return parallel_for_doacross(comm, space, deps, policy, f..., body, loopsched::gather<>{}, options);
                 return parallel_for_doacross(comm, space, deps, policy, f..., body, options);
             },
-            K::fields());
+            fields);
 }
 
 /// Runs kernel K over `space` with parallel_for_doacross on any transport or communicator.

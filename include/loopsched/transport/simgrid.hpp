@@ -486,6 +486,7 @@ public:
     }
 
     [[nodiscard]] platform const& layout() const noexcept { return platform_; }
+    [[nodiscard]] simulation_options const& options() const noexcept { return net_->options; }
     /// Adds a change of speed to every later run (see platform::perturb).
     simulator& perturb(perturbation p) {
         platform_.perturb(p);
