@@ -293,14 +293,14 @@ int main(int argc, char** argv) {
     std::vector<std::string> costed = {"50:2000x2000", "500:1000x1000"};
     int repetitions = 5;
     command.add_option("rows", rows, "rows of the space of heat's own body")
-            ->check(CLI::PositiveNumber)
+            ->check(examples::positive_number)
             ->capture_default_str();
-    command.add_option("columns", cols, "columns of that space")->check(CLI::PositiveNumber)->capture_default_str();
+    command.add_option("columns", cols, "columns of that space")->check(examples::positive_number)->capture_default_str();
     command.add_option("--costed", costed, "bodies of a set cost: NS:ROWSxCOLUMNS, heat then a spin to NS a point")
             ->delimiter(',')
             ->capture_default_str();
     command.add_option("--repetitions", repetitions, "timed runs of each configuration (the median is printed)")
-            ->check(CLI::PositiveNumber)
+            ->check(examples::positive_number)
             ->capture_default_str();
     if (auto code = command.parse(argc, argv)) return *code;
     std::vector<workload> workloads = {{"heat", box<2>::from_extents({rows, cols}), 0.0}};

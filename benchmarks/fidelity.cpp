@@ -77,7 +77,7 @@ int main(int argc, char** argv) try {
     int repeats = 5;
     bool tables = false;
     line.add_option("repeats", repeats, "runs of each workload, real and simulated")
-            ->check(CLI::PositiveNumber)
+            ->check(examples::positive_number)
             ->capture_default_str();
     line.add_flag("--tables", tables, "print both runs' per-rank tables");
     if (auto code = line.parse(argc, argv)) return *code;

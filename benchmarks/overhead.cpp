@@ -219,7 +219,7 @@ int main(int argc, char** argv) {
                                 "same messages, side by side, empty body, 2 ranks.",
                                 "mpiexec -n 2 overhead 200000");
     long long chunks = 200000;
-    line.add_option("chunks", chunks, "chunks in the CSS(1) loop")->check(CLI::PositiveNumber)->capture_default_str();
+    line.add_option("chunks", chunks, "chunks in the CSS(1) loop")->check(examples::positive_number)->capture_default_str();
     if (auto code = line.parse(argc, argv)) return *code;
     if (world.size() != 2) {
         if (world.rank() == 0) std::fprintf(stderr, "overhead: run on exactly 2 ranks\n");

@@ -69,21 +69,21 @@ int main(int argc, char** argv) try {
     bool flat = true, compute = false;
     std::string dist = "exp";
     double ahead = 0.0;
-    line.add_option("workers", sizes, "simulated worker counts")->check(CLI::PositiveNumber)->capture_default_str();
+    line.add_option("workers", sizes, "simulated worker counts")->check(examples::positive_number)->capture_default_str();
     line.add_option("--task-ms", task_ms, "mean iteration times, in milliseconds")
-            ->check(CLI::PositiveNumber)
+            ->check(examples::positive_number)
             ->delimiter(',')
             ->capture_default_str();
     line.add_option("--policies", policies, "flat policies; each one's hierarchical form is printed beside it")
             ->delimiter(',')
             ->capture_default_str();
     line.add_option("--dist", dist, "iteration times: exp (exponential), uniform (in [0, 2 x mean]) or const")
-            ->check(CLI::IsMember({"exp", "uniform", "const"}))
+            ->check(examples::one_of({"exp", "uniform", "const"}))
             ->capture_default_str();
     line.add_option("--request-ahead", ahead,
                     "hierarchical loops' workers ask for their next chunk when this fraction of the current one "
                     "remains (0: after it)")
-            ->check(CLI::Range(0.0, 0.99))
+            ->check(examples::in_range(0.0, 0.99))
             ->capture_default_str();
     line.add_option("--farms", farms,
                     "task farm schemes, flat against the hierarchical ss/SCHEME (each iteration a task; none by "

@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
             "mpiexec -n 3 doacross --example floyd-steinberg --policy sw-tss --size 2000x1000 --interval auto");
     flags args;
     line.add_option("--example", args.example, "heat, floyd-steinberg, hydro or artificial")
-            ->check(CLI::IsMember({"heat", "floyd-steinberg", "hydro", "artificial"}))
+            ->check(examples::one_of({"heat", "floyd-steinberg", "hydro", "artificial"}))
             ->capture_default_str();
     line.add_option("--policy", args.policy, "scheduling policy, as a spec string")->capture_default_str();
     line.add_option("--size", args.size, "iteration space S1xS2[xS3] (default 1000x500, 3-D: 100x5x1000)");

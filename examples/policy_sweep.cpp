@@ -77,7 +77,7 @@ int main(int argc, char** argv) try {
     line.add_option("--workload", workload, "workload (see simulate --help)")->capture_default_str();
     line.add_option("--output", output, "directory for sweep.md and sweep.csv")
             ->capture_default_str()
-            ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast); // ./run passes one; the user's comes later
+            ->take_last(); // ./run passes one; the user's comes later
     if (auto code = line.parse(argc, argv)) return *code;
     std::filesystem::path const dir = output;
     std::filesystem::create_directories(dir);

@@ -75,7 +75,7 @@ int main(int argc, char** argv) try {
                     "DOACROSS with h=auto: also print the model's predicted time at these intervals H1,H2,... "
                     "(Ciorba's theoretical curve against h)")
             ->delimiter(',')
-            ->check(CLI::Range(1, 1'000'000'000));
+            ->check(examples::in_range(1, 1'000'000'000));
     line.add_flag("--csv", csv, "one CSV line per policy");
     line.add_flag("--quiet", quiet, "leave out the per-worker table");
     if (auto code = line.parse(argc, argv)) return *code;
