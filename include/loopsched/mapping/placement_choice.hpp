@@ -37,9 +37,7 @@ public:
             placement_choice(P p)
             : one_(hold<A>(std::move(p))) {}
     template <class B, class W, class A = any_placement>
-    placement_choice(hierarchical<B, W> h)
-            : two_(std::make_shared<hierarchical<A, A> const>(
-                      h.with_levels(A(std::move(h.between)), A(std::move(h.within))))) {}
+    placement_choice(hierarchical<B, W> h) : two_(hold_levels<A>(std::move(h))) {}
 
     /// The spec as given, or nullptr for a value. (No operator on two_: its
     /// argument-dependent lookup would need any_placement's definition.)
@@ -71,7 +69,22 @@ private:
         static_assert(std::is_constructible_v<A, P>,
                       "placement_choice: not a placement: give a spec string, any_placement, one of the library's "
                       "placements, or an EstimatePlacement or DividingPlacement of your own");
-        return std::make_shared<A const>(std::forward<P>(p));
+        if constexpr (std::is_constructible_v<A, P>) // else the assertion alone is the diagnostic
+            return std::make_shared<A const>(std::forward<P>(p));
+        else
+            return nullptr;
+    }
+    template <class A, class B, class W>
+    static std::shared_ptr<hierarchical<A, A> const> hold_levels(hierarchical<B, W>&& h) {
+        static_assert(std::is_constructible_v<A, B> && std::is_constructible_v<A, W>,
+                      "placement_choice: a level of hierarchical{between, within} is not a placement: give each "
+                      "level any_placement (parse_placement(spec)), one of the library's placements, or an "
+                      "EstimatePlacement or DividingPlacement of your own");
+        if constexpr (std::is_constructible_v<A, B> && std::is_constructible_v<A, W>)
+            return std::make_shared<hierarchical<A, A> const>(
+                    h.with_levels(A(std::move(h.between)), A(std::move(h.within))));
+        else
+            return nullptr;
     }
 
     std::string spec_;                        ///< the spec, when no value is held
