@@ -30,6 +30,7 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple, Optional
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import charts  # noqa: E402
@@ -98,6 +99,18 @@ class Perturbation:
 
 # ---------------------------------------------------------------- running
 
+class SimulatedRow(NamedTuple):
+    """One policy's line of `simulate --csv`."""
+    seconds: float  # the parallel time (perturbed when --perturb matches)
+    h: int
+    wall: float  # the simulation's own wall time
+    ideal: float
+    predicted: Optional[float]  # Ciorba's T_P at the h that ran (DOACROSS loops with h=auto)
+    workers: list  # per worker (T_comm, T_wait, T_comp), in rank order
+    iterations: list  # per worker, in rank order
+    curve: dict  # h -> the model's T(h) (--predict-at)
+
+
 class Runner:
     def __init__(self, binary, jobs, perturb, benchmarks):
         self.binary, self.jobs, self.perturb, self.benchmarks = binary, jobs, perturb, benchmarks
@@ -135,31 +148,32 @@ class Runner:
             if done.returncode != 0:
                 raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr.strip()}")
             rows = list(csv.DictReader(io.StringIO(done.stdout)))
-            return [((platform, workload, r["policy"]),
-                     (self.perturb(f"{platform}|{workload}|{r['policy']}", float(r["seconds"])), int(r["h"]),
-                      float(r["wall_seconds"]), float(r["ideal_seconds"]),
-                      float(r["predicted_seconds"]) if r.get("predicted_seconds") else None,
-                      [tuple(map(float, w.split("/"))) for w in r["workers"].split(";")] if r.get("workers") else [],
-                      [int(n) for n in r["iterations"].split(";")] if r.get("iterations") else [],
-                      {int(h): float(t) for h, t in (x.split(":") for x in r["predicted_curve"].split(";"))}
-                      if r.get("predicted_curve") else {}))
+            return [((platform, workload, r["policy"]), SimulatedRow(
+                        seconds=self.perturb(f"{platform}|{workload}|{r['policy']}", float(r["seconds"])),
+                        h=int(r["h"]), wall=float(r["wall_seconds"]), ideal=float(r["ideal_seconds"]),
+                        predicted=float(r["predicted_seconds"]) if r.get("predicted_seconds") else None,
+                        workers=[tuple(map(float, w.split("/"))) for w in r["workers"].split(";")]
+                        if r.get("workers") else [],
+                        iterations=[int(n) for n in r["iterations"].split(";")] if r.get("iterations") else [],
+                        curve={int(h): float(t) for h, t in (x.split(":") for x in r["predicted_curve"].split(";"))}
+                        if r.get("predicted_curve") else {}))
                     for r in rows]
         out = {}
         requests = list(requests)
         with ThreadPoolExecutor(self.jobs) as pool:
             for done, rows in enumerate(pool.map(one, requests), 1):
                 self.show(done, len(requests))
-                for key, (seconds, h, wall, ideal, predicted, workers, iterations, curve) in rows:
-                    out[key] = (seconds, h)
-                    self.ideal[key] = ideal
-                    self.workers[key] = workers  # per worker (T_comm, T_wait, T_comp), in rank order
-                    self.iterations[key] = iterations  # per worker, in rank order
-                    if curve:
-                        self.curves[key] = curve  # h -> the model's T(h) (--predict-at)
-                    if predicted is not None:
-                        self.predicted[key] = predicted
+                for key, row in rows:
+                    out[key] = (row.seconds, row.h)
+                    self.ideal[key] = row.ideal
+                    self.workers[key] = row.workers  # per worker (T_comm, T_wait, T_comp), in rank order
+                    self.iterations[key] = row.iterations  # per worker, in rank order
+                    if row.curve:
+                        self.curves[key] = row.curve  # h -> the model's T(h) (--predict-at)
+                    if row.predicted is not None:
+                        self.predicted[key] = row.predicted
                     self.runs += 1
-                    self.wall += wall
+                    self.wall += row.wall
         return out
 
     def program(self, name, *args):
