@@ -55,8 +55,7 @@ command_line::command_line(std::string const& name, std::string const& what, std
 command_line::~command_line() = default;
 
 option* command_line::keep(CLI::Option* o) {
-    options_.push_back(std::make_unique<option>(o));
-    return options_.back().get();
+    return &options_.emplace_back(o);
 }
 option* command_line::add(std::string const& name, target value, std::string const& description) {
     return keep(std::visit([&](auto* v) { return app_->add_option(name, *v, description); }, value));

@@ -3,7 +3,7 @@
 // --help and the same help after an error that names the flag.
 #pragma once
 
-#include <cstdint>
+#include <deque>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -76,7 +76,7 @@ private:
     option* keep(CLI::Option* o);
 
     std::unique_ptr<CLI::App> app_;
-    std::vector<std::unique_ptr<option>> options_;
+    std::deque<option> options_; ///< a deque: the pointers add_option returned stay valid
 };
 
 } // namespace loopsched::examples

@@ -96,6 +96,28 @@ TEST_CASE("parallel_for_doacross: an output field written before it is read need
             });
             INFO(ranks, " ranks, ", spec);
             CHECK(got == expected);
+            // Decided at run time: the pixels' initializer in an empty std::optional
+            // (not filled); Heat's, which its body reads one row ahead, in a full one
+            // (filled: unfilled, the result would differ).
+            std::vector<char> decided, heat;
+            auto const heat_space = box<2>::from_extents({23, 37});
+            in_process::run(ranks, [&](in_process::endpoint& t) {
+                auto r = parallel_for_doacross(t, space, K::dependences{}, parse_policy(spec),
+                                               make_field<float>(&K::no_error),
+                                               make_field<std::uint8_t>(std::optional<decltype(&K::black)>()),
+                                               K::body{space}, gather<>{});
+                doacross_options o;
+                o.input_halo = kernels::heat::input_halo;
+                auto h = parallel_for_doacross(t, heat_space, kernels::heat::dependences{}, parse_policy(spec),
+                                               make_field<double>(std::optional(&kernels::heat::initial)),
+                                               kernels::heat::body{heat_space}, gather<>{}, o);
+                if (t.rank() == 0) {
+                    decided = kernels::raw_bytes(r.value);
+                    heat = kernels::raw_bytes(h.value);
+                }
+            });
+            CHECK(decided == expected);
+            CHECK(heat == kernels::raw_bytes(kernels::sequential<kernels::heat>(heat_space)));
         }
 }
 
