@@ -75,3 +75,41 @@ TEST_CASE("clamped: spec strings, composition with W and S, and bad thresholds n
     CHECK_THROWS_AS(parse_policy("tss:lower=10,lower=20"), spec_error);
     CHECK_THROWS_WITH(parse_policy("tss:upper=5,lower=10"), doctest::Contains("clamped upper = 5"));
 }
+
+TEST_CASE("clamped: thresholds=scheme puts them inside W, and each order reads back as itself") {
+    // Ciorba's Table 5.10 cluster: twins (V 1) and loaded kids (V 0.8, q 2), CSS's chunk 1,875, upper 1,000.
+    loop_info const cluster{15'000, 4,
+                            {worker_status{1.0, 1.0}, worker_status{0.8, 2.0}, worker_status{1.0, 1.0},
+                             worker_status{0.8, 2.0}}};
+    auto const outside = sizes(round_robin_schedule(parse_policy("w-css:chunk=1875,upper=1000"), cluster));
+    auto const inside =
+            sizes(round_robin_schedule(parse_policy("w-css:chunk=1875,upper=1000,thresholds=scheme"), cluster));
+    // W's chunk clamped: a twin 1,875 -> 1,000, a kid 750; the clamped chunk weighted: 1,000 and 400.
+    CHECK(std::vector<index_t>(outside.begin(), outside.begin() + 4) == std::vector<index_t>{1000, 750, 1000, 750});
+    CHECK(std::vector<index_t>(inside.begin(), inside.begin() + 4) == std::vector<index_t>{1000, 400, 1000, 400});
+    CHECK(round_robin_schedule(parse_policy("w-css:chunk=1875,upper=1000,thresholds=scheme"), cluster) ==
+          round_robin_schedule(weighted(clamped(css(1875), 1, 1000)), cluster));
+    CHECK(parse_policy("w-css:chunk=1875,upper=1000,thresholds=granted").spec() ==
+          parse_policy("w-css:chunk=1875,upper=1000").spec());
+
+    // Each composition prints a spec that parses back to the same schedule and spec.
+    any_policy const compositions[] = {
+            any_policy(weighted(clamped(css(1875), 10, 1000))),
+            any_policy(clamped(weighted(css(1875)), 10, 1000)),
+            any_policy(synchronized(weighted(clamped(tss{}, 10, 500)), sync_interval::fixed(3))),
+            parse_policy("sw-gss:min=80,lower=10,upper=1000,thresholds=scheme,h=4"),
+    };
+    for (auto const& p : compositions) {
+        CAPTURE(p.spec());
+        any_policy const again = parse_policy(p.spec());
+        CHECK(again.spec() == p.spec());
+        CHECK(round_robin_schedule(again, cluster) == round_robin_schedule(p, cluster));
+    }
+    CHECK(compositions[0].spec() == "w-css:chunk=1875,lower=10,upper=1000,thresholds=scheme");
+    CHECK(compositions[1].spec() == "w-css:chunk=1875,lower=10,upper=1000");
+
+    CHECK_THROWS_WITH(parse_policy("css:upper=10,thresholds=scheme"), doctest::Contains("needs W"));
+    CHECK_THROWS_WITH(parse_policy("w-css:thresholds=scheme"), doctest::Contains("needs lower= or upper="));
+    CHECK_THROWS_WITH(parse_policy("w-css:upper=10,thresholds=inside"), doctest::Contains("thresholds='inside'"));
+    CHECK_THROWS_AS(parse_policy("w-css:upper=10,thresholds=scheme,thresholds=scheme"), spec_error);
+}

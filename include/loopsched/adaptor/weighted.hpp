@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <concepts>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -22,6 +23,18 @@ constexpr index_t min_chunk_of(P const& p) {
         return p.min_chunk();
     else
         return 1;
+}
+/// Whether a spec string's arguments (after the ':') name `key`.
+inline bool spec_has_key(std::string_view spec, std::string_view key) {
+    auto const colon = spec.find(':');
+    if (colon == std::string_view::npos) return false;
+    for (std::string_view rest = spec.substr(colon + 1); !rest.empty();) {
+        auto const comma = rest.find(',');
+        std::string_view const pair = rest.substr(0, comma);
+        if (pair.substr(0, pair.find('=')) == key) return true;
+        rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    }
+    return false;
 }
 } // namespace detail
 
@@ -75,7 +88,13 @@ public:
     [[nodiscard]] std::string spec() const requires requires(P const& p) {
         { p.spec() } -> std::convertible_to<std::string>;
     }
-    { return "w-" + inner_.spec(); }
+    {
+        // Thresholds inside W (clamped under weighted) are written so that
+        // parse_policy reads them back there: by default it puts them outside.
+        std::string const inner = inner_.spec();
+        bool const clamped_inside = detail::spec_has_key(inner, "lower") || detail::spec_has_key(inner, "upper");
+        return "w-" + inner + (clamped_inside ? ",thresholds=scheme" : "");
+    }
 
     friend bool operator==(weighted const&, weighted const&) = default;
 

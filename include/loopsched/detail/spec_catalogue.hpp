@@ -79,6 +79,28 @@ LOOPSCHED_DECL any_policy parse_policy(std::string_view spec) {
         (key[0] == 'l' ? lower : upper) = one.integer(key, 0);
         pairs.erase(at);
     }
+    // Where they apply: by default to the chunk handed out (after W); with
+    // thresholds=scheme to the scheme's own chunk, which W then weights
+    // (Ciorba's Table 5.10 reads so).
+    bool thresholds_inside = false;
+    if (auto at = std::ranges::find(pairs, std::string("thresholds"), &spec_args::pair::first); at != pairs.end()) {
+        if (std::ranges::count(pairs, std::string("thresholds"), &spec_args::pair::first) > 1)
+            throw spec_error("loopsched: parameter 'thresholds' given twice in policy spec '" + std::string(spec) + "'");
+        if (at->second != "scheme" && at->second != "granted")
+            throw spec_error("loopsched: in policy spec '" + std::string(spec) + "', thresholds='" + at->second +
+                             "' is not one of: granted (the chunk handed out, the default), scheme (the "
+                             "scheme's own chunk, before W weights it)");
+        thresholds_inside = at->second == "scheme";
+        if (thresholds_inside && !weight)
+            throw spec_error("loopsched: in policy spec '" + std::string(spec) +
+                             "', thresholds=scheme needs W (prefix '" + std::string(weighted_prefix) + "' or '" +
+                             std::string(synchronized_weighted_prefix) +
+                             "'): without it the scheme's chunk is the one handed out");
+        if (thresholds_inside && !lower && !upper)
+            throw spec_error("loopsched: in policy spec '" + std::string(spec) +
+                             "', thresholds=scheme needs lower= or upper=");
+        pairs.erase(at);
+    }
     if (dmps_form) {
         if (name != css::name && name != tss::name && name != dtss::name)
             throw spec_error("loopsched: in policy spec '" + std::string(spec) +
@@ -100,10 +122,15 @@ LOOPSCHED_DECL any_policy parse_policy(std::string_view spec) {
                          "'; valid: " + detail::known_names() + " (prefixes '" + std::string(weighted_prefix) + "', '" +
                          std::string(synchronized_prefix) + "', '" + std::string(synchronized_weighted_prefix) +
                          "', '" + std::string(dmps_prefix) + "' add the adaptors)");
-    any_policy scheme = weight ? any_policy(weighted<any_policy>(std::move(*found))) : std::move(*found);
-    if (lower || upper)
-        scheme = any_policy(clamped<any_policy>(std::move(scheme), lower.value_or(1),
-                                                upper.value_or(std::numeric_limits<index_t>::max())));
+    any_policy scheme = std::move(*found);
+    auto clamp = [&] {
+        if (lower || upper)
+            scheme = any_policy(clamped<any_policy>(std::move(scheme), lower.value_or(1),
+                                                    upper.value_or(std::numeric_limits<index_t>::max())));
+    };
+    if (thresholds_inside) clamp();
+    if (weight) scheme = any_policy(weighted<any_policy>(std::move(scheme)));
+    if (!thresholds_inside) clamp();
     if (synchronize) return any_policy(synchronized<any_policy>(std::move(scheme), interval.value_or(sync_interval{})));
     return scheme;
 }
