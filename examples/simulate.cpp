@@ -84,7 +84,7 @@ int main(int argc, char** argv) try {
                                                      : sim::simulator(make_platform(platform_text), so);
     if (csv)
         std::cout << "platform,workload,policy,seconds,h,wall_seconds,ideal_seconds,predicted_seconds,workers,"
-                     "iterations,predicted_curve\n";
+                     "iterations,predicted_curve,chen_xue_h\n";
     // Ideal: the whole work spread over the workers' speeds as they change, no waiting, no messages.
     int const first_worker = master_computes ? 0 : 1;
     double const unperturbed = simulator.layout().ideal_seconds(w.total_flops(), first_worker);
@@ -117,7 +117,19 @@ int main(int argc, char** argv) try {
                 for (std::size_t k = 0; k < predict_at.size(); ++k)
                     std::cout << (k ? ";" : "") << predict_at[k] << ':'
                               << r.model->predicted_seconds(static_cast<double>(predict_at[k]));
-            std::cout << "\"\n";
+            // Chen and Xue's h on the same measured costs, the loop cut into one block per worker (Ciorba's
+            // comparison): each class's V times the model's k.
+            std::cout << "\",";
+            if (r.model) {
+                auto blocks = r.model->classes;
+                double workers = 0.0;
+                for (auto& c : blocks) {
+                    c.chunk *= r.model->subproblems;
+                    workers += c.count;
+                }
+                if (workers > 1.0) std::cout << chen_xue_interval(r.model->costs, r.model->extent_s, blocks);
+            }
+            std::cout << "\n";
         } else {
             std::cout << "== " << spec << " on " << platform_text << ", " << workload_text;
             if (w.doacross()) std::cout << ", h = " << r.interval;

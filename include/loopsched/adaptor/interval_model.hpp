@@ -1,6 +1,7 @@
 // Ciorba's model of the optimal synchronization interval h (section 4.5):
 // formulas 4.6 and 4.9 (homogeneous workers) and 4.11 and 4.14 (worker types),
-// and the parallel times they minimise, 4.5, 4.7, 4.10 and 4.12.
+// and the parallel times they minimise, 4.5, 4.7, 4.10 and 4.12; and the model
+// Ciorba compares it with, Chen and Xue's tile height for block-assigned tiles.
 #pragma once
 
 #include <loopsched/detail/arithmetic.hpp>
@@ -70,6 +71,28 @@ inline double optimal_interval(interval_costs costs, double cost_per_iteration, 
     worker_class const all{static_cast<double>(workers), cost_per_iteration,
                            static_cast<double>(extent_c) / subproblems / static_cast<double>(workers)};
     return optimal_interval(costs, extent_s, std::span(&all, 1));
+}
+
+/// Chen and Xue's optimal tile height ("Partitioning and scheduling loops on
+/// NOWs", formula 4; the comparison of Ciorba's section 5.3.5): tiles are
+/// assigned in blocks, one per worker (P = N, U_c = sum of the workers' V),
+/// and in Ciorba's notation
+///   h = sqrt(P (c_d + c_a) U_s / ((P - 1)(U_c c_p + 2 c_c))).
+/// c_a is left undefined in the thesis; it stands for Chen and Xue's receive
+/// start-up beside the send's, read here as c_d (then Table 5.11's constants
+/// give the thesis's printed 29 and 39). On worker types, Chen and Xue's
+/// averaged parameters: c_p is the workers' mean.
+inline double chen_xue_interval(interval_costs costs, index_t extent_s, std::span<worker_class const> classes) {
+    detail::require(extent_s >= 1, "Chen-Xue interval U_s", extent_s, "must be >= 1");
+    double workers = 0.0, extent_c = 0.0, cost = 0.0;
+    for (auto const& c : classes) {
+        workers += c.count;
+        extent_c += c.count * c.chunk;
+        cost += c.count * c.cost_per_iteration;
+    }
+    detail::require(workers > 1.0, "Chen-Xue interval workers P", workers, "must be > 1 (a pipeline of blocks)");
+    return detail::checked_interval(workers * 2.0 * costs.startup * static_cast<double>(extent_s),
+                                    (workers - 1.0) * (extent_c * cost / workers + 2.0 * costs.per_unit));
 }
 
 /// The model's whole input for one loop: the costs, U_s and the worker
