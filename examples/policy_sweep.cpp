@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <type_traits>
 
 namespace hana = boost::hana;
 using namespace loopsched;
@@ -91,6 +92,14 @@ int main(int argc, char** argv) try {
         hana::for_each(hana::cartesian_product(hana::make_tuple(policies, adaptors)), [&](auto pair) {
             using policy_type = typename decltype(+hana::at_c<0>(pair))::type;
             auto const adaptor = hana::at_c<1>(pair);
+            using adaptor_type = std::remove_cv_t<decltype(adaptor)>;
+            // TreeS's partner splits would cut a pipeline's chunks: DOACROSS loops refuse it.
+            if constexpr (requires { policy_type::splits_with_partners; } &&
+                          (std::is_same_v<adaptor_type, synchronizing> ||
+                           std::is_same_v<adaptor_type, synchronizing_weighting>)) {
+                shown.next(std::string(policy_type::name) + " (DOALL loops only)");
+                return;
+            }
             auto const policy = adaptor(policy_type{});
             shown.next(policy.spec());
             // Each combination is its own type down to the engines, which

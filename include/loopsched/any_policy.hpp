@@ -6,6 +6,7 @@
 #include <loopsched/concepts.hpp>
 #include <loopsched/detail/fingerprint.hpp>
 #include <loopsched/detail/spec_of.hpp>
+#include <loopsched/policy/trees.hpp> // detail::splits_with_partners
 
 #include <concepts>
 #include <cstddef>
@@ -127,6 +128,8 @@ public:
     /// The interval of the S adaptor when the held policy is synchronized<...>
     /// (what a DOACROSS loop needs), else nullopt.
     [[nodiscard]] std::optional<sync_interval> synchronization() const { return self_->synchronization(); }
+    /// Whether the held policy wants the DOALL engine's partner splits (TreeS, `trees`).
+    [[nodiscard]] bool splits_with_partners() const { return self_->splits_with_partners(); }
     /// Tells policies apart (their type and spec), so that ranks can check they
     /// run the same one; computed once, as loops start often.
     [[nodiscard]] std::uint64_t fingerprint() const noexcept { return fingerprint_; }
@@ -148,6 +151,7 @@ private:
         virtual std::string spec() const = 0;
         virtual index_t min_chunk() const = 0;
         virtual std::optional<sync_interval> synchronization() const = 0;
+        virtual bool splits_with_partners() const = 0;
         virtual bool equals(concept_base const&) const = 0;
     };
     template <class P>
@@ -163,6 +167,7 @@ private:
             else
                 return std::nullopt;
         }
+        bool splits_with_partners() const override { return detail::splits_with_partners(policy); }
         bool equals(concept_base const& other) const override {
             auto* o = dynamic_cast<model const*>(&other);
             if constexpr (std::equality_comparable<P>)

@@ -15,6 +15,7 @@
 #include <loopsched/policy/rnd.hpp>
 #include <loopsched/policy/static.hpp>
 #include <loopsched/policy/tfss.hpp>
+#include <loopsched/policy/trees.hpp>
 #include <loopsched/policy/tss.hpp>
 #include <loopsched/policy/wf.hpp>
 
@@ -28,7 +29,7 @@ namespace loopsched {
 /// name known to parse_policy() and to every compile-time sweep.
 inline constexpr auto policy_catalogue =
         boost::hana::tuple_t<static_schedule, ss, css, gss, tss, fss, fac2, fiss, tfss, // Chronopoulos et al., simple
-                             dtss, dfss, dfiss, dtfss,                                  // theirs, distributed
+                             dtss, dfss, dfiss, dtfss, trees,                           // theirs, distributed; TreeS
                              wf, awf, awf_b, awf_c, awf_d, awf_e, af, fsc, mfsc, rnd>;  // peers
 
 } // namespace loopsched

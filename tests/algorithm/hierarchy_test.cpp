@@ -293,6 +293,20 @@ TEST_CASE("hierarchy: bad arguments name the parameter on every rank") {
         }
     });
     for (auto const& s : seen) CHECK(s == "options.deterministic");
+    // TreeS splits a flat loop's chunks between partners; a hierarchy's groups do not.
+    for (auto const& spec : {"trees/fss", "fss/trees"}) {
+        std::vector<std::string> refused(4);
+        in_process::run(4, [&](in_process::endpoint& t) {
+            try {
+                parallel_for(
+                        t, make_range(10), parse_hierarchy(spec), [](index_range const&) {}, parallel_for_options{});
+            } catch (invalid_parameter const& e) {
+                refused[static_cast<std::size_t>(t.rank())] = e.parameter() + " " + e.what();
+            }
+        });
+        for (auto const& r : refused) CHECK(r.find("policy") == 0);
+        for (auto const& r : refused) CHECK(r.find("TreeS") != std::string::npos);
+    }
     // The root serves its groups only: master_computes may be unset or false, not true.
     for (int ranks : {1, 4}) {
         std::vector<std::string> named(static_cast<std::size_t>(ranks));

@@ -255,6 +255,7 @@ TEST_CASE("parallel_for with gather: root holds every iteration's values, for ev
                 CAPTURE(name);
                 CAPTURE(ahead);
                 CAPTURE(computes);
+                if (name == trees::name && ahead > 0.0) continue; // refused (the request-ahead test)
                 parallel_for_options o;
                 o.request_ahead = ahead;
                 o.master_computes = computes;
@@ -273,6 +274,10 @@ TEST_CASE("parallel_for: request-ahead keeps exactly-once on every policy") {
         CAPTURE(name);
         parallel_for_options o;
         o.request_ahead = 0.25;
+        if (name == trees::name) { // a TreeS request means "my chunk is done": refused, named
+            CHECK_THROWS_WITH(check_loop(3, 1000, parse_policy(name), o), doctest::Contains("options.request_ahead"));
+            continue;
+        }
         check_loop(4, 1000, parse_policy(name), o);
         o.request_ahead = 0.9; // the request leaves before the chunk starts for small chunks
         check_loop(3, 1000, parse_policy("w-" + std::string(name)), o);
@@ -524,6 +529,11 @@ TEST_CASE("parallel_for with reissue: a slow rank's chunk is copied to idle rank
                 parallel_for_options o;
                 o.master_computes = computes;
                 o.root = computes ? 0 : 2;
+                if (name == trees::name) { // TreeS moves work its own way: refused, named
+                    CHECK_THROWS_WITH(check_reissued(3, 501, parse_policy(name), 1, std::chrono::microseconds(20), o),
+                                      doctest::Contains("options.reissue"));
+                    continue;
+                }
                 check_reissued(3, 501, parse_policy(name), 1, std::chrono::microseconds(20), o);
             }
     }
@@ -665,5 +675,106 @@ TEST_CASE("parallel_for: a worker that leaves gives back its unfinished work; re
         ahead.request_ahead = 0.5;
         expect_all_fail(ahead, "options.request_ahead");
         expect_all_fail({}, "options.departures");
+    }
+}
+
+namespace {
+
+/// A gathering TreeS loop on `ranks` threads, rank `slow` sleeping `pause` per
+/// iteration: every iteration once, results on the root equal a sequential
+/// run, and every rank got the same count of partner splits.
+loop_statistics check_trees(int ranks, index_t n, any_policy const& policy, int slow, std::chrono::microseconds pause,
+                            parallel_for_options o = {}) {
+    std::vector<std::atomic<int>> runs(static_cast<std::size_t>(n));
+    std::vector<gathered<double>> out(static_cast<std::size_t>(ranks));
+    in_process::run(ranks, [&](in_process::endpoint& t) {
+        out[static_cast<std::size_t>(t.rank())] = parallel_for(
+                t, make_range(n), policy,
+                [&](index_range const& part, std::span<double> values) {
+                    REQUIRE(part.size() > 0);
+                    std::size_t j = 0;
+                    for (index_t i : part.indices()) {
+                        if (t.rank() == slow) std::this_thread::sleep_for(pause);
+                        runs[static_cast<std::size_t>(i)]++;
+                        values[j++] = work(i);
+                    }
+                },
+                gather<double>{1}, o);
+    });
+    auto const& root = out[static_cast<std::size_t>(o.root)];
+    REQUIRE(root.value.size() == static_cast<std::size_t>(n));
+    for (index_t i = 0; i < n; ++i) {
+        REQUIRE(runs[static_cast<std::size_t>(i)] == 1);
+        REQUIRE(root.value[static_cast<std::size_t>(i)] == work(i)); // bit-identical
+    }
+    for (auto const& r : out) CHECK(r.statistics.partner_splits == root.statistics.partner_splits);
+    CHECK(root.statistics.iterations() == n); // a split's iterations count where they ran
+    return root.statistics;
+}
+
+} // namespace
+
+TEST_CASE("parallel_for with TreeS: idle workers take half of a partner's chunk; results once as a sequential run") {
+    SUBCASE("a slow rank's share is split among the others") {
+        for (bool computes : {false, true}) {
+            CAPTURE(computes);
+            parallel_for_options o;
+            o.master_computes = computes;
+            o.root = computes ? 0 : 3;
+            // Even shares of 400 over 3 or 4 workers; rank 1's iterations take 500 us: its share alone 50-67 ms.
+            auto const s = check_trees(4, 400, trees{}, 1, std::chrono::microseconds(500), o);
+            CHECK(s.partner_splits >= 2);
+            auto const slow = std::ranges::find(s.workers, 1, &worker_statistics::rank);
+            REQUIRE(slow != s.workers.end());
+            CHECK(slow->iterations < 400 / static_cast<index_t>(s.workers.size()));
+            CHECK(s.parallel_seconds < 0.045);
+        }
+    }
+    SUBCASE("shares by power: the first grants follow the powers") {
+        parallel_for_options o;
+        o.powers = {1.0, 3.0, 1.0};
+        o.trace = true;
+        auto const s = check_trees(3, 500, trees(trees::shares::power), -1, {}, o);
+        // The shares are cut at 1/5 and 4/5 and granted at the loop's opening in worker order: each
+        // rank's first chunk (the trace is in order of start) begins there, whatever it later gave away.
+        std::vector<index_t> first(3, -1);
+        for (auto const& e : s.trace)
+            if (first[static_cast<std::size_t>(e.rank)] < 0) first[static_cast<std::size_t>(e.rank)] = e.first;
+        CHECK(first == std::vector<index_t>{0, 100, 400});
+    }
+    SUBCASE("1 to 5 ranks, any root, computing and dedicated master, W over the shares") {
+        for (int ranks : {1, 2, 3, 5})
+            for (bool computes : {true, false})
+                for (std::string spec : {"trees", "trees:shares=power", "w-trees"}) {
+                    CAPTURE(ranks);
+                    CAPTURE(computes);
+                    CAPTURE(spec);
+                    parallel_for_options o;
+                    o.master_computes = computes;
+                    o.root = ranks - 1;
+                    o.powers.assign(static_cast<std::size_t>(ranks), 1.0);
+                    o.powers[0] = 2.0;
+                    check_trees(ranks, 1237, parse_policy(spec), 0, std::chrono::microseconds(30), o);
+                }
+    }
+    SUBCASE("fewer iterations than workers, and an empty loop") {
+        check_trees(4, 2, trees{}, 0, std::chrono::microseconds(100));
+        check_trees(3, 0, trees{}, -1, {});
+    }
+    SUBCASE("what TreeS cannot go with fails on every rank, named") {
+        auto expect_all_fail = [](parallel_for_options o, std::string const& parameter,
+                                  any_mapping const& mapping = dynamic_mapping{}) {
+            expect_every_rank_fails(3, trees{}, [&](int) { return o; }, parameter, mapping);
+        };
+        parallel_for_options fixed;
+        fixed.deterministic = true;
+        expect_all_fail(fixed, "options.deterministic");
+        parallel_for_options copies;
+        copies.reissue = true;
+        expect_all_fail(copies, "options.reissue");
+        parallel_for_options leaving;
+        leaving.departures = true;
+        expect_all_fail(leaving, "options.departures");
+        expect_all_fail({}, "policy", static_block_mapping{});
     }
 }

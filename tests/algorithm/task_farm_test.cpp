@@ -488,6 +488,10 @@ TEST_CASE("task_farm: bad options are rejected on every rank, naming the paramet
     o.scheme = "steal"; // divide-and-conquer's
     rejects(o, "options.scheme");
     o = {};
+    o.scheme = "trees"; // TreeS splits a DOALL loop's running chunks
+    o.expected_tasks = 1;
+    rejects(o, "options.scheme");
+    o = {};
     o.scheme = "nope";
     rejects(o, "options.scheme");
     o = {};

@@ -35,8 +35,8 @@ enum class kind : int {
     extension, ///< DOACROSS master -> worker: yes, this one
     declined,  ///< DOACROSS master -> worker: no
     calibrate, ///< measure_powers: probe times and the powers
-    transfer,  ///< task farm / D&C manager -> busy worker: move work to that idle worker
-    moved,     ///< task farm / D&C worker -> master: the tasks it moved (or dropped on a cancel); none: refused
+    transfer,  ///< task farm / D&C manager -> busy worker: move work to that idle worker; DOALL (TreeS): split your chunk
+    moved,     ///< task farm / D&C worker -> master: the tasks it moved (or dropped on a cancel); none: refused; DOALL: the part split off
     cancel,    ///< task farm master -> worker: drop the tasks you have not started; DOALL: your chunk is done elsewhere
     reply,     ///< divide and conquer worker -> worker: a task's result, for the frame that waits for it
     steal,     ///< divide and conquer thief -> victim: give me work (answered with work, possibly none)

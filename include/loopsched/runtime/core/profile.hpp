@@ -34,6 +34,7 @@ struct runtime_settings {
     bool trace = false;
     bool reissue = false; ///< DOALL: copies of unfinished chunks for idle workers (parallel_for_options::reissue)
     bool departures = false;            ///< DOALL: workers may leave (parallel_for_options::departures)
+    bool partner_splits = false;        ///< DOALL: idle workers take half of a partner's chunk (TreeS)
     departure const* leaving = nullptr; ///< DOALL: this rank's departure, if it may leave
     std::size_t result_bytes = 0; ///< bytes of results per iteration (0: nothing gathered)
 

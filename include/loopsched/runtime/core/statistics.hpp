@@ -47,6 +47,9 @@ struct loop_statistics {
     /// the grants (copies or originals) that finished second or were cancelled,
     /// whose results were dropped. Their iterations count in their workers' rows.
     std::uint64_t reissued = 0, dropped = 0;
+    /// TreeS (`trees`): the times a worker gave half of what remained of its
+    /// chunk to an idle partner. The iterations count where they ran.
+    std::uint64_t partner_splits = 0;
     std::vector<int> departed{}; ///< ranks that left the loop (departure::leave), in rank order
 
     [[nodiscard]] index_t iterations() const {
@@ -80,6 +83,7 @@ inline std::ostream& operator<<(std::ostream& out, loop_statistics const& s) {
     }
     out << "T_p = " << s.parallel_seconds << " s, " << s.iterations() << " iterations in " << s.chunks() << " chunks";
     if (s.reissued > 0) out << " (" << s.reissued << " re-issued, " << s.dropped << " dropped)";
+    if (s.partner_splits > 0) out << " (" << s.partner_splits << " partner splits)";
     for (std::size_t i = 0; i < s.departed.size(); ++i) out << (i ? ", " : "; left: rank ") << s.departed[i];
     out << '\n';
     out.flags(flags);

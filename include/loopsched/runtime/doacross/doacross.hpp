@@ -36,6 +36,8 @@ namespace detail {
 
 template <class P>
 sync_interval interval_of(P const& policy) {
+    require(!splits_with_partners(policy), "policy", spec_of(policy),
+            "is TreeS, whose partner splits would cut a DOACROSS pipeline's chunks: it runs in DOALL loops");
     if constexpr (std::same_as<P, any_policy>) {
         auto h = policy.synchronization();
         require(h.has_value(), "policy", policy.spec(),

@@ -11,6 +11,7 @@
 #include <loopsched/options.hpp>
 #include <loopsched/runtime/loops/ahead.hpp>
 #include <loopsched/runtime/loops/doall_body.hpp>
+#include <loopsched/runtime/loops/partners.hpp>
 #include <loopsched/runtime/loops/reissue.hpp>
 #include <loopsched/runtime/core/core.hpp>
 #include <loopsched/runtime/core/payload.hpp>
@@ -34,20 +35,25 @@
 namespace loopsched::detail {
 
 /// The DOALL master: each request gets the policy's next chunk, placed by the
-/// mapping; with reissue, then copies of unfinished chunks and parts of them (reissue_book).
+/// mapping; with reissue, then copies of unfinished chunks and parts of them
+/// (reissue_book); with TreeS, then half of a partner's chunk (partner_book).
 template <Transport T, ChunkPolicy P, Mapping M, class Body>
 class doall_master {
 public:
-    static constexpr master_hooks hooks{.complete = true};
+    // holds: a worker granted a partner's split (a push) will ask again;
+    // expecting_work: while a split is on its way, workers all waiting is no dead end.
+    static constexpr master_hooks hooks{.holds = true, .expecting_work = true, .complete = true};
 
     doall_master(master_port<T>& port, P const& policy, M const& mapping, loop_info info, Body& body)
             : port_(port), placement_(mapping.start(placement_info{info.workers, info.status, 0})),
               seq_(policy, std::move(info)), body_(body) {
         auto const& s = port.settings();
         if (s.reissue || s.departures) book_.emplace(s.workers(), s.own_index);
+        if (s.partner_splits) partners_.emplace(s.workers());
     }
 
     index_t serve(std::size_t k, request const& r) {
+        if (partners_) return serve_with_partners(k, r);
         if (book_) // k's request: the chunk it held is finished (or was cancelled)
             book_->finished(k, [&](std::size_t j, chunk c) {
                 port_.send_worker(j, kind::cancel, std::as_bytes(std::span(&c, 1)));
@@ -73,31 +79,58 @@ public:
         return c->size;
     }
     [[nodiscard]] bool done() const noexcept {
-        return seq_.done() && (!book_ || book_->all_finished());
+        return seq_.done() && (!book_ || book_->all_finished()) && (!partners_ || partners_->quiet());
     }
+    [[nodiscard]] bool holds(std::size_t k) const noexcept { return partners_ && partners_->holds(k); }
+    [[nodiscard]] bool expecting_work() const noexcept { return partners_ && partners_->awaiting(); }
     void take_result(index_t first, index_t size, std::span<std::byte const> bytes) {
         if (!book_ || book_->counts(port_.result_sender(), first, size)) body_.take(first, size, bytes);
     }
     void complete(loop_statistics& table) const {
         table.departed = left_ranks_;
         std::ranges::sort(table.departed);
+        if (partners_) table.partner_splits = partners_->splits();
         if (!book_) return;
         table.reissued = book_->reissued();
         table.dropped = book_->dropped();
     }
     void on_message(std::size_t k, kind what, message_view m) {
+        if (what == kind::moved && partners_) return split_off(k, wire_reader(m.payload).get<chunk>());
         if (what != kind::leave)
             throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) + " in a DOALL loop");
         leave(k, wire_reader(m.payload).get<chunk>());
     }
 
 private:
+    /// TreeS: k's request finishes its chunk; it gets its share from the
+    /// policy, else it asks a partner for half of its chunk and waits.
+    index_t serve_with_partners(std::size_t k, request const& r) {
+        partners_->finished(k);
+        if (auto c = seq_.next(r)) {
+            partners_->granted(k, *c); // the mapping is self-scheduled (checked): k's
+            port_.send_worker(k, kind::work, std::as_bytes(std::span(&*c, 1)));
+            return c->size;
+        }
+        if (seq_.done())
+            if (auto const p = partners_->partner_for(k)) port_.send_worker(*p, kind::transfer, {});
+        return 0;
+    }
+    /// Partner p gave up `part` of its chunk for the worker that asked (nothing: it asks elsewhere).
+    void split_off(std::size_t p, chunk part) {
+        std::size_t const k = partners_->answered(p, part);
+        if (part.size == 0) return; // k stays parked; the core asks for it again
+        port_.statistics()[p].iterations -= part.size;
+        port_.push_worker(k, kind::work, std::as_bytes(std::span(&part, 1)));
+        port_.count(k, part.size);
+    }
+
     master_port<T>& port_;
     decltype(std::declval<M const&>().start(std::declval<placement_info const&>())) placement_;
     chunk_sequencer<P> seq_;
     Body& body_;
     std::size_t granted_ = 0;
     std::optional<reissue_book> book_;
+    std::optional<partner_book> partners_;
     std::vector<bool> departed_; ///< per worker, once one left
     std::vector<int> left_ranks_;
 
@@ -232,8 +265,11 @@ public:
     }
     [[nodiscard]] bool can_step() const noexcept { return current_.has_value(); }
     double step() { return run_slice(); }
-    [[nodiscard]] bool poll_after_step() const noexcept { return settings_.reissue && !port_.is_local(); }
+    [[nodiscard]] bool poll_after_step() const noexcept {
+        return (settings_.reissue || settings_.partner_splits) && !port_.is_local();
+    }
     void on_message(kind what, message_view m) {
+        if (what == kind::transfer && settings_.partner_splits) return split();
         if (what != kind::cancel || !settings_.reissue)
             throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) + " at a DOALL worker");
         // Its chunk finished elsewhere: drop the rest (and what it computed) and ask
@@ -371,9 +407,25 @@ private:
     }
 
     /// Runs its chunks in steps: on the root, with reissue (to hear a cancel),
-    /// and where it may leave (to stop between two steps).
+    /// with TreeS (to hear a partner's split), and where it may leave (to stop
+    /// between two steps).
     [[nodiscard]] bool stepped() const noexcept {
-        return port_.is_local() || settings_.reissue || settings_.leaving != nullptr;
+        return port_.is_local() || settings_.reissue || settings_.partner_splits || settings_.leaving != nullptr;
+    }
+
+    /// TreeS: an idle partner asked: the second half of what remains of its
+    /// chunk goes to the master for it (nothing when less than 2 iterations remain).
+    void split() {
+        chunk part{0, 0};
+        if (current_) {
+            index_t const remaining = current_->end() - next_;
+            if (remaining >= 2) {
+                part = chunk{current_->end() - remaining / 2, remaining / 2};
+                current_->size -= part.size;
+            }
+        }
+        wire_writer w;
+        port_.send_master(kind::moved, w.put(part).view());
     }
 
     /// Its owner wants the machine back: what it ran of its chunk goes to the
@@ -418,7 +470,8 @@ private:
 
 /// The checks every DOALL loop (flat or hierarchical) makes on every rank
 /// before any message, past those of the space and results (`call`), and its plan.
-inline rank_plan plan_doall(doall_call const& call, parallel_for_options const& o, int ranks, int self) {
+inline rank_plan plan_doall(doall_call const& call, parallel_for_options const& o, int ranks, int self,
+                            bool partner_splits = false) {
     if (call.earlier) std::rethrow_exception(call.earlier);
     validate(o, ranks);
     rank_plan plan = plan_ranks(ranks, self, call.iterations, o);
@@ -431,6 +484,14 @@ inline rank_plan plan_doall(doall_call const& call, parallel_for_options const& 
         require(!o.deterministic, "options.deterministic", o.deterministic,
                 o.reissue ? "must be false with reissue" : "must be false with departures");
     }
+    if (partner_splits) {
+        // A request must mean "my chunk is done", and chunks change hands mid-run.
+        require(o.request_ahead == 0.0, "options.request_ahead", o.request_ahead, "must be 0 with TreeS (trees)");
+        require(!o.deterministic, "options.deterministic", o.deterministic, "must be false with TreeS (trees)");
+        require(!o.reissue, "options.reissue", o.reissue, "must be false with TreeS (trees)");
+        require(!o.departures, "options.departures", o.departures, "must be false with TreeS (trees)");
+    }
+    plan.settings.partner_splits = partner_splits;
     plan.settings.request_ahead = o.request_ahead;
     plan.settings.reissue = o.reissue;
     plan.settings.departures = o.departures;
@@ -484,9 +545,11 @@ template <Transport T, ChunkPolicy P, Mapping M>
 loop_statistics run_doall_checked(loop_link<T>& link, doall_call const& call, P const& policy, M const& mapping,
                                   chunk_body& run, parallel_for_options const& o) {
     checked_loop checked = check_loop(link, [&] {
-        rank_plan plan = plan_doall(call, o, link.size(), link.rank());
-        if ((o.reissue || o.departures) && mapping.ahead_of_time()) // the message is built only for a failure
-            require(false, o.reissue ? "options.reissue" : "options.departures", true,
+        bool const partners = splits_with_partners(policy);
+        rank_plan plan = plan_doall(call, o, link.size(), link.rank(), partners);
+        if ((o.reissue || o.departures || partners) && mapping.ahead_of_time()) // the message is built only for a failure
+            require(false, o.reissue ? "options.reissue" : o.departures ? "options.departures" : "policy", 
+                    partners && !o.reissue && !o.departures ? policy.spec() : "true",
                     "needs a self-scheduled mapping (" + std::string(mapping_name(mapping)) + " assigns ahead of time)");
         detail::validate(plan.info);
         (void)policy.start(plan.info); // the policy's own checks, on every rank before any message

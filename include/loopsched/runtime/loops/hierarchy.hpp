@@ -269,6 +269,12 @@ loop_statistics run_hierarchical_checked(loop_link<T>& link, doall_call const& c
         require(!o.departures, "options.departures", o.departures,
                 "is for flat loops (a hierarchy's groups do not take work back)");
         check_hierarchy(h);
+        auto no_partner_splits = [](auto const& level) {
+            require(!splits_with_partners(level), "policy", spec_of(level),
+                    "is TreeS, whose partner splits are for flat loops (a hierarchy's groups do not split)");
+        };
+        no_partner_splits(h.between);
+        no_partner_splits(h.within);
         check_root_serves(o);
         rank_plan plan = plan_doall(call, o, link.size(), link.rank());
         n = plan.info.iterations;

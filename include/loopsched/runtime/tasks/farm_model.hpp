@@ -35,7 +35,12 @@ inline farm_scheme_kind farm_scheme_of(any_placement const& p, std::string_view 
     switch (p.kind()) {
     case any_placement::family::kazouris: return farm_scheme_kind::kazouris;
     case any_placement::family::self_scheduling: return farm_scheme_kind::self_scheduling;
-    case any_placement::family::chunks: return farm_scheme_kind::policy;
+    case any_placement::family::chunks:
+        if (p.policy() && p.policy()->splits_with_partners())
+            throw invalid_parameter(std::string(parameter), p.spec(),
+                                    "is TreeS, whose partner splits cut a DOALL loop's running chunks: a farm takes "
+                                    "kazouris, ss, another chunk policy's spec or an estimate placement");
+        return farm_scheme_kind::policy;
     case any_placement::family::estimates: return farm_scheme_kind::estimates;
     case any_placement::family::april:
     case any_placement::family::steal:
