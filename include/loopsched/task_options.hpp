@@ -24,6 +24,10 @@ struct farm_parameters {
     /// cancelled (see farm_outcome::cancelled); running ones finish and deliver.
     std::size_t stop_after_results = 0;
     double time_limit = 0.0; ///< seconds from the farm's start; then as stop_after_results (0: none)
+    /// Workers may leave the farm (each through task_farm_options::leaving):
+    /// a worker that leaves gives its unstarted tasks back to the master and
+    /// takes no more. Set on every rank; one level, not the estimates schemes.
+    bool departures = false;
 
     template <class F>
     friend void describe(farm_parameters const& p, F&& f) {
@@ -36,6 +40,7 @@ struct farm_parameters {
         f("load_aware", p.load_aware, detail::any_value);
         f("stop_after_results", p.stop_after_results, detail::any_value);
         f("time_limit", p.time_limit, detail::seconds("must be >= 0 seconds (0: none)"));
+        f("departures", p.departures, detail::any_value);
     }
 };
 
@@ -57,6 +62,11 @@ struct task_farm_options : loop_options, farm_parameters {
     /// each batch the root sends as a loop of its own; work moves between
     /// workers of a group, not between groups).
     placement_choice scheme = "kazouris";
+    /// This rank's way out, with departures (see departure): once its leave()
+    /// is called the worker gives back the tasks it has not started, between
+    /// two tasks (or when work next reaches it), and takes no more; it still
+    /// ends the farm with the others. Per rank, not compared; not the root's.
+    departure* leaving = nullptr;
 };
 
 /// divide_and_conquer's options. Tasks finish in no fixed order, so there is no `deterministic`.

@@ -3,6 +3,7 @@
 // emulated heterogeneity, stopping early, a throwing task, bad options.
 #include "../support/mpi_check.hpp"
 
+#include <loopsched/departure.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/hierarchical.hpp>
 #include <loopsched/mapping/dlpt.hpp>
@@ -115,6 +116,46 @@ int main(int argc, char** argv) {
         o.load_aware = true;
         check_farm(world, t, 150, o, "kazouris 4:1:1:1");
     }
+
+    // Departures: the last rank leaves after its first, 20th or no task (before
+    // any): its unstarted tasks go back, every task runs once, every rank's
+    // table names it. Alone, a rank has nobody to leave the work to.
+    if (world.size() > 1)
+        for (std::string scheme : {"kazouris", "ss", "fss"})
+            for (int after : {0, 1, 20}) {
+                departure away;
+                task_farm_options o;
+                o.scheme = scheme;
+                o.expected_tasks = 200;
+                o.departures = true;
+                int const leaver = world.size() - 1;
+                if (world.rank() == leaver) o.leaving = &away;
+                if (world.rank() == leaver && after == 0) away.leave();
+                int mine = 0;
+                bool after_asked = false;
+                std::vector<int> ran(200, 0);
+                auto out = task_farm<int>(
+                        world, [&](auto& farm) { for (int i = 0; i < 200; ++i) farm.submit(i); },
+                        [&](int const& i) {
+                            after_asked = after_asked || away.asked();
+                            if (world.rank() == leaver && ++mine == after) away.leave();
+                            ++ran[static_cast<std::size_t>(i)];
+                            std::this_thread::sleep_for(std::chrono::microseconds(100));
+                            return compute(i);
+                        },
+                        o);
+                std::string const what = "departure " + scheme + " after " + std::to_string(after);
+                t.check(out.statistics.departed == std::vector<int>{leaver}, what + ": the table names the rank");
+                t.check(!after_asked, what + ": it started no task once asked to leave");
+                std::vector<int> total(ran.size(), 0);
+                boost::mpi::reduce(world, ran.data(), 200, total.data(), std::plus<>(), 0);
+                if (world.rank() == 0) {
+                    bool exact = out.value.size() == 200;
+                    for (int i = 0; exact && i < 200; ++i)
+                        exact = total[static_cast<std::size_t>(i)] == 1 && out.value[static_cast<std::size_t>(i)] == compute(i);
+                    t.check(exact, what + ": every task once, results as a sequential run");
+                }
+            }
 
     { // work cycles over user types, the count unknown in advance
         std::vector<std::string> last;

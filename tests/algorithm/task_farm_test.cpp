@@ -571,3 +571,106 @@ TEST_CASE("task_farm: cost model, the document's fit on hand-computed numbers") 
     CHECK(falling.total(30.0, 3.0) == 15.0);
     CHECK(falling.estimate(1.0) == doctest::Approx(10.0));
 }
+
+namespace {
+
+/// A farm of n tasks on `ranks` threads where rank `leaver` is asked to leave
+/// once it has run `after` tasks (0: before its first), or, with `after` < 0,
+/// once all ranks together have run n + after (a signal from elsewhere near
+/// the end: it leaves only if it still gets work). Every task's result once,
+/// equal to the sequential one; every rank's table names the ranks that left.
+/// Returns whether the leaver left.
+bool check_departure(int ranks, int n, int leaver, int after, task_farm_options o) {
+    o.departures = true;
+    std::vector<std::atomic<int>> runs(static_cast<std::size_t>(n));
+    std::vector<loop_statistics> stats(static_cast<std::size_t>(ranks));
+    std::vector<double> results;
+    departure owner_back;
+    std::atomic<int> ran_there = 0, ran_anywhere = 0, after_asked = 0;
+    in_process::run(ranks, [&](in_process::endpoint& t) {
+        task_farm_options mine = o;
+        if (t.rank() == leaver) {
+            mine.leaving = &owner_back;
+            if (after == 0) owner_back.leave();
+        }
+        auto out = task_farm<int>(
+                t, [&](auto& farm) { for (int i = 0; i < n; ++i) farm.submit(i); },
+                [&](int const& i) {
+                    if (t.rank() == leaver && owner_back.asked()) ++after_asked; // the running task finishes
+                    if (t.rank() == leaver && ++ran_there == after) owner_back.leave();
+                    if (++ran_anywhere == n + after && after < 0) owner_back.leave();
+                    runs[static_cast<std::size_t>(i)]++;
+                    std::this_thread::sleep_for(std::chrono::microseconds(50));
+                    return compute(i);
+                },
+                mine);
+        stats[static_cast<std::size_t>(t.rank())] = out.statistics;
+        if (t.rank() == o.root) results = out.value;
+    });
+    REQUIRE(results.size() == static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+        REQUIRE(runs[static_cast<std::size_t>(i)] == 1);
+        REQUIRE(results[static_cast<std::size_t>(i)] == compute(i)); // bit-identical
+    }
+    bool const left = !stats[static_cast<std::size_t>(o.root)].departed.empty();
+    for (auto const& s : stats) {
+        CHECK(s.departed == (left ? std::vector<int>{leaver} : std::vector<int>{}));
+        CHECK(s.iterations() == n); // each task counted where it ran
+    }
+    CHECK(after_asked == 0); // it started no task once asked to leave
+    return left;
+}
+
+} // namespace
+
+TEST_CASE("task_farm: a worker that leaves gives back its unstarted tasks; results as a sequential run") {
+    for (std::string scheme : {"kazouris", "ss", "fss"})
+        for (int after : {0, 1, 20, -20}) // before its first task, after its first, in the middle, near the end
+            for (bool computes : {true, false}) {
+                CAPTURE(scheme);
+                CAPTURE(after);
+                CAPTURE(computes);
+                task_farm_options o;
+                o.scheme = scheme;
+                o.expected_tasks = 300;
+                o.master_computes = computes;
+                bool const left = check_departure(4, 300, 2, after, o);
+                if (after >= 0) CHECK(left);
+            }
+    SUBCASE("two ranks, the only other worker leaves: the root's own worker finishes the farm") {
+        task_farm_options o;
+        o.scheme = "ss";
+        CHECK(check_departure(2, 120, 1, 10, o));
+    }
+    SUBCASE("what a departure cannot go with fails on every rank, named") {
+        auto rejects = [](task_farm_options o, int leaver, std::string const& parameter) {
+            departure d;
+            std::atomic<int> threw = 0;
+            in_process::run(3, [&](in_process::endpoint& t) {
+                task_farm_options mine = o;
+                if (t.rank() == leaver) mine.leaving = &d;
+                try {
+                    task_farm<int>(
+                            t, [](auto& farm) { farm.submit(1); }, [](int const& i) { return i; }, mine);
+                } catch (invalid_parameter const& e) {
+                    CHECK(e.parameter() == parameter);
+                    ++threw;
+                }
+            });
+            CHECK(threw == 3);
+        };
+        task_farm_options no_flag;
+        rejects(no_flag, 1, "options.departures");
+        task_farm_options root;
+        root.departures = true;
+        rejects(root, 0, "options.leaving");
+        task_farm_options estimates;
+        estimates.departures = true;
+        estimates.scheme = "dlpt";
+        rejects(estimates, 1, "options.departures");
+        task_farm_options levels;
+        levels.departures = true;
+        levels.scheme = "ss/ss";
+        rejects(levels, -1, "options.departures");
+    }
+}

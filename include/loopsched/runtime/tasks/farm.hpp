@@ -58,8 +58,11 @@ class farm_master {
 
 public:
     // pushes_work: every idle worker is looked at by distribute()
-    static constexpr master_hooks hooks{
-            .results_first = true, .pushes_work = true, .holds = true, .expecting_work = true};
+    static constexpr master_hooks hooks{.results_first = true,
+                                        .pushes_work = true,
+                                        .holds = true,
+                                        .expecting_work = true,
+                                        .complete = true};
 
     farm_master(master_port<T>& port, farm_settings const& fs, std::span<worker_status const> statuses,
                 std::optional<any_policy> const& policy, Deliver deliver)
@@ -170,8 +173,15 @@ public:
         if (fs_.stop_after_results > 0 && results_ >= fs_.stop_after_results) stop();
     }
 
+    /// The ranks of the workers that left, for the table every rank gets.
+    void complete(loop_statistics& table) const {
+        table.departed = left_ranks_;
+        std::ranges::sort(table.departed);
+    }
+
     void on_message(std::size_t k, kind what, message_view m) {
         if (what == kind::info && estimates_) return revised(k, wire_reader(m.payload).get<farm_revision>());
+        if (what == kind::leave) return left(k, m);
         if (what != kind::moved)
             throw error("loopsched: protocol: unexpected message kind " + std::to_string(m.tag) + " in a task farm");
         wire_reader r(m.payload);
@@ -321,6 +331,36 @@ private:
         }
     }
 
+    /// Worker k left the farm (its first leave) or returns tasks that reached
+    /// it after it left: their bytes come back and they are queued again, for
+    /// the others; k takes no more and is stopped with the others.
+    void left(std::size_t k, message_view m) {
+        if (!port_.settings().departures)
+            throw error("loopsched: protocol: a worker left a task farm without options.departures");
+        wire_reader r(m.payload);
+        auto n = r.get<std::uint64_t>();
+        port_.statistics()[k].iterations -= static_cast<index_t>(n); // counted where they run
+        for (; n > 0; --n) {
+            auto const head = r.get<farm_task_header>();
+            auto const bytes = r.get_raw(static_cast<std::size_t>(head.bytes));
+            if (head.id >= book_.size() || book_[head.id].where != state::sent || book_[head.id].owner != static_cast<int>(k))
+                throw error("loopsched: protocol: task " + std::to_string(head.id) + " given back by a worker that does not hold it");
+            workers_.released(k, book_[head.id].heur);
+            if (stopping_) { // nothing more is started: it is cancelled here
+                book_.cancel(head.id);
+                continue;
+            }
+            book_.returned(head.id, bytes);
+            book_.enqueue(head.id);
+        }
+        if (!workers_[k].departed) {
+            workers_.departed(k);
+            left_ranks_.push_back(port_.settings().worker_ranks[k]);
+        }
+        port_.touch(k);
+        distribute();
+    }
+
     /// The target or the time limit was reached: tasks not started are cancelled.
     void stop() {
         stopping_ = true;
@@ -345,6 +385,7 @@ private:
     std::optional<farm_chunks> chunks_;
     std::optional<farm_estimates> estimates_;
     std::size_t results_ = 0, moved_ = 0;
+    std::vector<int> left_ranks_;
     bool producing_ = true, stopping_ = false, distributing_ = false, flushing_ = false;
     double started_ = 0.0;
 };

@@ -13,6 +13,7 @@
 #include <limits>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -116,6 +117,15 @@ public:
         std::vector<std::byte>().swap(t.payload);
         t.owner = static_cast<int>(k);
         t.where = state::sent;
+    }
+
+    /// Task `id` came back from a worker that left, with its bytes: queued
+    /// again (the caller puts it in the queue).
+    void returned(std::uint64_t id, std::span<std::byte const> payload) {
+        auto& t = tasks_.at(id);
+        t.payload.assign(payload.begin(), payload.end());
+        t.owner = -1;
+        t.where = state::queued;
     }
 
     // ---- how tasks end

@@ -102,7 +102,13 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, 
         validate(o, link.size());
         placement_choice const& chosen = scheme.get();
         std::uint64_t placements = 0;
+        require(!o.leaving || o.departures, "options.departures", o.departures,
+                "must be true (on every rank) where a rank may leave (options.leaving set)");
+        require(!o.leaving || self != o.root, "options.leaving", "set on the root",
+                "must be null on the root: it produces the tasks and serves the farm");
         if (auto const* h = chosen.hierarchy()) {
+            require(!o.departures, "options.departures", o.departures,
+                    "is for one-level farms (a hierarchy's groups do not take tasks back)");
             check_hierarchy(*h);
             check_root_serves(o);
             levels = *h;
@@ -111,6 +117,9 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, 
             placements = hierarchy_fingerprint(*h, h->between.fingerprint(), h->within.fingerprint());
         } else {
             fs = check_farm(o, *chosen.placement(), policy);
+            require(!o.departures || fs.scheme != farm_scheme_kind::estimates, "options.departures", o.departures,
+                    "needs a scheme that hands out work as workers ask (kazouris, ss or a chunk policy), not the "
+                    "estimates scheme '" + chosen.placement()->spec() + "'");
             placements = chosen.placement()->fingerprint();
         }
         return std::pair{plan_ranks(link.size(), self, 0, o),
@@ -121,6 +130,8 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, 
                                       .extra = options_fingerprint(o)})};
     });
     auto& plan = opened.plan;
+    plan.settings.departures = o.departures;
+    plan.settings.leaving = o.leaving;
     std::span<worker_status const> const opening = opened.statuses();
 
     farm_run out;

@@ -3,6 +3,7 @@
 // transfers and cancels, and tells its master a running task's revised estimate.
 #pragma once
 
+#include <loopsched/departure.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/runtime/core/core.hpp>
 #include <loopsched/runtime/tasks/farm_model.hpp>
@@ -46,14 +47,20 @@ public:
             std::push_heap(queue_.begin(), queue_.end(), runs_later);
         }
         ++mine_.chunks;
+        if (left_ || leaving()) depart(); // tasks that reached it after it left, or as it leaves
     }
     [[nodiscard]] bool can_step() const noexcept { return !queue_.empty(); }
     /// Transfers and cancels are looked for between tasks; with none left the
     /// worker's next receive blocks anyway, so no look (an MPI_Iprobe) then.
     [[nodiscard]] bool poll_after_step() const noexcept { return !queue_.empty(); }
 
-    /// Runs the largest task and replies with its result.
+    /// Runs the largest task and replies with its result (or, asked to
+    /// leave, gives its tasks back instead).
     double step() {
+        if (leaving()) {
+            depart();
+            return port_.now();
+        }
         std::pop_heap(queue_.begin(), queue_.end(), runs_later);
         held_task t = std::move(queue_.back());
         queue_.pop_back();
@@ -98,6 +105,21 @@ public:
     [[nodiscard]] std::span<chunk_event const> trace() const noexcept { return trace_; }
 
 private:
+    [[nodiscard]] bool leaving() const noexcept {
+        auto const* d = port_.settings().leaving;
+        return d && d->asked();
+    }
+    /// Its owner wants the machine back: the tasks it has not started go back
+    /// to the master with their bytes; it takes no more and waits for its stop.
+    void depart() {
+        wire_writer w;
+        w.put(static_cast<std::uint64_t>(queue_.size()));
+        for (auto const& t : queue_) write_task(w, t.head, t.payload);
+        queue_.clear();
+        left_ = true;
+        port_.send_master(kind::leave, w.view());
+    }
+
     /// this_task::estimate(remaining) from the running task: told to the master at once.
     void revise(double remaining) override {
         farm_revision const r{running_, remaining};
@@ -144,6 +166,7 @@ private:
     worker_status status_;
     bool hears_estimates_;
     std::uint64_t running_ = 0; ///< the task running now, or last
+    bool left_ = false;         ///< it left the farm (departure)
 };
 
 } // namespace loopsched::detail

@@ -36,6 +36,7 @@ public:
         std::size_t count = 0;
         double heur_sum = 0.0;
         bool donating = false, receiving = false, cancelling = false, refused = false;
+        bool departed = false; ///< it left the farm (departure): never idle, no share
     };
 
     /// `statuses`: by rank; `load_aware`: speeds from V/Q, else V; `capacity`:
@@ -68,7 +69,15 @@ public:
     /// Worker k holds fewer than `limit(k, below)` tasks and takes more now.
     [[nodiscard]] bool idle(std::size_t k, std::size_t below) const noexcept {
         auto const& w = workers_[k];
-        return w.count < limit(k, below) && !w.receiving && !w.cancelling;
+        return w.count < limit(k, below) && !w.receiving && !w.cancelling && !w.departed;
+    }
+    /// Worker k left the farm: it is idle no more and its share goes to the others.
+    void departed(std::size_t k) {
+        workers_[k].departed = true;
+        update_speeds();
+        maybe_idle_.erase(position_[k]);
+        if (std::ranges::all_of(workers_, &worker::departed))
+            throw error("loopsched: every worker left the task farm (departure::leave) while tasks remained");
     }
     [[nodiscard]] bool groups() const noexcept { return !capacity_.empty(); }
     /// Worker k holds tasks, or a transfer or a cancel with it is under way.
@@ -121,13 +130,15 @@ public:
         update_speeds();
     }
     /// Worker k's tasks or state changed: it may be idle now.
-    void may_idle(std::size_t k) { maybe_idle_.insert(position_[k]); }
+    void may_idle(std::size_t k) {
+        if (!workers_[k].departed) maybe_idle_.insert(position_[k]);
+    }
     /// The start: the next worker round robin from the fastest that holds fewer than limit(k, per_worker) tasks.
     std::optional<std::size_t> next_starter(std::size_t per_worker) {
         for (std::size_t tried = 0; tried < order_.size(); ++tried) {
             std::size_t const k = order_[rr_];
             rr_ = (rr_ + 1) % order_.size();
-            if (workers_[k].count < limit(k, per_worker)) return k;
+            if (workers_[k].count < limit(k, per_worker) && !workers_[k].departed) return k;
         }
         return std::nullopt;
     }
@@ -148,8 +159,8 @@ private:
         double slowest = std::numeric_limits<double>::max(), sum = 0.0;
         auto raw = [&](worker const& w) { return load_aware_ ? w.status.power / w.status.run_queue : w.status.power; };
         for (auto const& w : workers_) slowest = std::min(slowest, raw(w));
-        for (auto& w : workers_) sum += (w.speed = raw(w) / slowest);
-        for (auto& w : workers_) w.share = w.speed / sum;
+        for (auto& w : workers_) sum += (w.speed = raw(w) / slowest) * (w.departed ? 0.0 : 1.0);
+        for (auto& w : workers_) w.share = w.departed ? 0.0 : w.speed / sum;
         order_.resize(workers_.size());
         for (std::size_t k = 0; k < order_.size(); ++k) order_[k] = k;
         std::ranges::stable_sort(order_,
@@ -158,7 +169,7 @@ private:
         maybe_idle_.clear();
         for (std::size_t i = 0; i < order_.size(); ++i) {
             position_[order_[i]] = i;
-            maybe_idle_.insert(maybe_idle_.end(), i);
+            if (!workers_[order_[i]].departed) maybe_idle_.insert(maybe_idle_.end(), i);
         }
     }
 
