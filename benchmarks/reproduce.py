@@ -1153,6 +1153,17 @@ def seed002_dlpt(run, out, quick):
     return "\n".join(md), None
 
 
+def table56_policies(uc, m, bounds):
+    """Table 5.6's five schemes at m workers: S-CSS (chunk U_c/(2m)), S-FSS, S-GSS, S-TSS, SW-TSS, within `bounds`."""
+    return [f"s-css:chunk={max(1, uc // (2 * m))},{bounds}", f"s-fss:{bounds}", f"s-gss:{bounds}", f"s-tss:{bounds}",
+            f"sw-tss:{bounds}"]
+
+
+def serial_seconds(dims, flops_per_point):
+    """A DOACROSS problem's time on one twin (1e9 flop/s)."""
+    return math.prod(dims) * flops_per_point / 1e9
+
+
 def seed003_speedups(run, out, quick):
     """Table 5.6 (speedups of S-A and SW-TSS) with Table 5.5's chunk thresholds, and Fig 5.26 (M from 1m to 10m)."""
     doc = {"floyd-steinberg": {4: (1.45, 1.57, 1.59, 1.63, 2.86), 6: (2.76, 2.35, 2.33, 2.47, 4.35),
@@ -1172,9 +1183,7 @@ def seed003_speedups(run, out, quick):
     for problem, dims in size.items():
         w = f"{problem}:size={'x'.join(map(str, dims))}"
         for m in ms:
-            uc = dims[0]
-            policy[(problem, m)] = [f"s-css:chunk={max(1, uc // (2 * m))},{bounds}", f"s-fss:{bounds}",
-                                    f"s-gss:{bounds}", f"s-tss:{bounds}", f"sw-tss:{bounds}"]
+            policy[(problem, m)] = table56_policies(dims[0], m, bounds)
             requests.append((f"seed003-sw:m={m}:loaded", w, policy[(problem, m)]))
     got = run.batch(requests)
     md = ["## 11. Ciorba, Table 5.6 and Fig 5.26: speedups with Table 5.5's chunk thresholds, and M from 1m to 10m\n",
@@ -1185,10 +1194,7 @@ def seed003_speedups(run, out, quick):
     claims = run.claims
     for problem, dims in size.items():
         w = f"{problem}:size={'x'.join(map(str, dims))}"
-        points = 1
-        for d in dims:
-            points *= d
-        serial = points * cost[problem] / 1e9
+        serial = serial_seconds(dims, cost[problem])
         speed = {m: [serial / got[(f"seed003-sw:m={m}:loaded", w, p)][0] for p in policy[(problem, m)]] for m in ms}
         rows = []
         for m in ms:
@@ -1247,8 +1253,7 @@ def seed003_speedups_by_size(run, quick, doc, cost, ms, names):
             w = f"{problem}:size={'x'.join(map(str, dims))}"
             bounds = f"lower=10,upper={upper}" if not quick else f"lower=1,upper={upper}"
             for m in ms:
-                policy[(w, m)] = [f"s-css:chunk={max(1, dims[0] // (2 * m))},{bounds}", f"s-fss:{bounds}",
-                                  f"s-gss:{bounds}", f"s-tss:{bounds}", f"sw-tss:{bounds}"]
+                policy[(w, m)] = table56_policies(dims[0], m, bounds)
                 requests.append((f"seed003-sw:m={m}:loaded", w, policy[(w, m)]))
     got = run.batch(requests)
     md = ["### Table 5.6 at each of Table 5.5's sizes\n",
@@ -1261,10 +1266,7 @@ def seed003_speedups_by_size(run, quick, doc, cost, ms, names):
         rows, best_everywhere, closest, fits = [], True, None, []
         for dims, upper in cases:
             w = f"{problem}:size={'x'.join(map(str, dims))}"
-            points = 1
-            for d in dims:
-                points *= d
-            serial = points * cost[problem] / 1e9
+            serial = serial_seconds(dims, cost[problem])
             speed = {m: [serial / got[(f"seed003-sw:m={m}:loaded", w, p)][0] for p in policy[(w, m)]] for m in ms}
             best_everywhere = best_everywhere and all(speed[m][4] > max(speed[m][:4]) for m in ms)
             close = sum(abs(s / d - 1) <= 0.25 for m in ms for s, d in zip(speed[m], doc[problem][m]))

@@ -469,14 +469,11 @@ TEST_CASE("parallel_for: a static loop's body that throws fails every rank") {
 
 namespace {
 
-/// A gathering loop with reissue on `ranks` threads, rank `slow` sleeping `pause`
-/// per iteration: results on the root equal a sequential run (each iteration's
-/// once, whichever copy won), every iteration ran at least once, and every rank
-/// got the same counts of copies.
-loop_statistics check_reissued(int ranks, index_t n, any_policy const& policy, int slow,
-                               std::chrono::microseconds pause, parallel_for_options o = {}) {
-    o.reissue = true;
-    std::vector<std::atomic<int>> runs(static_cast<std::size_t>(n));
+/// A gathering loop on `ranks` threads, rank `slow` sleeping `pause` per
+/// iteration; `runs` counts each iteration's runs. Returns every rank's outcome.
+std::vector<gathered<double>> run_with_slow_rank(int ranks, index_t n, any_policy const& policy, int slow,
+                                                 std::chrono::microseconds pause, parallel_for_options const& o,
+                                                 std::vector<std::atomic<int>>& runs) {
     std::vector<gathered<double>> out(static_cast<std::size_t>(ranks));
     in_process::run(ranks, [&](in_process::endpoint& t) {
         out[static_cast<std::size_t>(t.rank())] = parallel_for(
@@ -492,6 +489,17 @@ loop_statistics check_reissued(int ranks, index_t n, any_policy const& policy, i
                 },
                 gather<double>{1}, o);
     });
+    return out;
+}
+
+/// With reissue: results on the root equal a sequential run (each iteration's
+/// once, whichever copy won), every iteration ran at least once, and every rank
+/// got the same counts of copies.
+loop_statistics check_reissued(int ranks, index_t n, any_policy const& policy, int slow,
+                               std::chrono::microseconds pause, parallel_for_options o = {}) {
+    o.reissue = true;
+    std::vector<std::atomic<int>> runs(static_cast<std::size_t>(n));
+    auto const out = run_with_slow_rank(ranks, n, policy, slow, pause, o, runs);
     auto const& root = out[static_cast<std::size_t>(o.root)];
     REQUIRE(root.value.size() == static_cast<std::size_t>(n));
     for (index_t i = 0; i < n; ++i) {
@@ -686,21 +694,7 @@ namespace {
 loop_statistics check_trees(int ranks, index_t n, any_policy const& policy, int slow, std::chrono::microseconds pause,
                             parallel_for_options o = {}) {
     std::vector<std::atomic<int>> runs(static_cast<std::size_t>(n));
-    std::vector<gathered<double>> out(static_cast<std::size_t>(ranks));
-    in_process::run(ranks, [&](in_process::endpoint& t) {
-        out[static_cast<std::size_t>(t.rank())] = parallel_for(
-                t, make_range(n), policy,
-                [&](index_range const& part, std::span<double> values) {
-                    REQUIRE(part.size() > 0);
-                    std::size_t j = 0;
-                    for (index_t i : part.indices()) {
-                        if (t.rank() == slow) std::this_thread::sleep_for(pause);
-                        runs[static_cast<std::size_t>(i)]++;
-                        values[j++] = work(i);
-                    }
-                },
-                gather<double>{1}, o);
-    });
+    auto const out = run_with_slow_rank(ranks, n, policy, slow, pause, o, runs);
     auto const& root = out[static_cast<std::size_t>(o.root)];
     REQUIRE(root.value.size() == static_cast<std::size_t>(n));
     for (index_t i = 0; i < n; ++i) {
