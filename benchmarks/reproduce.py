@@ -337,7 +337,11 @@ SEED001_PER_PE = {
         "dtss": "2.2/1.8/6.3 2.7/1.2/6.6 2.1/1.6/7.0 2.5/2.2/5.9 2.4/4.2/4.4 2.0/5.7/3.7 0.5/7.7/4.2 1.3/9.5/2.6",
         "dfss": "4.1/7.8/5.6 2.9/8.8/5.8 1.7/10.5/5.3 3.3/7.3/6.8 2.5/8.3/6.0 2.1/8.5/6.3 1.6/9.8/5.7 2.8/8.3/6.1",
         "dfiss": "2.5/6.4/5.6 2.5/6.2/5.8 1.5/7.9/5.4 2.3/6.0/6.5 1.9/7.3/6.1 0.9/9.2/5.6 1.9/8.4/5.9 3.5/7.3/6.0",
-        "dtfss": "1.4/9.3/5.6 1.9/8.5/5.6 1.4/9.6/5.6 2.4/7.9/6.5 1.6/9.2/6.3 2.0/9.4/6.0 1.5/10.1/6.0 3.4/8.3/6.0"},
+        "dtfss": "1.4/9.3/5.6 1.9/8.5/5.6 1.4/9.6/5.6 2.4/7.9/6.5 1.6/9.2/6.3 2.0/9.4/6.0 1.5/10.1/6.0 3.4/8.3/6.0",
+        # TreeS: Table 2's column (even shares) and Table 3's (shares by virtual power)
+        "trees": "0.6/0.0/3.3 6.3/12.9/5.4 6.1/12.1/5.6 6.6/9.2/7.3 7.6/6.0/6.5 4.9/2.1/9.7 3.5/0.0/7.4 5.1/0.0/6.0",
+        "trees:shares=power":
+            "3.1/9.0/5.7 3.4/7.7/6.1 8.9/0.0/10.2 3.1/0.0/5.6 2.4/0.0/5.8 4.9/0.0/6.1 5.2/2.1/5.7 4.3/0.0/10.4"},
     "loaded": {
         "tss": "6.0/12.3/9.5 8.8/13.4/5.5 6.1/14.3/7.2 3.0/11.3/13.3 4.7/10.4/9.2 5.1/8.2/10.3 1.1/5.5/17.3 4.2/3.8/15.9",
         "fss": "7.0/13.9/9.0 0.4/0.8/3.1 2.9/2.6/3.4 4.6/13.2/28.2 9.8/10.7/9.1 10.1/10.0/9.6 2.8/10.3/28.9 6.1/8.9/30.3",
@@ -346,7 +350,10 @@ SEED001_PER_PE = {
         "dtss": "1.2/3.0/8.5 2.2/1.5/8.5 1.3/2.4/8.5 0.7/5.5/6.6 0.4/6.6/7.7 1.6/3.9/7.1 0.9/8.2/7.2 1.8/4.5/6.3",
         "dfss": "0.9/9.8/10.6 2.5/13.6/7.0 2.1/14.7/6.2 5.8/0.8/14.4 3.0/5.3/13.4 0.8/13.7/7.3 1.0/8.0/13.0 1.1/13.5/7.4",
         "dfiss": "0.9/8.4/6.5 1.6/5.8/7.8 0.8/7.3/7.4 2.5/3.3/9.8 1.3/6.0/8.9 1.4/7.3/7.6 2.6/5.5/8.4 2.1/7.0/8.0",
-        "dtfss": "1.9/9.3/10.7 3.4/13.3/6.7 1.3/15.7/6.5 4.7/2.3/15.1 3.2/4.6/14.7 0.9/15.6/7.1 1.3/7.8/13.1 1.8/13.7/7.2"}}
+        "dtfss": "1.9/9.3/10.7 3.4/13.3/6.7 1.3/15.7/6.5 4.7/2.3/15.1 3.2/4.6/14.7 0.9/15.6/7.1 1.3/7.8/13.1 1.8/13.7/7.2",
+        "trees": "1.8/0.0/9.4 9.7/20.8/6.9 19.7/19.9/5.7 14.0/14.5/15.9 23.2/9.0/7.2 19.7/4.1/9.8 4.6/4.1/15.8 15.9/0.0/12.7",
+        "trees:shares=power":
+            "10.8/14.1/6.7 11.1/15.3/6.3 7.5/16.2/9.8 3.9/0.0/13.6 5.9/1.3/14.6 9.0/4.0/12.2 14.0/7.5/7.0 12.6/10.4/8.8"}}
 
 
 def seed001_trees(run, workload, ours):
@@ -395,14 +402,16 @@ def seed001_per_pe(run, workload, schemes, doc_tp, ours_tp):
     """Tables 2 and 3's per-PE columns beside ours, with the shape the document reads from them."""
     md = ["### Per PE: T_com / T_wait / T_comp (s), ours (the document's); PEs 1-3 fast\n"]
     claims = run.claims
+    columns = schemes + ["trees", "trees:shares=power"]  # TreeS: the last column of Tables 2 and 3
+    names = [s.upper() for s in schemes] + ["TreeS (Table 2)", "TreeS by V_k (Table 3)"]
     for cond, platform in (("dedicated", "seed001"), ("loaded", "seed001:loaded")):
-        ours = {s: run.workers[(platform, workload, s)] for s in schemes}
-        doc = {s: [tuple(map(float, x.split("/"))) for x in SEED001_PER_PE[cond][s].split()] for s in schemes}
+        ours = {s: run.workers[(platform, workload, s)] for s in columns}
+        doc = {s: [tuple(map(float, x.split("/"))) for x in SEED001_PER_PE[cond][s].split()] for s in columns}
         rows = []
         for pe in range(8):
             rows.append((pe + 1, *[f"{'/'.join(f'{v:.1f}' for v in ours[s][pe])} "
-                                   f"({'/'.join(f'{v:.1f}' for v in doc[s][pe])})" for s in schemes]))
-        md.append(f"{cond}:\n\n" + table(["PE", *[s.upper() for s in schemes]], rows))
+                                   f"({'/'.join(f'{v:.1f}' for v in doc[s][pe])})" for s in columns]))
+        md.append(f"{cond}:\n\n" + table(["PE", *names], rows))
         if cond == "loaded":
             md.append("Our T_com is the sampled time of sending requests (every 16th is timed); with the tens of "
                       "chunks a worker gets here none or few are sampled, and a send's time shows in T_wait. Our "
