@@ -57,40 +57,35 @@ LOOPSCHED_DECL any_policy parse_policy(std::string_view spec) {
         throw spec_error("loopsched: policy spec '" + std::string(spec) + "' has ':' but no key=value");
 
     auto pairs = detail::split_arguments(spec, args);
-    std::optional<sync_interval> interval;
-    if (synchronize) { // the adaptor's key is taken out before the scheme sees its own
-        auto h = std::ranges::find(pairs, std::string("h"), &spec_args::pair::first);
-        if (h != pairs.end() && std::ranges::count(pairs, std::string("h"), &spec_args::pair::first) > 1)
-            throw spec_error("loopsched: parameter 'h' given twice in policy spec '" + std::string(spec) + "'");
-        if (h != pairs.end()) {
-            interval = detail::parse_interval(spec, h->second);
-            pairs.erase(h);
-        }
-    }
-    // The chunk thresholds (the clamped adaptor) likewise: any scheme takes them.
-    std::optional<index_t> lower, upper;
-    for (char const* key : {"lower", "upper"}) {
-        auto at = std::ranges::find(pairs, std::string(key), &spec_args::pair::first);
-        if (at == pairs.end()) continue;
-        if (std::ranges::count(pairs, std::string(key), &spec_args::pair::first) > 1)
+    // The adaptors' keys are taken out before the scheme sees its own; each at most once.
+    auto take = [&](std::string_view key) -> std::optional<spec_args::pair> {
+        auto at = std::ranges::find(pairs, key, &spec_args::pair::first);
+        if (at == pairs.end()) return std::nullopt;
+        if (std::ranges::count(pairs, key, &spec_args::pair::first) > 1)
             throw spec_error("loopsched: parameter '" + std::string(key) + "' given twice in policy spec '" +
                              std::string(spec) + "'");
-        spec_args one("clamped", std::array<std::string_view, 1>{key}, {*at});
-        (key[0] == 'l' ? lower : upper) = one.integer(key, 0);
+        spec_args::pair taken = std::move(*at);
         pairs.erase(at);
-    }
+        return taken;
+    };
+    std::optional<sync_interval> interval;
+    if (synchronize)
+        if (auto h = take("h")) interval = detail::parse_interval(spec, h->second);
+    // The chunk thresholds (the clamped adaptor) likewise: any scheme takes them.
+    std::optional<index_t> lower, upper;
+    for (char const* key : {"lower", "upper"})
+        if (auto given = take(key)) {
+            spec_args one("clamped", std::array<std::string_view, 1>{key}, {*given});
+            (key[0] == 'l' ? lower : upper) = one.integer(key, 0);
+        }
     // Where they apply: by default to the chunk handed out (after W); with
     // thresholds=scheme to the scheme's own chunk, which W then weights
     // (Ciorba's Table 5.10 reads so).
     bool thresholds_inside = false;
-    if (auto at = std::ranges::find(pairs, std::string("thresholds"), &spec_args::pair::first); at != pairs.end()) {
-        if (std::ranges::count(pairs, std::string("thresholds"), &spec_args::pair::first) > 1)
-            throw spec_error("loopsched: parameter 'thresholds' given twice in policy spec '" + std::string(spec) + "'");
-        if (at->second != "scheme" && at->second != "granted")
-            throw spec_error("loopsched: in policy spec '" + std::string(spec) + "', thresholds='" + at->second +
-                             "' is not one of: granted (the chunk handed out, the default), scheme (the "
-                             "scheme's own chunk, before W weights it)");
-        thresholds_inside = at->second == "scheme";
+    if (auto given = take("thresholds")) {
+        static constexpr std::array<std::string_view, 2> where{"granted", "scheme"};
+        spec_args one("clamped", std::array<std::string_view, 1>{"thresholds"}, {*given});
+        thresholds_inside = one.word("thresholds", where, "granted") == "scheme";
         if (thresholds_inside && !weight)
             throw spec_error("loopsched: in policy spec '" + std::string(spec) +
                              "', thresholds=scheme needs W (prefix '" + std::string(weighted_prefix) + "' or '" +
@@ -99,7 +94,6 @@ LOOPSCHED_DECL any_policy parse_policy(std::string_view spec) {
         if (thresholds_inside && !lower && !upper)
             throw spec_error("loopsched: in policy spec '" + std::string(spec) +
                              "', thresholds=scheme needs lower= or upper=");
-        pairs.erase(at);
     }
     if (dmps_form) {
         if (name != css::name && name != tss::name && name != dtss::name)
