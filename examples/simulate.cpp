@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <string_view>
 
@@ -64,12 +65,20 @@ int main(int argc, char** argv) try {
     line.add_flag("--hide-load", hide_load,
                   "the library is told every run queue is 1 (the load starts after the loop opens)");
     line.add_flag("--reissue", reissue,
-                  "DOALL: once every chunk is out, idle workers get copies of unfinished ones (first finish wins)");
+                  "once every chunk (or task) is out, idle workers get copies of unfinished ones (first finish wins)");
     line.add_flag("--farm", farm, "run the iterations as the tasks of a task farm (--policy: its scheme)");
     line.add_option("--perturb", perturbations,
                     "a host's speed changes mid-run (repeatable): slow:rank=K[:from=0.3][:factor=10], "
                     "stop:rank=K[:from=0.3][:for=0.2], load:rank=K[:period=0.2][:on=0.5][:factor=3]; times as "
                     "fractions of the unperturbed ideal");
+    std::vector<std::string> failures;
+    line.add_option("--fail", failures,
+                    "a host is turned off mid-run (repeatable): failure:rank=K[:at=0.5], at a fraction of the "
+                    "unperturbed ideal");
+    double lost_after = std::numeric_limits<double>::infinity();
+    line.add_option("--lost-after", lost_after,
+                    "seconds of silence after which the master presumes a worker lost "
+                    "(presumed_lost_after; with --reissue its work goes to others)");
     std::vector<int> predict_at;
     line.add_option("--predict-at", predict_at,
                     "DOACROSS with h=auto: also print the model's predicted time at these intervals H1,H2,... "
@@ -89,14 +98,16 @@ int main(int argc, char** argv) try {
     int const first_worker = master_computes ? 0 : 1;
     double const unperturbed = simulator.layout().ideal_seconds(w.total_flops(), first_worker);
     for (auto const& text : perturbations) simulator.perturb(make_perturbation(text, unperturbed));
+    for (auto const& text : failures) simulator.fail(make_failure(text, unperturbed));
     double const ideal = simulator.layout().ideal_seconds(w.total_flops(), first_worker);
     for (auto const& spec : policies) {
         bool const tracing = !trace.empty() || !gantt.empty();
         auto const mapping = static_mapping_of(spec);
-        auto const r = farm      ? simulate_farm(simulator, w, spec, master_computes, tracing)
+        examples::robustness const robust{reissue, lost_after};
+        auto const r = farm      ? simulate_farm(simulator, w, spec, master_computes, tracing, 0, 0.0, robust)
                        : mapping ? simulate(simulator, w, *mapping, master_computes, tracing, hide_load)
                                  : simulate(simulator, w, parse_policy(spec), master_computes, tracing, hide_load,
-                                            reissue);
+                                            robust);
         if (csv) {
             std::cout << '"' << platform_text << "\",\"" << workload_text << "\",\"" << spec << "\"," << r.seconds
                       << ',' << r.interval << ',' << r.wall << ',' << ideal << ',';

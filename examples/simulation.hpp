@@ -29,6 +29,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <span>
@@ -276,6 +277,14 @@ inline sim::perturbation make_perturbation(std::string const& text, double loop_
     return x;
 }
 
+/// A --fail text: failure:rank=K[:at=F], at F (0.5) of the unperturbed ideal `loop_seconds`.
+inline sim::host_failure make_failure(std::string const& text, double loop_seconds) {
+    description d(text, "failure", {"rank", "at"});
+    if (d.name() != "failure") throw invalid_parameter("failure", d.name(), "must be failure:rank=K[:at=F]");
+    if (!d.has("rank")) throw invalid_parameter("failure rank", "(none)", "is required");
+    return {static_cast<int>(d.number("rank", 0)), d.number("at", 0.5) * loop_seconds};
+}
+
 struct workload {
     std::string kind;             ///< mandelbrot, uniform, random; heat, floyd-steinberg, hydro
     std::vector<index_t> extents; ///< DOACROSS space
@@ -455,6 +464,14 @@ struct doall_charge {
     void operator()(index_range const& part, std::span<std::byte>) const { (*this)(part); }
 };
 
+/// How a simulated DOALL loop or farm meets slow and failing hosts: copies of
+/// unfinished work for idle workers (reissue), and the master's failure
+/// detector (presumed_lost_after seconds of silence; infinity: off).
+struct robustness {
+    bool reissue = false;
+    double presumed_lost_after = std::numeric_limits<double>::infinity();
+};
+
 /// A simulated DOACROSS chunk: its points' flops charged (named, as doall_charge).
 struct doacross_charge {
     sim::transport* t;
@@ -472,13 +489,13 @@ struct doacross_charge {
 /// and run one chunk at a time per rank, as in the documents. `policy` may
 /// also be a doacross_mapping (SDS or a chain mapping: no self-scheduling).
 /// hide_load: the library is told every run queue is 1, as when the
-/// background load starts after the loop has opened. reissue: DOALL loops copy
-/// unfinished chunks to idle workers (parallel_for_options::reissue).
+/// background load starts after the loop has opened. `robust`: DOALL loops
+/// only (parallel_for_options::reissue and presumed_lost_after).
 template <class P>
 requires ChunkPolicy<P> || std::same_as<P, doacross_mapping>
 simulated_run simulate(sim::simulator& simulator, workload const& w, P const& policy, bool master_computes = false,
-                       bool trace = false, bool hide_load = false, bool reissue = false) {
-    if (reissue && w.doacross()) throw invalid_parameter("reissue", "true", "is for DOALL loops");
+                       bool trace = false, bool hide_load = false, robustness robust = {}) {
+    if (robust.reissue && w.doacross()) throw invalid_parameter("reissue", "true", "is for DOALL loops");
     constexpr bool mapped = std::same_as<P, doacross_mapping>;
     auto const& p = simulator.layout();
     simulated_run out;
@@ -497,7 +514,8 @@ simulated_run simulate(sim::simulator& simulator, workload const& w, P const& po
         } else if (!w.doacross()) {
             parallel_for_options o;
             configure(o);
-            o.reissue = reissue;
+            o.reissue = robust.reissue;
+            o.presumed_lost_after = robust.presumed_lost_after;
             doall_charge const cost{&t, &w.prefix};
             loop_statistics stats;
             if (w.result_bytes == 0)
@@ -583,7 +601,7 @@ inline simulated_run simulate_hierarchy(sim::simulator& simulator, workload cons
 /// iteration's flops, and returns `result_bytes`. Options as simulate().
 inline simulated_run simulate_farm(sim::simulator& simulator, workload const& w, std::string const& scheme,
                                    bool master_computes = false, bool trace = false, std::size_t group_size = 0,
-                                   double expected_task_seconds = 0.0) {
+                                   double expected_task_seconds = 0.0, robustness robust = {}) {
     if (w.doacross()) throw invalid_parameter("workload", w.kind, "a task farm runs DOALL workloads only");
     auto const& p = simulator.layout();
     simulated_run out;
@@ -595,6 +613,8 @@ inline simulated_run simulate_farm(sim::simulator& simulator, workload const& w,
         o.load_aware = true; // speeds V/Q, as the distributed loop schemes see a loaded host
         o.trace = trace;
         o.expected_tasks = static_cast<std::size_t>(w.iterations());
+        o.reissue = robust.reissue;
+        o.presumed_lost_after = robust.presumed_lost_after;
         if (scheme.find('/') == std::string::npos) {
             o.scheme = scheme;
         } else {

@@ -9,6 +9,7 @@
 #include <loopsched/detail/described.hpp>
 
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -51,12 +52,27 @@ struct parallel_for_options : loop_options {
     /// called, the rank gives back the rest of its chunk and takes no more work.
     /// Per rank, not compared across ranks.
     departure* leaving = nullptr;
+    /// The master's failure detector: a worker it expects to hear from (one
+    /// holding work, or stopped and owing its report) that has been silent this
+    /// many seconds is presumed lost. Workers then run in steps and say they are
+    /// alive after a quarter of it without a message, so it must exceed the
+    /// longest step (about a millisecond of the body) several times over, not a
+    /// chunk. With reissue a lost worker's chunk goes to the next to ask and the
+    /// loop completes (loop_statistics::lost names it); without, every other rank
+    /// throws the same error. A rank that misses the loop's start is reported
+    /// the same way. Infinity (the default): nobody is presumed lost. Its
+    /// messages, should it come back, are dropped. (MPI ends the job when a rank
+    /// dies; this is for simulated failures and for ranks that stall.)
+    double presumed_lost_after = std::numeric_limits<double>::infinity();
 
     template <class F>
     friend void describe(parallel_for_options const& o, F&& f) {
         f("request_ahead", o.request_ahead, detail::option_rule{0.0, 1.0, true, "must be in [0, 1)", false, true});
         f("reissue", o.reissue, detail::any_value);
         f("departures", o.departures, detail::any_value);
+        f("presumed_lost_after", o.presumed_lost_after,
+          detail::option_rule{0.0, std::numeric_limits<double>::infinity(), false,
+                              "must be > 0 seconds (infinity: never)", true, false});
     }
 };
 

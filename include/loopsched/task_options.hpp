@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <limits>
 
 namespace loopsched {
 
@@ -28,6 +29,22 @@ struct farm_parameters {
     /// a worker that leaves gives its unstarted tasks back to the master and
     /// takes no more. Set on every rank; one level, not the estimates schemes.
     bool departures = false;
+    /// Once the producer has returned and no task is left to hand out, a worker
+    /// holding nothing gets a copy of a running task (the oldest of those with
+    /// the fewest holders, never one it holds; the root takes none), as rDLB
+    /// does for loops: the first result counts, later ones are dropped
+    /// (loop_statistics::reissued, dropped), and once every task has its result
+    /// the workers still holding copies are told to drop those not started. A
+    /// task may therefore run twice. Replaces kazouris's redistribution; one
+    /// level, not the estimates schemes.
+    bool reissue = false;
+    /// The master's failure detector (as parallel_for_options'): a worker
+    /// holding tasks that has sent nothing for this many seconds is presumed
+    /// lost. A farm worker speaks after every task and cannot between, so this
+    /// must exceed the longest task. With reissue its tasks go back to the
+    /// queue (unless another worker holds a copy); without, every other rank
+    /// throws the same error. Infinity (the default): never.
+    double presumed_lost_after = std::numeric_limits<double>::infinity();
 
     template <class F>
     friend void describe(farm_parameters const& p, F&& f) {
@@ -41,6 +58,10 @@ struct farm_parameters {
         f("stop_after_results", p.stop_after_results, detail::any_value);
         f("time_limit", p.time_limit, detail::seconds("must be >= 0 seconds (0: none)"));
         f("departures", p.departures, detail::any_value);
+        f("reissue", p.reissue, detail::any_value);
+        f("presumed_lost_after", p.presumed_lost_after,
+          detail::option_rule{0.0, std::numeric_limits<double>::infinity(), false,
+                              "must be > 0 seconds (infinity: never)", true, false});
     }
 };
 

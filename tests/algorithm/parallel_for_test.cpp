@@ -20,6 +20,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <mutex>
 #include <span>
 #include <sstream>
@@ -27,6 +28,7 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 using namespace loopsched;
@@ -578,6 +580,83 @@ TEST_CASE("parallel_for with reissue: a slow rank's chunk is copied to idle rank
         fixed.deterministic = true;
         expect_all_fail(fixed, "options.deterministic");
         expect_all_fail({}, "options.reissue", static_block_mapping{});
+    }
+}
+
+TEST_CASE("parallel_for with a failure detector: a rank that stalls past presumed_lost_after") {
+    // Rank 1's first body call stalls 1 s, silent; the master presumes it lost after 0.2 s
+    // (wide margins: under ThreadSanitizer a thread may not run for tens of milliseconds).
+    auto run = [](parallel_for_options o, std::vector<std::string>& errors, std::vector<std::atomic<int>>& runs) {
+        o.presumed_lost_after = 0.2;
+        std::vector<gathered<double>> out(3);
+        errors.assign(3, "");
+        in_process::run(3, [&](in_process::endpoint& t) {
+            bool stalled = false;
+            try {
+                out[static_cast<std::size_t>(t.rank())] = parallel_for(
+                        t, make_range(2000), parse_policy("fss"),
+                        [&](index_range const& part, std::span<double> values) {
+                            if (t.rank() == 1 && !std::exchange(stalled, true))
+                                std::this_thread::sleep_for(std::chrono::seconds(1));
+                            std::size_t j = 0;
+                            for (index_t i : part.indices()) {
+                                std::this_thread::sleep_for(std::chrono::microseconds(20));
+                                runs[static_cast<std::size_t>(i)]++;
+                                values[j++] = work(i);
+                            }
+                        },
+                        gather<double>{1}, o);
+            } catch (error const& e) {
+                errors[static_cast<std::size_t>(t.rank())] = e.what();
+            }
+            CHECK(check_loop_here(t));
+        });
+        return out;
+    };
+    std::vector<std::string> errors;
+    SUBCASE("with reissue its chunk goes to another: results once, as a sequential run, the rank named lost") {
+        std::vector<std::atomic<int>> runs(2000);
+        parallel_for_options o;
+        o.reissue = true;
+        auto const out = run(o, errors, runs);
+        for (auto const& e : errors) CHECK(e.empty());
+        REQUIRE(out[0].value.size() == 2000);
+        for (index_t i = 0; i < 2000; ++i) {
+            REQUIRE(runs[static_cast<std::size_t>(i)] >= 1);
+            REQUIRE(out[0].value[static_cast<std::size_t>(i)] == work(i));
+        }
+        for (auto const& r : out) CHECK(r.statistics.lost == std::vector<int>{1}); // rank 1 too, once back
+    }
+    SUBCASE("without, every rank throws the same error, the stalled one once it is back") {
+        std::vector<std::atomic<int>> runs(2000);
+        (void)run({}, errors, runs);
+        for (auto const& e : errors)
+            CHECK_MESSAGE(e.find("rank 1 was presumed lost: silent for 0.2 s (options.presumed_lost_after) "
+                                 "while it held work") != std::string::npos,
+                          e);
+    }
+    SUBCASE("no loss, no change: heartbeats keep a slow worker in the loop") {
+        std::vector<std::atomic<int>> runs(2000);
+        parallel_for_options o;
+        o.presumed_lost_after = 0.2;
+        auto const out = run_with_slow_rank(3, 2000, parse_policy("css:chunk=1000"), 1, std::chrono::microseconds(400),
+                                            o, runs); // rank 1's chunk takes 0.4 s or more, twice the silence
+        for (auto const& r : out) CHECK(r.statistics.lost.empty());
+        for (index_t i = 0; i < 2000; ++i) REQUIRE(runs[static_cast<std::size_t>(i)] == 1);
+    }
+    SUBCASE("what it cannot go with fails on every rank, named") {
+        auto expect_all_fail = [](parallel_for_options o, std::string const& parameter,
+                                  any_mapping const& mapping = dynamic_mapping{}) {
+            if (o.presumed_lost_after == std::numeric_limits<double>::infinity()) o.presumed_lost_after = 1.0;
+            expect_every_rank_fails(3, gss{}, [&](int) { return o; }, parameter, mapping);
+        };
+        parallel_for_options fixed;
+        fixed.deterministic = true;
+        expect_all_fail(fixed, "options.deterministic");
+        expect_all_fail({}, "options.presumed_lost_after", static_block_mapping{});
+        parallel_for_options zero;
+        zero.presumed_lost_after = 0.0;
+        expect_all_fail(zero, "options.presumed_lost_after");
     }
 }
 

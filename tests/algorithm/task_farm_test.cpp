@@ -22,6 +22,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 using namespace loopsched;
@@ -672,5 +673,124 @@ TEST_CASE("task_farm: a worker that leaves gives back its unstarted tasks; resul
         levels.departures = true;
         levels.scheme = "ss/ss";
         rejects(levels, -1, "options.departures");
+    }
+}
+
+namespace {
+
+/// n tasks on `ranks` threads, rank `slow`'s tasks taking `pause` (rank
+/// `stalls` stalling `stall` on its first): every task ran at least once and
+/// the root's results are the sequential ones, each once. Returns every rank's
+/// table, or the errors they threw (then empty tables).
+std::vector<loop_statistics> run_copied_farm(int ranks, int n, int slow, std::chrono::microseconds pause,
+                                             task_farm_options o, std::vector<std::string>& errors, int stalls = -1,
+                                             std::chrono::milliseconds stall = {}) {
+    std::vector<std::atomic<int>> runs(static_cast<std::size_t>(n));
+    std::vector<loop_statistics> stats(static_cast<std::size_t>(ranks));
+    std::vector<double> results;
+    errors.assign(static_cast<std::size_t>(ranks), "");
+    in_process::run(ranks, [&](in_process::endpoint& t) {
+        bool stalled = false;
+        try {
+            auto out = task_farm<int>(
+                    t, [&](auto& farm) { for (int i = 0; i < n; ++i) farm.submit(i); },
+                    [&](int const& i) {
+                        if (t.rank() == stalls && !std::exchange(stalled, true)) std::this_thread::sleep_for(stall);
+                        std::this_thread::sleep_for(t.rank() == slow ? pause : std::chrono::microseconds(50));
+                        runs[static_cast<std::size_t>(i)]++;
+                        return compute(i);
+                    },
+                    o);
+            stats[static_cast<std::size_t>(t.rank())] = out.statistics;
+            if (t.rank() == o.root) results = out.value;
+        } catch (error const& e) {
+            errors[static_cast<std::size_t>(t.rank())] = e.what();
+        }
+    });
+    if (!errors[static_cast<std::size_t>(o.root)].empty()) return stats;
+    REQUIRE(results.size() == static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+        REQUIRE(runs[static_cast<std::size_t>(i)] >= 1);
+        REQUIRE(results[static_cast<std::size_t>(i)] == compute(i)); // bit-identical, the first copy's
+    }
+    return stats;
+}
+
+} // namespace
+
+TEST_CASE("task_farm with reissue: a slow worker's tasks are copied to idle ones, results once as a sequential run") {
+    for (std::string scheme : {"kazouris", "ss", "fss"})
+        for (bool computes : {true, false}) {
+            CAPTURE(scheme);
+            CAPTURE(computes);
+            task_farm_options o;
+            o.scheme = scheme;
+            o.expected_tasks = 200;
+            o.master_computes = computes;
+            o.reissue = true;
+            std::vector<std::string> errors;
+            // Rank 2's tasks take 20 ms, the others' 50 us: its last ones are copied.
+            auto const stats = run_copied_farm(4, 200, 2, std::chrono::microseconds(20'000), o, errors);
+            for (auto const& e : errors) CHECK(e.empty());
+            auto const& root = stats[0];
+            CHECK(root.reissued >= 1);
+            CHECK(root.dropped <= root.reissued);
+            CHECK(root.iterations() >= 200); // copies count where they ran
+            for (auto const& s : stats) {
+                CHECK(s.reissued == root.reissued);
+                CHECK(s.dropped == root.dropped);
+            }
+        }
+    SUBCASE("what reissue cannot go with fails on every rank, named") {
+        auto rejects = [](task_farm_options o, std::string const& parameter) {
+            std::atomic<int> threw = 0;
+            in_process::run(3, [&](in_process::endpoint& t) {
+                try {
+                    task_farm<int>(
+                            t, [](auto& farm) { farm.submit(1); }, [](int const& i) { return i; }, o);
+                } catch (invalid_parameter const& e) {
+                    CHECK(e.parameter() == parameter);
+                    ++threw;
+                }
+            });
+            CHECK(threw == 3);
+        };
+        task_farm_options estimates;
+        estimates.reissue = true;
+        estimates.scheme = "dlpt";
+        rejects(estimates, "options.reissue");
+        task_farm_options levels;
+        levels.reissue = true;
+        levels.scheme = "ss/ss";
+        rejects(levels, "options.reissue");
+        task_farm_options silent_levels;
+        silent_levels.presumed_lost_after = 1.0;
+        silent_levels.scheme = "ss/ss";
+        rejects(silent_levels, "options.presumed_lost_after");
+        task_farm_options never;
+        never.presumed_lost_after = -1.0;
+        rejects(never, "options.presumed_lost_after");
+    }
+}
+
+TEST_CASE("task_farm with a failure detector: a worker that stalls past presumed_lost_after") {
+    // Rank 1's first task stalls 1 s; the master presumes it lost after 0.2 s.
+    for (std::string scheme : {"kazouris", "ss"}) {
+        CAPTURE(scheme);
+        task_farm_options o;
+        o.scheme = scheme;
+        o.presumed_lost_after = 0.2;
+        std::vector<std::string> errors;
+        SUBCASE("with reissue its tasks go to others: results once, the rank named lost on every rank") {
+            o.reissue = true;
+            auto const stats = run_copied_farm(3, 300, -1, {}, o, errors, 1, std::chrono::milliseconds(1000));
+            for (auto const& e : errors) CHECK(e.empty());
+            for (auto const& s : stats) CHECK(s.lost == std::vector<int>{1});
+        }
+        SUBCASE("without, every rank throws the same error, the stalled one once it is back") {
+            (void)run_copied_farm(3, 300, -1, {}, o, errors, 1, std::chrono::milliseconds(1000));
+            for (auto const& e : errors)
+                CHECK_MESSAGE(e.find("rank 1 was presumed lost: silent for 0.2 s") != std::string::npos, e);
+        }
     }
 }

@@ -71,6 +71,13 @@ struct clusters {
         p.perturb({.rank = 1, .from = 0.3, .slowdown = 10.0});
         return p;
     }()};
+    // Ranks 2 and 4 turned off at 0.3 and 0.7 s: the failure detector's test.
+    sim::simulator failing{[] {
+        auto p = cluster({1e9, 1e9, 1e9, 1e9});
+        p.fail({.rank = 4, .at = 0.7});
+        p.fail({.rank = 2, .at = 0.3});
+        return p;
+    }()};
     sim::simulator rendezvous{cluster({1e9}), [] {
                                   sim::simulation_options o;
                                   o.rendezvous_bytes = 1000;
@@ -278,6 +285,66 @@ TEST_CASE("simgrid: with reissue, a host 10x slower mid-chunk costs little more 
     }
 }
 
+TEST_CASE("simgrid: hosts turned off mid-loop: with reissue every result arrives once, the lost ranks named") {
+    auto& s = all().failing;
+    // 4,000 iterations of 1 ms on 4 workers (1 s); rank 2 dies at 0.3 s, rank 4 at 0.7 s.
+    std::vector<double> expected(4000);
+    for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = 0.5 * static_cast<double>(i * i);
+    std::vector<int> failed;
+    auto run = [&](std::string const& spec, bool reissue, std::vector<std::string>& errors) {
+        gathered<double> root;
+        errors.assign(static_cast<std::size_t>(s.size()), "");
+        auto const outcome = s.run([&](sim::transport& t) {
+            parallel_for_options o;
+            o.reissue = reissue;
+            o.presumed_lost_after = 0.05;
+            try {
+                auto got = parallel_for(
+                        t, make_range(4000), parse_policy(spec),
+                        [&](index_range const& part, std::span<double> out) {
+                            std::size_t j = 0;
+                            for (index_t i : part.indices()) out[j++] = 0.5 * static_cast<double>(i * i);
+                            t.compute(1e6 * static_cast<double>(part.size()));
+                        },
+                        gather<double>{}, o);
+                if (t.rank() == 0) root = std::move(got);
+            } catch (error const& e) {
+                errors[static_cast<std::size_t>(t.rank())] = e.what();
+            }
+        });
+        failed = outcome.failed_ranks;
+        return root;
+    };
+    std::vector<std::string> errors;
+    for (std::string spec : {"fss", "af", "dtss", "css:chunk=400"}) {
+        CAPTURE(spec);
+        auto const r = run(spec, true, errors);
+        CHECK(failed == std::vector<int>{2, 4});
+        CHECK(std::ranges::all_of(errors, [](auto const& e) { return e.empty(); }));
+        MESSAGE(spec << ": " << r.statistics.parallel_seconds << " s, " << r.statistics.reissued << " re-issued");
+        CHECK(r.value == expected); // bit-identical, each iteration's once
+        CHECK(r.statistics.lost == std::vector<int>{2, 4});
+        // The ideal, with the root computing too and nothing the lost hosts began lost: 1.0 s.
+        CHECK(r.statistics.parallel_seconds < 1.3);
+    }
+    // Without reissue the work a lost rank held is gone: every survivor throws the same error.
+    (void)run("fss", false, errors);
+    CHECK(failed == std::vector<int>{2}); // the loop ended before rank 4's host was turned off
+    for (int rank : {0, 1, 3}) {
+        CAPTURE(rank);
+        CHECK_MESSAGE(errors[static_cast<std::size_t>(rank)].find("rank 2 was presumed lost: silent for 0.05 s") !=
+                              std::string::npos,
+                      errors[static_cast<std::size_t>(rank)]);
+    }
+    // A failure names its host and time.
+    sim::platform bad = cluster({1e9});
+    CHECK_THROWS_WITH(bad.fail({.rank = 3}), doctest::Contains("failure rank = 3"));
+    CHECK_THROWS_WITH(bad.fail({.rank = 1, .at = -1.0}), doctest::Contains("failure at = -1"));
+    bad.fail({.rank = 1, .at = 1.0});
+    CHECK_THROWS_WITH(bad.fail({.rank = 1, .at = 2.0}), doctest::Contains("fails twice"));
+    CHECK_THROWS_WITH(bad.fail({.rank = 0, .at = 2.0}), doctest::Contains("at least one host that never fails"));
+}
+
 TEST_CASE("simgrid: a DOACROSS loop on simulated hosts gives the sequential loop's bytes") {
     auto& s = all().doacross;
     box<2> const space({0, 0}, {64, 90});
@@ -451,6 +518,84 @@ TEST_CASE("simgrid: hierarchical loops and task farms run everything once, resul
                 REQUIRE(results[static_cast<std::size_t>(i)] == std::sqrt(static_cast<double>(i)));
             }
         }
+}
+
+namespace {
+
+/// A farm of n 1 ms tasks on simulator `s` (a dedicated master): each task's
+/// result, on the root, must be its own; returns the root's table, or the
+/// errors every rank threw.
+loop_statistics run_robust_farm(sim::simulator& s, std::string const& scheme, int n, bool reissue,
+                                double lost_after, std::vector<std::string>& errors) {
+    loop_statistics root;
+    std::vector<double> results;
+    errors.assign(static_cast<std::size_t>(s.size()), "");
+    s.run([&](sim::transport& t) {
+        task_farm_options o;
+        o.scheme = scheme;
+        o.master_computes = false;
+        o.expected_tasks = static_cast<std::size_t>(n);
+        o.reissue = reissue;
+        o.presumed_lost_after = lost_after;
+        try {
+            auto out = task_farm<int>(
+                    t, [&](auto& farm) { for (int i = 0; i < n; ++i) farm.submit(i); },
+                    [&](int const& i) {
+                        t.compute(1e6);
+                        return std::sqrt(static_cast<double>(i));
+                    },
+                    o);
+            if (t.rank() == 0) {
+                root = out.statistics;
+                results = std::move(out.value);
+            }
+        } catch (error const& e) {
+            errors[static_cast<std::size_t>(t.rank())] = e.what();
+        }
+    });
+    if (!errors[0].empty()) return root;
+    REQUIRE(results.size() == static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) REQUIRE(results[static_cast<std::size_t>(i)] == std::sqrt(static_cast<double>(i)));
+    return root;
+}
+
+} // namespace
+
+TEST_CASE("simgrid: task farms with reissue: a host 10x slower mid-run, hosts turned off") {
+    std::vector<std::string> errors;
+    SUBCASE("rank 1 10x slower from 0.3 s: within 1.1x of the cluster without it") {
+        double const never = std::numeric_limits<double>::infinity();
+        for (std::string scheme : {"ss", "kazouris", "fss"}) {
+            CAPTURE(scheme);
+            // The cluster without rank 1 (its three others, the same links), the same scheme:
+            // ss's round trip per 1 ms task is its own cost, not the slow host's.
+            double const without_rank_1 = run_robust_farm(all().plain, scheme, 4000, false, never, errors)
+                                                  .parallel_seconds;
+            auto const r = run_robust_farm(all().slowed, scheme, 4000, true, never, errors);
+            MESSAGE(scheme << ": " << r.parallel_seconds << " s against " << without_rank_1 << " s, " << r.reissued
+                           << " re-issued, " << r.dropped << " dropped");
+            CHECK(r.parallel_seconds < 1.1 * without_rank_1);
+            CHECK(r.reissued >= 1);
+        }
+    }
+    SUBCASE("ranks 2 and 4 turned off: with reissue every result once and the lost ranks named; without, one error") {
+        for (std::string scheme : {"ss", "kazouris"}) {
+            CAPTURE(scheme);
+            auto const r = run_robust_farm(all().failing, scheme, 4000, true, 0.05, errors);
+            for (auto const& e : errors) CHECK_MESSAGE(e.empty(), e);
+            CHECK(r.lost == std::vector<int>{2, 4});
+            // The ideal of what survives: 1.5 s (4 s of work, the master idle); ss pays a round
+            // trip per 1 ms task (1.27x its ideal on three hosts that never fail).
+            CHECK(r.parallel_seconds < 1.45 * 1.5);
+            (void)run_robust_farm(all().failing, scheme, 4000, false, 0.05, errors);
+            for (int rank : {0, 1, 3}) {
+                CAPTURE(rank);
+                CHECK_MESSAGE(errors[static_cast<std::size_t>(rank)].find("rank 2 was presumed lost") !=
+                                      std::string::npos,
+                              errors[static_cast<std::size_t>(rank)]);
+            }
+        }
+    }
 }
 
 TEST_CASE("simgrid: errors") {

@@ -65,6 +65,15 @@ struct perturbation {
     }
 };
 
+/// A host that fails: SimGrid turns it off `at` seconds after the run starts,
+/// killing its rank mid-whatever; messages to it are lost from then on, as is
+/// anything it had not sent. A loop or farm survives it only with reissue and
+/// a finite presumed_lost_after (the master's failure detector).
+struct host_failure {
+    int rank = 0;
+    double at = 0.0;
+};
+
 /// A star of hosts, each on its own link to one switch (switched Ethernet):
 /// a message crosses the sender's link and the receiver's link. Rank k is
 /// the k-th host added. With a shared medium (a hub, or one Ethernet
@@ -138,6 +147,22 @@ public:
     }
     [[nodiscard]] std::vector<perturbation> const& perturbations() const noexcept { return perturbations_; }
 
+    /// Turns a host off during every run of this platform (see host_failure).
+    /// At least one host never fails: the one its failures are run from.
+    platform& fail(host_failure f) {
+        using loopsched::detail::require;
+        require(f.rank >= 0 && f.rank < size(), "failure rank", f.rank,
+                "must name a host added before (0.." + std::to_string(size() - 1) + ")");
+        require(f.at >= 0.0 && f.at < std::numeric_limits<double>::infinity(), "failure at", f.at,
+                "must be finite and >= 0 s");
+        for (auto const& g : failures_) require(g.rank != f.rank, "failure rank", f.rank, "fails twice");
+        require(static_cast<int>(failures_.size()) + 1 < size(), "failures", failures_.size() + 1,
+                "must leave at least one host that never fails");
+        failures_.push_back(f);
+        return *this;
+    }
+    [[nodiscard]] std::vector<host_failure> const& failures() const noexcept { return failures_; }
+
     /// The host's speed at time t of a run, with its background load and its perturbations.
     [[nodiscard]] double speed_at(int rank, double t) const {
         auto const& h = hosts_[static_cast<std::size_t>(rank)];
@@ -168,6 +193,7 @@ private:
     std::vector<host> hosts_;
     std::optional<double> medium_;
     std::vector<perturbation> perturbations_;
+    std::vector<host_failure> failures_;
 };
 
 /// How the simulated runtime's own work is charged. Bodies charge their work
@@ -244,6 +270,7 @@ struct rank_state {
     std::optional<std::chrono::steady_clock::time_point> ran_since; ///< when the last transport call returned
     double pending_flops = 0.0;                                     ///< charged by compute(), run by charge()
     std::deque<held_message> held;
+    bool down = false; ///< its host was turned off (host_failure): it sends nothing, nothing reaches it
 };
 
 /// What every rank of one simulation shares: the hosts, the mailboxes (one
@@ -290,6 +317,7 @@ public:
 
     /// Sends what is still held back, so that no receiver waits for ever.
     ~transport() {
+        if (state().down) return;
         try {
             release_held(std::numeric_limits<double>::infinity());
         } catch (...) { // the simulation is being torn down
@@ -299,6 +327,7 @@ public:
     void send(int dest, int tag, bytes data) {
         loopsched::detail::require(dest >= 0 && dest < size(), "destination rank", dest,
                                    "must be a rank of the platform");
+        die_if_down();
         charge(net_->options.message_overhead);
         double const now = ::simgrid::s4u::Engine::get_clock();
         release_held(now); // back in MPI, its work done: the held messages that may move
@@ -315,18 +344,42 @@ public:
     }
 
     message receive(int source, int tag) {
+        die_if_down();
         charge(0.0);
         release_held(std::numeric_limits<double>::infinity());
         while (true) {
             if (auto m = take_early(source, tag)) return finish(std::move(*m));
-            early_.push_back(pull());
+            if (auto m = pull()) early_.push_back(std::move(*m));
         }
+    }
+
+    /// As receive(), giving up after `seconds` of simulated time.
+    std::optional<message> receive_within(int source, int tag, double seconds) {
+        die_if_down();
+        charge(0.0);
+        release_held(std::numeric_limits<double>::infinity());
+        double const deadline = ::simgrid::s4u::Engine::get_clock() + seconds;
+        while (true) {
+            if (auto m = take_early(source, tag)) return finish(std::move(*m));
+            double const left = deadline - ::simgrid::s4u::Engine::get_clock();
+            if (left <= 0.0) break;
+            try {
+                std::unique_ptr<message> m(own_box()->get<message>(left));
+                early_.push_back(std::move(*m));
+            } catch (::simgrid::TimeoutException const&) {
+                break;
+            } catch (::simgrid::NetworkFailureException const&) { // its sender's host was turned off
+            }
+        }
+        resume();
+        return std::nullopt;
     }
 
     std::optional<message> try_receive(int source, int tag) {
         charge(0.0);
         release_held(::simgrid::s4u::Engine::get_clock());
-        while (own_box()->ready()) early_.push_back(pull());
+        while (own_box()->ready())
+            if (auto m = pull()) early_.push_back(std::move(*m));
         auto m = take_early(source, tag);
         if (m) return finish(std::move(*m));
         resume();
@@ -364,11 +417,21 @@ public:
 
 private:
     detail::rank_state& state() const { return net_->ranks[static_cast<std::size_t>(rank_)]; }
+    /// A rank whose host was turned off goes on unwinding (SimGrid's kill): its
+    /// stack may catch everything on the way, and must not live on.
+    void die_if_down() const {
+        if (state().down) throw ::simgrid::ForcefulKillException();
+    }
     ::simgrid::s4u::Mailbox* own_box() const { return net_->box(rank_, context_); }
 
-    message pull() {
-        std::unique_ptr<message> m(own_box()->get<message>());
-        return std::move(*m);
+    /// The next message; none if it was lost on the way (its sender's host was turned off).
+    std::optional<message> pull() {
+        try {
+            std::unique_ptr<message> m(own_box()->get<message>());
+            return std::move(*m);
+        } catch (::simgrid::NetworkFailureException const&) {
+            return std::nullopt;
+        }
     }
 
     std::optional<message> take_early(int source, int tag) {
@@ -399,6 +462,7 @@ private:
 
     /// Puts a message into a mailbox of dest; it travels at once (eager).
     void post(int dest, int context, message m) const {
+        if (net_->ranks[static_cast<std::size_t>(dest)].down) return; // lost with its host
         std::uint64_t const size = m.payload.size() + net_->options.envelope_bytes;
         auto* p = new message(std::move(m));
         auto comm = net_->box(dest, context)->put_init(p, size);
@@ -431,6 +495,7 @@ private:
 struct run_result {
     double simulated_seconds = 0.0; ///< from the first actor's start to the last one's end
     double wall_seconds = 0.0;      ///< what the simulation itself took
+    std::vector<int> failed_ranks{}; ///< ranks whose host was turned off (host_failure), in rank order
 };
 
 /// A simulated cluster. Any number may be made in one process (each is a zone
@@ -492,6 +557,11 @@ public:
         platform_.perturb(p);
         return *this;
     }
+    /// Turns a host off in every later run (see platform::fail).
+    simulator& fail(host_failure f) {
+        platform_.fail(f);
+        return *this;
+    }
     [[nodiscard]] int size() const noexcept { return platform_.size(); }
 
     /// Runs `program(transport&)` on every rank, each on its host, with the
@@ -519,6 +589,8 @@ public:
                     net_->box(r, c)->set_receiver(::simgrid::s4u::Actor::self());
                 try {
                     program(*t);
+                } catch (::simgrid::ForcefulKillException const&) {
+                    throw; // its host was turned off: it must not live on
                 } catch (...) {
                     failures[static_cast<std::size_t>(r)] = std::current_exception();
                 }
@@ -534,11 +606,20 @@ public:
             for (auto const& p : platform_.perturbations())
                 if (p.rank == r) start_perturbation(p, host, background, begin);
         }
+        start_failures(begin);
         detail::world::get().started = true;
         detail::world::get().engine->run();
         for (auto* box : net_->boxes) box->set_receiver(nullptr);
         run_result out{last_end - begin,
                        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count()};
+        for (auto const& f : platform_.failures()) { // back on for the next run
+            auto& state = net_->ranks[static_cast<std::size_t>(f.rank)];
+            if (!state.down) continue;
+            state = detail::rank_state{};
+            net_->hosts[static_cast<std::size_t>(f.rank)]->turn_on();
+            out.failed_ranks.push_back(f.rank);
+        }
+        std::ranges::sort(out.failed_ranks);
         for (auto& f : failures)
             if (f) std::rethrow_exception(f);
         return out;
@@ -570,6 +651,25 @@ private:
                 if (p.period <= 0.0) return;
             }
         });
+    }
+
+    /// One daemon, on a host that never fails, turns the failing hosts off in
+    /// time order; a rank is marked down first, so that nothing more reaches it.
+    void start_failures(double begin) {
+        auto failures = platform_.failures();
+        if (failures.empty()) return;
+        std::ranges::sort(failures, {}, &host_failure::at);
+        int safe = 0;
+        while (std::ranges::any_of(failures, [&](auto const& f) { return f.rank == safe; })) ++safe;
+        ::simgrid::s4u::Actor::create("failures", net_->hosts[static_cast<std::size_t>(safe)],
+                                      [failures, begin, net = net_.get()] {
+                                          ::simgrid::s4u::Actor::self()->daemonize();
+                                          for (auto const& f : failures) {
+                                              ::simgrid::s4u::this_actor::sleep_until(begin + f.at);
+                                              net->ranks[static_cast<std::size_t>(f.rank)].down = true;
+                                              net->hosts[static_cast<std::size_t>(f.rank)]->turn_off();
+                                          }
+                                      });
     }
 
     void build() {

@@ -221,9 +221,11 @@ inline constexpr int coordinator = 0;
 /// Every rank's status, inline for up to 16 ranks (a loop should not allocate for it).
 using status_by_rank = boost::container::small_vector<worker_status, 16>;
 
+/// `silence` (finite with a failure detector): how long the coordinator waits
+/// for the others' hellos before the loop fails, naming the first rank missing.
 template <Transport T>
 status_by_rank agree(loop_link<T>& link, loop_shape const& mine, std::optional<failure> const& local,
-                     worker_status status) {
+                     worker_status status, double silence = std::numeric_limits<double>::infinity()) {
     int const ranks = link.size(), self = link.rank();
     if (ranks == 1) {
         if (local) local->raise(self);
@@ -253,9 +255,25 @@ status_by_rank agree(loop_link<T>& link, loop_shape const& mine, std::optional<f
     status_by_rank all(static_cast<std::size_t>(ranks));
     all[coordinator] = status;
     shape_check check(mine, !local);
+    double const deadline = silence < std::numeric_limits<double>::infinity()
+                                    ? link.now() + silence
+                                    : std::numeric_limits<double>::infinity();
+    std::vector<bool> heard; // who said hello, when a silence is watched (a loop should not allocate otherwise)
+    if (deadline < std::numeric_limits<double>::infinity()) heard.assign(static_cast<std::size_t>(ranks), false);
     for (int n = 1; n < ranks; ++n) {
-        message_view const m = link.receive();
-        if (auto h = check.take(m)) all[static_cast<std::size_t>(m.source)] = h->status;
+        auto const m = deadline < std::numeric_limits<double>::infinity() ? link.receive_until(deadline)
+                                                                           : std::optional(link.receive());
+        if (!m) {
+            int missing = 1;
+            while (heard[static_cast<std::size_t>(missing)]) ++missing;
+            abort_everyone(link, failure{failure::type::error, self,
+                                         "loopsched: rank " + std::to_string(missing) +
+                                                 " was presumed lost: it did not join the loop within " +
+                                                 to_text(silence) + " s (options.presumed_lost_after)",
+                                         {}, {}, {}});
+        }
+        if (!heard.empty()) heard[static_cast<std::size_t>(m->source)] = true;
+        if (auto h = check.take(*m)) all[static_cast<std::size_t>(m->source)] = h->status;
     }
     std::optional<failure> const verdict = check.verdict(local);
     if (verdict) abort_everyone(link, *verdict);

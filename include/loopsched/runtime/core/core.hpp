@@ -29,6 +29,7 @@
 #include <loopsched/runtime/core/statistics.hpp>
 #include <loopsched/runtime/core/worker_core.hpp>
 
+#include <limits>
 #include <optional>
 #include <span>
 #include <type_traits>
@@ -108,7 +109,7 @@ loop_statistics run_worker(loop_link<T>& link, worker_core<T, Client>& w) {
 /// Which side of the root a message from the transport is for.
 inline bool is_for_master(kind k) noexcept {
     return k == kind::request || k == kind::report || k == kind::failed || k == kind::extend || k == kind::moved ||
-           k == kind::info || k == kind::solution || k == kind::group_table || k == kind::leave;
+           k == kind::info || k == kind::solution || k == kind::group_table || k == kind::leave || k == kind::alive;
 }
 
 /// The root's loop: the master, and its own worker when it computes (stepped
@@ -171,9 +172,10 @@ public:
                 if (done == 0.0 || done - looked_ >= probe_gap_) {
                     looked_ = done;
                     while (auto v = link_.try_receive()) dispatch(*v);
+                    if (master_.detecting() && link_.now() >= master_.deadline()) master_.presume_lost(link_.now());
                 }
             } else {
-                dispatch(wait_for_message(link_, own_));
+                wait();
             }
         }
     }
@@ -183,6 +185,20 @@ public:
 
 private:
     static constexpr bool has_parent = !std::is_void_v<Parent>;
+
+    /// Blocks for the loop's next message; with a failure detector, only until
+    /// the first expected worker is overdue, which is then presumed lost.
+    void wait() {
+        double const deadline = master_.detecting() ? master_.deadline() : std::numeric_limits<double>::infinity();
+        if (deadline == std::numeric_limits<double>::infinity()) return dispatch(wait_for_message(link_, own_));
+        double const before = link_.now();
+        auto const m = link_.receive_until(deadline);
+        if (own_) own_->waited(link_.now() - before);
+        if (m)
+            dispatch(*m);
+        else
+            master_.presume_lost(link_.now());
+    }
 
     void dispatch(message_view m) {
         if constexpr (has_parent) {
@@ -208,7 +224,7 @@ private:
             if (auto n = loop->local_.take_for_worker())
                 loop->own_->handle(*n);
             else
-                loop->dispatch(wait_for_message(loop->link_, loop->own_));
+                loop->wait();
         }
     };
 

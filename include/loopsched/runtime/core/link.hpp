@@ -1,17 +1,20 @@
 // The runtime's one tag registry, and loop_link: one loop's view of a channel.
 // A message's tag is its kind plus its loop's number, so a rank takes only the
 // running loop's messages: an older loop's are dropped, a later loop's kept.
+// Also the failure detector's bounded wait (receive_until).
 #pragma once
 
 #include <loopsched/transport/channel.hpp>
 #include <loopsched/transport/transport.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <deque>
 #include <optional>
 #include <span>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -45,6 +48,7 @@ enum class kind : int {
     group,     ///< hierarchical root -> sub-master: you lead these workers (ranks and statuses)
     group_table, ///< hierarchical sub-master -> root, before its report: its workers' statistics
     leave,       ///< DOALL worker -> master: it leaves the loop; the range it gives back
+    alive,       ///< worker -> master: still here (silent past a quarter of runtime_settings::silence)
     count_
 };
 inline constexpr int kind_bits = 5;
@@ -61,6 +65,30 @@ int tag_bound_of(T const& t) {
         return t.tag_bound();
     else
         return INT_MAX;
+}
+
+/// A receive that gives up at `deadline` (on the transport's clock): the
+/// transport's receive_within(source, tag, seconds) where it has one (a
+/// simulator, whose clock moves only while its ranks wait), else
+/// try_receive() polled, sleeping a little between looks. The failure
+/// detector's wait (runtime_settings::silence); nothing else polls.
+template <Transport T>
+std::optional<message_view> receive_view_until(T& t, int source, int tag, double deadline, message& held) {
+    if constexpr (requires {
+                      { t.receive_within(source, tag, 1.0) } -> std::same_as<std::optional<message>>;
+                  }) {
+        auto m = t.receive_within(source, tag, std::max(0.0, deadline - t.now()));
+        if (!m) return std::nullopt;
+        held = std::move(*m);
+        return message_view(held);
+    } else {
+        while (true) {
+            if (auto v = try_receive_view(t, source, tag, held)) return v;
+            double const left = deadline - t.now();
+            if (left <= 0.0) return std::nullopt;
+            std::this_thread::sleep_for(std::chrono::duration<double>(std::min(left, 1e-4)));
+        }
+    }
 }
 
 /// One loop over a channel: takes the channel's next loop number, tags every
@@ -101,6 +129,16 @@ public:
     std::optional<message_view> try_receive() {
         if (next_early_ < early_.size()) return take_early();
         while (auto v = try_receive_view(t_, any_source, any_tag, held_)) {
+            if (is_current(v->tag)) return v;
+            keep_if_later(*v);
+        }
+        return std::nullopt;
+    }
+
+    /// As receive(), giving up at `deadline` (the failure detector's wait).
+    std::optional<message_view> receive_until(double deadline) {
+        if (next_early_ < early_.size()) return take_early();
+        while (auto v = receive_view_until(t_, any_source, any_tag, deadline, held_)) {
             if (is_current(v->tag)) return v;
             keep_if_later(*v);
         }

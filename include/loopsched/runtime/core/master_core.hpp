@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <concepts>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -133,7 +134,10 @@ private:
 ///                    grant (it holds work): it is not parked;
 ///   expecting_work   bool expecting_work() const: more work may still be
 ///                    created: workers all parked is a wait, not a dead end;
-///   complete         void complete(loop_statistics&): completes the table.
+///   complete         void complete(loop_statistics&): completes the table;
+///   lost             bool lost(k, held_work): worker k was presumed lost (runtime_settings::
+///                    silence); false: the loop cannot go on without it (it fails).
+///                    Without the hook, a loss fails the loop.
 struct master_hooks {
     bool results_first = false;
     bool late_requests = false;
@@ -141,6 +145,7 @@ struct master_hooks {
     bool holds = false;
     bool expecting_work = false;
     bool complete = false;
+    bool lost = false;
 };
 
 /// The master's side of the protocol for any client. The client provides:
@@ -168,7 +173,10 @@ concept MasterClient =
         (C::hooks.expecting_work == requires(C const& c) {
             { c.expecting_work() } -> std::convertible_to<bool>;
         }) &&
-        (C::hooks.complete == requires(C& c, loop_statistics& table) { c.complete(table); });
+        (C::hooks.complete == requires(C& c, loop_statistics& table) { c.complete(table); }) &&
+        (C::hooks.lost == requires(C& c, std::size_t k, bool held) {
+            { c.lost(k, held) } -> std::convertible_to<bool>;
+        });
 
 template <Transport T, MasterClient Client>
 class master_core {
@@ -179,11 +187,13 @@ public:
               state_(settings_.workers(), peer::active), waiting_(settings_.workers()), parked_(settings_.workers()),
               last_(settings_.workers()) {
         owing_ = state_.size();
+        if (settings_.detects_failures()) heard_.assign(state_.size(), 0.0);
     }
 
     /// Serves every worker's first request: its hello, whose status the agreement gathered (by rank).
     void open(std::span<worker_status const> statuses) {
         start_ = port_.now();
+        std::ranges::fill(heard_, start_); // every hello just came
         for (std::size_t k = 0; k < state_.size(); ++k) {
             request const first{k, statuses[static_cast<std::size_t>(settings_.worker_ranks[k])], {}};
             if (settings_.deterministic)
@@ -199,6 +209,11 @@ public:
         kind const what = kind_of(m.tag);
         if (what == kind::failed) fail(failure::read(m));
         std::size_t const k = index_of(m.source);
+        if (!heard_.empty()) {
+            if (state_[k] == peer::lost) return; // back from the dead: its work went to others
+            heard_[k] = port_.now();
+            if (what == kind::alive) return;
+        }
         if (what == kind::request) {
             wire_reader r(m.payload);
             auto const h = r.get<request_header>();
@@ -236,6 +251,37 @@ public:
     [[nodiscard]] bool finished() const noexcept { return owing_ == 0; }
     [[nodiscard]] double started() const noexcept { return start_; }
 
+    /// The failure detector is on (runtime_settings::silence is finite).
+    [[nodiscard]] bool detecting() const noexcept { return !heard_.empty(); }
+    /// When the first worker the master waits for becomes overdue (infinity: none).
+    [[nodiscard]] double deadline() const noexcept {
+        double first = std::numeric_limits<double>::infinity();
+        for (std::size_t k = 0; k < heard_.size(); ++k)
+            if (expected(k)) first = std::min(first, heard_[k] + settings_.silence);
+        return first;
+    }
+    /// Presumes lost every worker overdue at `now`: the client carries on
+    /// without it (its lost hook), or the loop fails on every rank.
+    void presume_lost(double now) {
+        for (std::size_t k = 0; k < heard_.size(); ++k) {
+            if (!expected(k) || now < heard_[k] + settings_.silence) continue;
+            bool const held_work = state_[k] == peer::active;
+            become(k, peer::lost);
+            lost_.push_back(settings_.worker_ranks[k]);
+            bool carried_on = false;
+            if constexpr (Client::hooks.lost) carried_on = client_.lost(k, held_work);
+            if (!carried_on)
+                fail(failure{failure::type::error, port_.rank(),
+                             "loopsched: rank " + std::to_string(settings_.worker_ranks[k]) +
+                                     " was presumed lost: silent for " + to_text(settings_.silence) +
+                                     " s (options.presumed_lost_after) while " +
+                                     (held_work ? "it held work" : "its report was due") +
+                                     "; without options.reissue its work cannot be finished elsewhere",
+                             {}, {}, {}});
+        }
+        settle_parked(); // its work may go to a parked worker
+    }
+
     /// After the client acted outside a message (work created on the root):
     /// the workers it touched, then the parked ones, are looked at again.
     void settle() { settle_parked(); }
@@ -247,6 +293,8 @@ public:
     loop_statistics close() {
         loop_statistics table{port_.now() - start_, std::move(port_.statistics()), {}};
         if constexpr (Client::hooks.complete) client_.complete(table);
+        table.lost = lost_;
+        std::ranges::sort(table.lost);
         send_table_to_everyone(port_.link(), table);
         table.trace = std::move(trace_);
         std::ranges::sort(table.trace, {}, &chunk_event::start);
@@ -267,9 +315,13 @@ public:
     }
 
 private:
-    enum class peer : std::uint8_t { active, parked, stopped, reported };
+    enum class peer : std::uint8_t { active, parked, stopped, reported, lost };
 
-    static constexpr bool owes(peer p) noexcept { return p != peer::reported; }
+    static constexpr bool owes(peer p) noexcept { return p != peer::reported && p != peer::lost; }
+    /// The master waits for a message from worker k: it holds work, or owes its report.
+    [[nodiscard]] bool expected(std::size_t k) const noexcept {
+        return !port_.is_own(k) && (state_[k] == peer::active || state_[k] == peer::stopped);
+    }
     static constexpr bool results_first = Client::hooks.results_first;
     static constexpr bool late_requests = Client::hooks.late_requests;
     static constexpr bool pushes_work = Client::hooks.pushes_work;
@@ -289,6 +341,8 @@ private:
     /// Every state change goes through here, so the counts the hot path reads stay exact.
     void become(std::size_t k, peer next) {
         peer const before = std::exchange(state_[k], next);
+        if (!heard_.empty() && before == peer::parked && next != peer::parked)
+            heard_[k] = port_.now(); // silent while parked: its clock starts with what it was sent
         owing_ += static_cast<std::size_t>(owes(next)) - static_cast<std::size_t>(owes(before));
         parked_count_ +=
                 static_cast<std::size_t>(next == peer::parked) - static_cast<std::size_t>(before == peer::parked);
@@ -402,6 +456,8 @@ private:
     std::size_t owing_ = 0, parked_count_ = 0; ///< workers not yet reported; parked workers (kept by become())
     std::vector<chunk_event> trace_;
     double start_ = 0.0;
+    std::vector<double> heard_; ///< with a failure detector: when each worker was last heard from (or sent work)
+    std::vector<int> lost_;     ///< ranks presumed lost
 };
 
 } // namespace loopsched::detail

@@ -196,11 +196,14 @@ inline std::span<std::byte const> encode_table(wire_writer& w, loop_statistics c
     for (auto const& x : s.groups) w.put(x);
     // Reissue's and departures' counts only when there are any: one byte more per
     // table, so that a 2-worker table still fits the writer's inline buffer.
-    bool const eventful = s.reissued > 0 || s.dropped > 0 || s.partner_splits > 0 || !s.departed.empty();
+    bool const eventful =
+            s.reissued > 0 || s.dropped > 0 || s.partner_splits > 0 || !s.departed.empty() || !s.lost.empty();
     w.put(static_cast<std::uint8_t>(eventful));
     if (eventful) {
         w.put(s.reissued).put(s.dropped).put(s.partner_splits).put(s.departed.size());
         for (int r : s.departed) w.put(r);
+        w.put(s.lost.size());
+        for (int r : s.lost) w.put(r);
     }
     return w.view();
 }
@@ -218,11 +221,13 @@ inline void decode_table(message_view m, loop_statistics& s) {
     for (std::size_t g = 0; g < groups; ++g) s.groups.push_back(r.get<worker_statistics>());
     s.reissued = s.dropped = s.partner_splits = 0;
     s.departed.clear();
+    s.lost.clear();
     if (r.get<std::uint8_t>() == 0) return;
     s.reissued = r.get<std::uint64_t>();
     s.dropped = r.get<std::uint64_t>();
     s.partner_splits = r.get<std::uint64_t>();
     for (auto left = r.get<std::size_t>(); left > 0; --left) s.departed.push_back(r.get<int>());
+    for (auto left = r.get<std::size_t>(); left > 0; --left) s.lost.push_back(r.get<int>());
 }
 
 } // namespace loopsched::detail

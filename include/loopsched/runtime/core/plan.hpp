@@ -210,7 +210,7 @@ template <Transport T, class Check>
 loop_opening open_loop(loop_link<T>& link, Check&& check) {
     checked_loop checked = check_loop(link, check);
     loop_opening out;
-    out.agreed = agree(link, checked.shape, checked.failed, checked.plan.profile.status());
+    out.agreed = agree(link, checked.shape, checked.failed, checked.plan.profile.status(), checked.plan.settings.silence);
     out.plan = std::move(checked.plan);
     return out;
 }

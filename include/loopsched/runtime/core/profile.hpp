@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <thread>
 
@@ -36,6 +37,10 @@ struct runtime_settings {
     bool departures = false;            ///< DOALL: workers may leave (parallel_for_options::departures)
     bool partner_splits = false;        ///< DOALL: idle workers take half of a partner's chunk (TreeS)
     departure const* leaving = nullptr; ///< DOALL: this rank's departure, if it may leave
+    /// Seconds after which the master presumes lost a worker it expects to hear
+    /// from (parallel_for_options::presumed_lost_after); infinity: never.
+    double silence = std::numeric_limits<double>::infinity();
+    [[nodiscard]] bool detects_failures() const noexcept { return silence < std::numeric_limits<double>::infinity(); }
     std::size_t result_bytes = 0; ///< bytes of results per iteration (0: nothing gathered)
 
     [[nodiscard]] std::size_t workers() const noexcept { return worker_ranks.size(); }

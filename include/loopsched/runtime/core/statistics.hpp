@@ -51,6 +51,9 @@ struct loop_statistics {
     /// chunk to an idle partner. The iterations count where they ran.
     std::uint64_t partner_splits = 0;
     std::vector<int> departed{}; ///< ranks that left the loop (departure::leave), in rank order
+    /// Ranks the master presumed lost (options.presumed_lost_after), in rank
+    /// order. Their rows count the iterations they were granted, whoever finished them.
+    std::vector<int> lost{};
 
     [[nodiscard]] index_t iterations() const {
         index_t n = 0;
@@ -85,6 +88,7 @@ inline std::ostream& operator<<(std::ostream& out, loop_statistics const& s) {
     if (s.reissued > 0) out << " (" << s.reissued << " re-issued, " << s.dropped << " dropped)";
     if (s.partner_splits > 0) out << " (" << s.partner_splits << " partner splits)";
     for (std::size_t i = 0; i < s.departed.size(); ++i) out << (i ? ", " : "; left: rank ") << s.departed[i];
+    for (std::size_t i = 0; i < s.lost.size(); ++i) out << (i ? ", " : "; lost: rank ") << s.lost[i];
     out << '\n';
     out.flags(flags);
     out.precision(precision);

@@ -42,7 +42,8 @@ class doall_master {
 public:
     // holds: a worker granted a partner's split (a push) will ask again;
     // expecting_work: while a split is on its way, workers all waiting is no dead end.
-    static constexpr master_hooks hooks{.holds = true, .expecting_work = true, .complete = true};
+    // lost: with reissue a lost worker's chunk goes to the next to ask.
+    static constexpr master_hooks hooks{.holds = true, .expecting_work = true, .complete = true, .lost = true};
 
     doall_master(master_port<T>& port, P const& policy, M const& mapping, loop_info info, Body& body)
             : port_(port), placement_(mapping.start(placement_info{info.workers, info.status, 0})),
@@ -93,6 +94,18 @@ public:
         if (!book_) return;
         table.reissued = book_->reissued();
         table.dropped = book_->dropped();
+    }
+    /// Worker k was presumed lost: with reissue (or departures) its chunk is
+    /// handed on whole, as if it had left; without, the loop goes on only if it
+    /// held nothing and no results were still to come with its report.
+    bool lost(std::size_t k, bool held_work) {
+        if (!book_) return !held_work && port_.settings().request_ahead == 0.0;
+        if (departed_.empty()) departed_.assign(port_.settings().workers(), false);
+        departed_[k] = true;
+        book_->abandoned(k);
+        if (std::ranges::count(departed_, false) == 0)
+            throw error("loopsched: every worker was lost or left while work remained");
+        return true;
     }
     void on_message(std::size_t k, kind what, message_view m) {
         if (what == kind::moved && partners_) return split_off(k, wire_reader(m.payload).get<chunk>());
@@ -252,7 +265,7 @@ public:
         chunk const c = wire_reader(m.payload).get<chunk>();
         if (stepped()) { // its clock is read when its first step begins
             if (!port_.is_local()) {
-                received_ = port_.now();
+                spoke_ = received_ = port_.now(); // its request just went
                 mine_.wait_seconds += received_ - idle_since_;
             }
             current_ = c;
@@ -380,6 +393,10 @@ private:
         if (next_ == c.first) received_ = begin;
         run(chunk{next_, slice});
         double const end = port_.now();
+        if (settings_.detects_failures() && !port_.is_local() && end - spoke_ >= settings_.silence / 4) {
+            port_.send_master(kind::alive, {}); // a long chunk is no silence
+            spoke_ = end;
+        }
         next_ += slice;
         chunk_compute_ += end - begin;
         mine_.compute_seconds += end - begin;
@@ -407,10 +424,11 @@ private:
     }
 
     /// Runs its chunks in steps: on the root, with reissue (to hear a cancel),
-    /// with TreeS (to hear a partner's split), and where it may leave (to stop
-    /// between two steps).
+    /// with TreeS (to hear a partner's split), where it may leave (to stop
+    /// between two steps), and under a failure detector (to say it is alive).
     [[nodiscard]] bool stepped() const noexcept {
-        return port_.is_local() || settings_.reissue || settings_.partner_splits || settings_.leaving != nullptr;
+        return port_.is_local() || settings_.reissue || settings_.partner_splits || settings_.leaving != nullptr ||
+               settings_.detects_failures();
     }
 
     /// TreeS: an idle partner asked: the second half of what remains of its
@@ -466,6 +484,7 @@ private:
     std::optional<chunk> current_;
     index_t next_ = 0, slice_ = 1;
     double chunk_compute_ = 0.0, received_ = 0.0;
+    double spoke_ = 0.0; ///< when it last sent the master anything (the failure detector's heartbeat)
 };
 
 /// The checks every DOALL loop (flat or hierarchical) makes on every rank
@@ -484,6 +503,13 @@ inline rank_plan plan_doall(doall_call const& call, parallel_for_options const& 
         require(!o.deterministic, "options.deterministic", o.deterministic,
                 o.reissue ? "must be false with reissue" : "must be false with departures");
     }
+    bool const detects = o.presumed_lost_after < std::numeric_limits<double>::infinity();
+    if (detects) { // served in turn, the others would wait for a lost worker's request
+        require(!o.deterministic, "options.deterministic", o.deterministic,
+                "must be false with a finite presumed_lost_after");
+        require(!partner_splits, "options.presumed_lost_after", o.presumed_lost_after,
+                "must be infinity with TreeS (trees): a partner's split would wait for a lost worker");
+    }
     if (partner_splits) {
         // A request must mean "my chunk is done", and chunks change hands mid-run.
         require(o.request_ahead == 0.0, "options.request_ahead", o.request_ahead, "must be 0 with TreeS (trees)");
@@ -496,6 +522,7 @@ inline rank_plan plan_doall(doall_call const& call, parallel_for_options const& 
     plan.settings.reissue = o.reissue;
     plan.settings.departures = o.departures;
     plan.settings.leaving = o.leaving;
+    plan.settings.silence = o.presumed_lost_after;
     plan.settings.result_bytes = call.result_bytes;
     return plan;
 }
@@ -510,7 +537,7 @@ template <Transport T, ChunkPolicy P, Mapping M>
 loop_statistics run_dynamic_doall(loop_link<T>& link, checked_loop& checked, P const& policy, M const& mapping,
                                   chunk_body& run) {
     auto& plan = checked.plan;
-    auto const agreed = agree(link, checked.shape, checked.failed, plan.profile.status());
+    auto const agreed = agree(link, checked.shape, checked.failed, plan.profile.status(), plan.settings.silence);
     std::span<worker_status const> const opening(agreed.data(), agreed.size());
     return run_loop(
             link, plan.settings, opening,
@@ -547,9 +574,16 @@ loop_statistics run_doall_checked(loop_link<T>& link, doall_call const& call, P 
     checked_loop checked = check_loop(link, [&] {
         bool const partners = splits_with_partners(policy);
         rank_plan plan = plan_doall(call, o, link.size(), link.rank(), partners);
-        if ((o.reissue || o.departures || partners) && mapping.ahead_of_time()) // the message is built only for a failure
-            require(false, o.reissue ? "options.reissue" : o.departures ? "options.departures" : "policy", 
-                    partners && !o.reissue && !o.departures ? policy.spec() : "true",
+        bool const detects = plan.settings.detects_failures();
+        if ((o.reissue || o.departures || partners || detects) && mapping.ahead_of_time()) // the message is built only for a failure
+            require(false,
+                    o.reissue      ? "options.reissue"
+                    : o.departures ? "options.departures"
+                    : partners     ? "policy"
+                                   : "options.presumed_lost_after",
+                    o.reissue || o.departures ? std::string("true")
+                    : partners                ? policy.spec()
+                                              : to_text(o.presumed_lost_after),
                     "needs a self-scheduled mapping (" + std::string(mapping_name(mapping)) + " assigns ahead of time)");
         detail::validate(plan.info);
         (void)policy.start(plan.info); // the policy's own checks, on every rank before any message

@@ -29,6 +29,7 @@
 #include <loopsched/mapping/estimates.hpp>
 #include <loopsched/runtime/core/core.hpp>
 #include <loopsched/runtime/tasks/farm_book.hpp>
+#include <loopsched/runtime/tasks/farm_copies.hpp>
 #include <loopsched/runtime/tasks/farm_estimates.hpp>
 #include <loopsched/runtime/tasks/farm_model.hpp>
 #include <loopsched/runtime/tasks/farm_worker.hpp>
@@ -62,7 +63,8 @@ public:
                                         .pushes_work = true,
                                         .holds = true,
                                         .expecting_work = true,
-                                        .complete = true};
+                                        .complete = true,
+                                        .lost = true};
 
     farm_master(master_port<T>& port, farm_settings const& fs, std::span<worker_status const> statuses,
                 std::optional<any_policy> const& policy, Deliver deliver)
@@ -71,6 +73,10 @@ public:
               redistribution_(port, fs, model_, workers_) {
         if (fs.scheme == farm_scheme_kind::estimates) estimates_.emplace(*fs.estimates, workers_.speeds());
         if (fs.scheme == farm_scheme_kind::policy) chunks_.emplace(*policy, workers_, fs.batches, fs.expected_tasks);
+        if (fs.reissue) {
+            copies_.emplace(workers_.size());
+            book_.keep_payloads();
+        }
     }
 
     // Its parts hold references to each other (the workers, the model): it stays where it was made.
@@ -156,15 +162,25 @@ public:
     /// A result: [seconds the task computed][the result's bytes].
     void take_result(index_t first, index_t size, std::span<std::byte const> b) {
         auto const id = static_cast<std::uint64_t>(first);
-        if (size != 1 || id >= book_.size() || book_[id].where != state::sent || b.size() < sizeof(double))
+        // With reissue a task may be held by several workers: the sender's copy ends here,
+        // and a result for a task resolved already (by another copy) is dropped.
+        bool const second = copies_ && id < book_.size() && book_[id].where != state::sent && size == 1 &&
+                            copies_->holds(port_.result_sender(), id);
+        if (size != 1 || id >= book_.size() || (book_[id].where != state::sent && !second) || b.size() < sizeof(double))
             throw error("loopsched: protocol: a result for task " + std::to_string(id) + " that is not running");
         double seconds;
         std::memcpy(&seconds, b.data(), sizeof seconds);
         auto& t = book_[id];
-        auto const k = static_cast<std::size_t>(t.owner);
+        auto const k = copies_ ? port_.result_sender() : static_cast<std::size_t>(t.owner);
         workers_.released(k, t.heur);
         workers_[k].refused = false;
         workers_.may_idle(k);
+        if (copies_ && !copies_->released(k, id))
+            throw error("loopsched: protocol: a result for task " + std::to_string(id) + " from a worker without it");
+        if (second) {
+            copies_->dropped_one();
+            return;
+        }
         book_.finish(id);
         ++results_;
         model_.add(id, t.heur, seconds * workers_[k].speed);
@@ -173,10 +189,35 @@ public:
         if (fs_.stop_after_results > 0 && results_ >= fs_.stop_after_results) stop();
     }
 
-    /// The ranks of the workers that left, for the table every rank gets.
+    /// The ranks of the workers that left, and the copies, for the table every rank gets.
     void complete(loop_statistics& table) const {
         table.departed = left_ranks_;
         std::ranges::sort(table.departed);
+        if (!copies_) return;
+        table.reissued = copies_->reissued();
+        table.dropped = copies_->dropped();
+    }
+
+    /// Worker k was presumed lost: with reissue the tasks it held go back to
+    /// the queue unless another worker holds a copy; without, the farm goes on
+    /// only if it held none.
+    bool lost(std::size_t k, bool held_work) {
+        if (!copies_) return !held_work && workers_[k].count == 0;
+        for (auto const id : copies_->release_all(k)) {
+            workers_.released(k, book_[id].heur);
+            if (book_[id].where != state::sent || copies_->holders(id) > 0) continue;
+            port_.statistics()[k].iterations -= 1; // counted where it runs
+            if (stopping_) {
+                book_.cancel(id);
+            } else {
+                book_.requeued(id);
+                book_.enqueue(id);
+            }
+        }
+        workers_[k].cancelling = workers_[k].receiving = false;
+        if (!workers_[k].departed) workers_.departed(k); // no share, never idle again
+        distribute();
+        return true;
     }
 
     void on_message(std::size_t k, kind what, message_view m) {
@@ -187,7 +228,9 @@ public:
         wire_reader r(m.payload);
         auto const to = r.get<std::uint64_t>();
         auto const n = r.get<std::uint64_t>();
-        if (to == dropped_tasks) // the answer to a cancel
+        if (to == dropped_tasks && copies_) // the answer to a cancel
+            port_.statistics()[k].iterations -= static_cast<index_t>(dropped_copies(k, n, r));
+        else if (to == dropped_tasks)
             port_.statistics()[k].iterations -= static_cast<index_t>(workers_.dropped(k, n, r, book_));
         else
             moved_ += redistribution_.answered(k, static_cast<std::size_t>(to), n, r, m.source, book_);
@@ -200,6 +243,52 @@ private:
     /// Orders a worker's tasks as the model's estimates do (a linear model: by heur, up or down).
     [[nodiscard]] double ordering(double heur) const noexcept { return model_.lambda() >= 0.0 ? heur : -heur; }
     std::uint64_t take_best() { return book_.take_best(model_.lambda() < 0.0); }
+
+    /// With reissue, a cancel's answer: the tasks k dropped, released; a task
+    /// no one else holds is cancelled (the farm stopped), else a copy runs on.
+    std::size_t dropped_copies(std::size_t k, std::uint64_t n, wire_reader& r) {
+        workers_[k].cancelling = false;
+        for (std::uint64_t i = 0; i < n; ++i) {
+            auto const id = r.get<std::uint64_t>();
+            if (!copies_->released(k, id)) continue;
+            workers_.released(k, book_[id].heur);
+            if (book_[id].where == state::sent && copies_->holders(id) == 0) book_.cancel(id);
+        }
+        return static_cast<std::size_t>(n);
+    }
+
+    /// Reissue: once the producer has returned and the queue is empty, each
+    /// worker holding nothing (not the root's) gets a copy of a running task;
+    /// once every task is resolved, workers still holding copies drop those
+    /// they have not started.
+    void reissue() {
+        if (producing_ || !book_.queue_empty()) return;
+        if (book_.all_resolved()) {
+            for (std::size_t k = 0; k < workers_.size(); ++k)
+                if (workers_[k].count > 0 && !workers_[k].cancelling) {
+                    workers_[k].cancelling = true;
+                    port_.send_worker(k, kind::cancel, {});
+                    port_.touch(k);
+                }
+            return;
+        }
+        auto const running = [this](std::uint64_t id) { return book_[id].where == state::sent; };
+        for (std::size_t k = 0; k < workers_.size(); ++k) {
+            auto const& w = workers_[k];
+            if (w.count > 0 || w.cancelling || w.receiving || w.departed || port_.is_own(k)) continue;
+            auto const id = copies_->copy_for(k, book_.size(), running);
+            if (!id) return; // every running task is held by all who could take it
+            auto const& t = book_[*id];
+            wire_writer wr;
+            wr.put(std::uint64_t{1});
+            write_task(wr, farm_task_header{*id, t.heur, t.priority, -static_cast<double>(*id), t.payload.size()},
+                       t.payload);
+            workers_.took(k, t.heur);
+            copies_->took(k, *id);
+            port_.push_worker(k, kind::work, wr.view());
+            port_.count(k, 1);
+        }
+    }
 
     /// Sends tasks `ids` to worker k in one message.
     void send_tasks(std::size_t k, std::span<std::uint64_t const> ids) {
@@ -216,6 +305,7 @@ private:
             write_task(w, farm_task_header{id, t.heur, t.priority, key, t.payload.size()}, t.payload);
             book_.sent(id, k);
             workers_.took(k, t.heur);
+            if (copies_) copies_->took(k, id);
         }
         port_.push_worker(k, kind::work, w.view());
         port_.count(k, static_cast<index_t>(ids.size()));
@@ -231,8 +321,9 @@ private:
         if (estimates_) return feed_all();
         distributing_ = true;
         if (fs_.scheme == farm_scheme_kind::kazouris && model_.ready()) book_.order_by_heur();
-        // The fastest idle first; none once nothing is left to give.
-        bool redistributing = fs_.scheme == farm_scheme_kind::kazouris && fs_.redistribute && !producing_;
+        // The fastest idle first; none once nothing is left to give. Reissue's copies replace moves.
+        bool redistributing =
+                fs_.scheme == farm_scheme_kind::kazouris && fs_.redistribute && !producing_ && !copies_;
         workers_.serve_idle([&] { return !book_.queue_empty() || redistributing; },
                             [&](std::size_t k) {
                                 while (idle(k)) {
@@ -245,6 +336,7 @@ private:
                                 }
                                 return idle(k);
                             });
+        if (copies_) reissue();
         distributing_ = false;
     }
 
@@ -343,9 +435,14 @@ private:
         for (; n > 0; --n) {
             auto const head = r.get<farm_task_header>();
             auto const bytes = r.get_raw(static_cast<std::size_t>(head.bytes));
-            if (head.id >= book_.size() || book_[head.id].where != state::sent || book_[head.id].owner != static_cast<int>(k))
+            bool const held = copies_ ? head.id < book_.size() && copies_->holds(k, head.id)
+                                      : head.id < book_.size() && book_[head.id].owner == static_cast<int>(k);
+            if (!held || (book_[head.id].where != state::sent && !copies_)) // with reissue: a copy of a resolved task
                 throw error("loopsched: protocol: task " + std::to_string(head.id) + " given back by a worker that does not hold it");
             workers_.released(k, book_[head.id].heur);
+            if (copies_ && copies_->released(k, head.id) &&
+                (book_[head.id].where != state::sent || copies_->holders(head.id) > 0))
+                continue; // resolved, or a copy runs on elsewhere
             if (stopping_) { // nothing more is started: it is cancelled here
                 book_.cancel(head.id);
                 continue;
@@ -384,6 +481,7 @@ private:
     farm_redistribution<T> redistribution_;
     std::optional<farm_chunks> chunks_;
     std::optional<farm_estimates> estimates_;
+    std::optional<farm_copies> copies_; ///< with reissue
     std::size_t results_ = 0, moved_ = 0;
     std::vector<int> left_ranks_;
     bool producing_ = true, stopping_ = false, distributing_ = false, flushing_ = false;

@@ -111,10 +111,13 @@ public:
     /// The sum of heur over the queue, for (4.1).
     [[nodiscard]] double queued_heur() const noexcept { return queued_heur_; }
 
-    /// Task `id` went to worker k: its bytes are on their way, not kept.
+    /// Tasks keep their bytes until resolved (reissue: copies are sent from them).
+    void keep_payloads() noexcept { keep_ = true; }
+
+    /// Task `id` went to worker k: its bytes are on their way, not kept (unless keep_payloads).
     void sent(std::uint64_t id, std::size_t k) {
         auto& t = tasks_[id];
-        std::vector<std::byte>().swap(t.payload);
+        if (!keep_) std::vector<std::byte>().swap(t.payload);
         t.owner = static_cast<int>(k);
         t.where = state::sent;
     }
@@ -128,10 +131,19 @@ public:
         t.where = state::queued;
     }
 
+    /// Task `id`, whose bytes were kept, is queued again (its holder was lost);
+    /// the caller puts it in the queue.
+    void requeued(std::uint64_t id) {
+        auto& t = tasks_.at(id);
+        t.owner = -1;
+        t.where = state::queued;
+    }
+
     // ---- how tasks end
 
     void finish(std::uint64_t id) {
         tasks_[id].where = state::done;
+        if (keep_) std::vector<std::byte>().swap(tasks_[id].payload);
         ++resolved_;
     }
     void cancel(std::uint64_t id) {
@@ -164,7 +176,7 @@ private:
     std::vector<task> tasks_;
     std::set<key> queue_;
     double queued_heur_ = 0.0;
-    bool by_heur_ = false, with_cost_ = false, by_size_ = false;
+    bool by_heur_ = false, with_cost_ = false, by_size_ = false, keep_ = false;
     std::size_t first_size_ = 0;
     std::vector<std::uint64_t> cancelled_;
     std::size_t resolved_ = 0;

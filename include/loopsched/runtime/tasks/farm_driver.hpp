@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -109,6 +110,9 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, 
         if (auto const* h = chosen.hierarchy()) {
             require(!o.departures, "options.departures", o.departures,
                     "is for one-level farms (a hierarchy's groups do not take tasks back)");
+            require(!o.reissue, "options.reissue", o.reissue, "is for one-level farms (a hierarchy's groups are not copied)");
+            require(!(o.presumed_lost_after < std::numeric_limits<double>::infinity()), "options.presumed_lost_after",
+                    o.presumed_lost_after, "must be infinity in a hierarchical farm (its failure detector is for one level)");
             check_hierarchy(*h);
             check_root_serves(o);
             levels = *h;
@@ -120,9 +124,14 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, 
             require(!o.departures || fs.scheme != farm_scheme_kind::estimates, "options.departures", o.departures,
                     "needs a scheme that hands out work as workers ask (kazouris, ss or a chunk policy), not the "
                     "estimates scheme '" + chosen.placement()->spec() + "'");
+            require(!o.reissue || fs.scheme != farm_scheme_kind::estimates, "options.reissue", o.reissue,
+                    "needs a scheme that hands out work as workers ask (kazouris, ss or a chunk policy), not the "
+                    "estimates scheme '" + chosen.placement()->spec() + "'");
             placements = chosen.placement()->fingerprint();
         }
-        return std::pair{plan_ranks(link.size(), self, 0, o),
+        auto plan = plan_ranks(link.size(), self, 0, o);
+        plan.settings.silence = o.presumed_lost_after; // the agreement waits no longer for a hello
+        return std::pair{std::move(plan),
                          shape_of(o, {.algorithm = algorithm_id::task_farm,
                                       .space = calls.types,
                                       .policy = placements,
