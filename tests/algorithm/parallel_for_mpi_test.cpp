@@ -26,6 +26,7 @@
 #include <boost/serialization/vector.hpp>
 
 #include <chrono>
+#include <limits>
 #include <cmath>
 #include <iostream>
 #include <span>
@@ -155,13 +156,16 @@ bool run_hierarchical(boost::mpi::communicator const& comm, index_t n, hierarchi
 
 /// With reissue, the last rank sleeping `pause` per iteration: the root's values
 /// equal a sequential run (one copy's each), serialized or as bytes; every rank
-/// has the same counts of copies.
+/// has the same counts of copies. `lost_after`: the failure detector's silence
+/// (generous: it must find nobody lost, heartbeats and all).
 template <class R>
 bool run_reissued(boost::mpi::communicator const& comm, index_t n, any_policy const& policy, bool computes,
-                  std::chrono::microseconds pause, R (*value)(index_t)) {
+                  std::chrono::microseconds pause, R (*value)(index_t),
+                  double lost_after = std::numeric_limits<double>::infinity()) {
     parallel_for_options o;
     o.reissue = true;
     o.master_computes = computes;
+    o.presumed_lost_after = lost_after;
     auto out = parallel_for(
             comm, make_range(n), policy,
             [&](index_range const& part, std::span<R> values) {
@@ -176,7 +180,7 @@ bool run_reissued(boost::mpi::communicator const& comm, index_t n, any_policy co
     std::vector<std::uint64_t> root_counts(counts, counts + 2);
     boost::mpi::broadcast(comm, root_counts, 0);
     bool ok = out.statistics.iterations() >= n && out.statistics.reissued == root_counts[0] &&
-              out.statistics.dropped == root_counts[1];
+              out.statistics.dropped == root_counts[1] && out.statistics.lost.empty();
     if (comm.rank() == 0) {
         ok = ok && out.value.size() == static_cast<std::size_t>(n);
         for (index_t i = 0; ok && i < n; ++i) ok = out.value[static_cast<std::size_t>(i)] == value(i);
@@ -302,6 +306,9 @@ int main(int argc, char** argv) {
                                        &reissued_text),
                           label + ", serialized");
         }
+    results.check(run_reissued(world, 600, parse_policy("af"), false, std::chrono::microseconds(300), &reissued_value,
+                               30.0),
+                  "reissue af with a failure detector: nobody lost");
 
     // Departures: the last rank leaves at its first chunk, in the middle, near the end.
     for (bool reissue : {false, true})

@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -39,6 +40,24 @@ sim::platform cluster(std::vector<double> const& worker_speeds, std::vector<int>
     for (std::size_t k = 0; k < worker_speeds.size(); ++k)
         p.add({"w" + std::to_string(k + 1), worker_speeds[k], 12.5e6, 50e-6, background.empty() ? 0 : background[k]});
     return p;
+}
+
+/// A master and 4 equal workers, `count` of them (chosen by `seed`) failing
+/// at random times in [0.02, 0.6] s.
+sim::platform randomly_failing(int count, unsigned seed) {
+    auto p = cluster({1e9, 1e9, 1e9, 1e9});
+    std::mt19937 random(seed);
+    std::vector<int> ranks{1, 2, 3, 4};
+    std::shuffle(ranks.begin(), ranks.end(), random);
+    std::uniform_real_distribution<double> when(0.02, 0.6);
+    for (int i = 0; i < count; ++i) p.fail({.rank = ranks[static_cast<std::size_t>(i)], .at = when(random)});
+    return p;
+}
+
+std::string testing_text(std::vector<int> const& ranks) {
+    std::string out;
+    for (int r : ranks) out += (out.empty() ? "" : ",") + std::to_string(r);
+    return "{" + out + "}";
 }
 
 /// Every simulator of this program, made before any runs (SimGrid seals its
@@ -71,13 +90,17 @@ struct clusters {
         p.perturb({.rank = 1, .from = 0.3, .slowdown = 10.0});
         return p;
     }()};
-    // Ranks 2 and 4 turned off at 0.3 and 0.7 s: the failure detector's test.
+    // Ranks 2 and 4's hosts fail at 0.3 and 0.7 s: the failure detector's test.
     sim::simulator failing{[] {
         auto p = cluster({1e9, 1e9, 1e9, 1e9});
         p.fail({.rank = 4, .at = 0.7});
         p.fail({.rank = 2, .at = 0.3});
         return p;
     }()};
+    // A master and 4 workers; 1, 2 and all 4 workers' hosts fail at random times in the
+    // first 0.6 s (seeded): failures at any moment, the root left alone at worst.
+    sim::simulator random_failures[3] = {sim::simulator(randomly_failing(1, 11)), sim::simulator(randomly_failing(2, 12)),
+                                         sim::simulator(randomly_failing(4, 13))};
     sim::simulator rendezvous{cluster({1e9}), [] {
                                   sim::simulation_options o;
                                   o.rendezvous_bytes = 1000;
@@ -285,7 +308,7 @@ TEST_CASE("simgrid: with reissue, a host 10x slower mid-chunk costs little more 
     }
 }
 
-TEST_CASE("simgrid: hosts turned off mid-loop: with reissue every result arrives once, the lost ranks named") {
+TEST_CASE("simgrid: hosts that fail mid-loop: with reissue every result arrives once, the lost ranks named") {
     auto& s = all().failing;
     // 4,000 iterations of 1 ms on 4 workers (1 s); rank 2 dies at 0.3 s, rank 4 at 0.7 s.
     std::vector<double> expected(4000);
@@ -329,7 +352,7 @@ TEST_CASE("simgrid: hosts turned off mid-loop: with reissue every result arrives
     }
     // Without reissue the work a lost rank held is gone: every survivor throws the same error.
     (void)run("fss", false, errors);
-    CHECK(failed == std::vector<int>{2}); // the loop ended before rank 4's host was turned off
+    CHECK(failed == std::vector<int>{2}); // the loop ended before rank 4's host failed
     for (int rank : {0, 1, 3}) {
         CAPTURE(rank);
         CHECK_MESSAGE(errors[static_cast<std::size_t>(rank)].find("rank 2 was presumed lost: silent for 0.05 s") !=
@@ -561,7 +584,7 @@ loop_statistics run_robust_farm(sim::simulator& s, std::string const& scheme, in
 
 } // namespace
 
-TEST_CASE("simgrid: task farms with reissue: a host 10x slower mid-run, hosts turned off") {
+TEST_CASE("simgrid: task farms with reissue: a host 10x slower mid-run, hosts that fail") {
     std::vector<std::string> errors;
     SUBCASE("rank 1 10x slower from 0.3 s: within 1.1x of the cluster without it") {
         double const never = std::numeric_limits<double>::infinity();
@@ -578,7 +601,7 @@ TEST_CASE("simgrid: task farms with reissue: a host 10x slower mid-run, hosts tu
             CHECK(r.reissued >= 1);
         }
     }
-    SUBCASE("ranks 2 and 4 turned off: with reissue every result once and the lost ranks named; without, one error") {
+    SUBCASE("ranks 2 and 4 fail: with reissue every result once and the lost ranks named; without, one error") {
         for (std::string scheme : {"ss", "kazouris"}) {
             CAPTURE(scheme);
             auto const r = run_robust_farm(all().failing, scheme, 4000, true, 0.05, errors);
@@ -596,6 +619,64 @@ TEST_CASE("simgrid: task farms with reissue: a host 10x slower mid-run, hosts tu
             }
         }
     }
+}
+
+TEST_CASE("simgrid: 1, 2 and every worker's host failing at random times: loops and farms complete") {
+    // 4,000 iterations (or tasks) of 1 ms; the root computes, so the loop ends whoever is lost.
+    std::vector<double> expected(4000);
+    for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = std::sqrt(static_cast<double>(i));
+    for (auto& s : all().random_failures)
+        for (bool farm : {false, true})
+            for (std::string scheme : {"fss", "ss", "af"}) {
+                if (!farm && scheme == "ss") continue;
+                CAPTURE(farm);
+                CAPTURE(scheme);
+                CAPTURE(s.layout().failures().size());
+                std::vector<double> got;
+                loop_statistics table;
+                auto const outcome = s.run([&](sim::transport& t) {
+                    auto body = [&](index_t i) {
+                        t.compute(1e6);
+                        return std::sqrt(static_cast<double>(i));
+                    };
+                    if (farm) {
+                        task_farm_options o;
+                        o.scheme = scheme;
+                        o.expected_tasks = 4000;
+                        o.reissue = true;
+                        o.presumed_lost_after = 0.05;
+                        auto out = task_farm<int>(
+                                t, [](auto& f) { for (int i = 0; i < 4000; ++i) f.submit(i); },
+                                [&](int const& i) { return body(i); }, o);
+                        if (t.rank() == 0) {
+                            got = std::move(out.value);
+                            table = out.statistics;
+                        }
+                    } else {
+                        parallel_for_options o;
+                        o.reissue = true;
+                        o.presumed_lost_after = 0.05;
+                        auto out = parallel_for(
+                                t, make_range(4000), parse_policy(scheme),
+                                [&](index_range const& part, std::span<double> values) {
+                                    std::size_t j = 0;
+                                    for (index_t i : part.indices()) values[j++] = body(i);
+                                },
+                                gather<double>{}, o);
+                        if (t.rank() == 0) {
+                            got = std::move(out.value);
+                            table = out.statistics;
+                        }
+                    }
+                });
+                CHECK(got == expected); // every result once, bit-identical
+                // Lost: failed while the master waited for them (one that failed after its
+                // last word failed but was never missed).
+                for (int r : table.lost) CHECK(std::ranges::count(outcome.failed_ranks, r) == 1);
+                CHECK(!outcome.failed_ranks.empty());
+                MESSAGE(scheme << (farm ? " farm " : " loop ") << table.parallel_seconds << " s; failed "
+                               << testing_text(outcome.failed_ranks) << ", lost " << testing_text(table.lost));
+            }
 }
 
 TEST_CASE("simgrid: errors") {

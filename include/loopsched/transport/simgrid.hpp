@@ -65,10 +65,13 @@ struct perturbation {
     }
 };
 
-/// A host that fails: SimGrid turns it off `at` seconds after the run starts,
-/// killing its rank mid-whatever; messages to it are lost from then on, as is
-/// anything it had not sent. A loop or farm survives it only with reissue and
-/// a finite presumed_lost_after (the master's failure detector).
+/// A host that fails `at` seconds after the run starts: its rank is killed
+/// mid-whatever (SimGrid unwinds its stack), anything it had not sent is lost
+/// and so is every message sent to it from then on; what it had already sent
+/// still arrives. (Not SimGrid's Host::turn_off: a message cut off by it stays
+/// at the head of a receiver's mailbox and holds back everything behind it.)
+/// A loop or farm survives it only with reissue and a finite
+/// presumed_lost_after (the master's failure detector).
 struct host_failure {
     int rank = 0;
     double at = 0.0;
@@ -270,7 +273,8 @@ struct rank_state {
     std::optional<std::chrono::steady_clock::time_point> ran_since; ///< when the last transport call returned
     double pending_flops = 0.0;                                     ///< charged by compute(), run by charge()
     std::deque<held_message> held;
-    bool down = false; ///< its host was turned off (host_failure): it sends nothing, nothing reaches it
+    bool down = false; ///< its host failed (host_failure): it sends nothing, nothing reaches it
+    aid_t actor = -1; ///< its actor's pid in the running simulation
 };
 
 /// What every rank of one simulation shares: the hosts, the mailboxes (one
@@ -368,7 +372,7 @@ public:
                 early_.push_back(std::move(*m));
             } catch (::simgrid::TimeoutException const&) {
                 break;
-            } catch (::simgrid::NetworkFailureException const&) { // its sender's host was turned off
+            } catch (::simgrid::NetworkFailureException const&) { // lost on the way
             }
         }
         resume();
@@ -417,14 +421,14 @@ public:
 
 private:
     detail::rank_state& state() const { return net_->ranks[static_cast<std::size_t>(rank_)]; }
-    /// A rank whose host was turned off goes on unwinding (SimGrid's kill): its
+    /// A rank whose host failed goes on unwinding (SimGrid's kill): its
     /// stack may catch everything on the way, and must not live on.
     void die_if_down() const {
         if (state().down) throw ::simgrid::ForcefulKillException();
     }
     ::simgrid::s4u::Mailbox* own_box() const { return net_->box(rank_, context_); }
 
-    /// The next message; none if it was lost on the way (its sender's host was turned off).
+    /// The next message; none if it was lost on the way (a host failed under it).
     std::optional<message> pull() {
         try {
             std::unique_ptr<message> m(own_box()->get<message>());
@@ -495,7 +499,7 @@ private:
 struct run_result {
     double simulated_seconds = 0.0; ///< from the first actor's start to the last one's end
     double wall_seconds = 0.0;      ///< what the simulation itself took
-    std::vector<int> failed_ranks{}; ///< ranks whose host was turned off (host_failure), in rank order
+    std::vector<int> failed_ranks{}; ///< ranks killed by a host_failure before the run ended, in rank order
 };
 
 /// A simulated cluster. Any number may be made in one process (each is a zone
@@ -584,18 +588,19 @@ public:
             ends.back()->lend_channel(channels_[static_cast<std::size_t>(r)].get());
             auto* host = net_->hosts[static_cast<std::size_t>(r)];
             auto* t = ends.back().get();
-            ::simgrid::s4u::Actor::create("rank-" + std::to_string(r), host, [&, r, t] {
+            auto const actor = ::simgrid::s4u::Actor::create("rank-" + std::to_string(r), host, [&, r, t] {
                 for (int c = 0; c < detail::network::contexts; ++c)
                     net_->box(r, c)->set_receiver(::simgrid::s4u::Actor::self());
                 try {
                     program(*t);
                 } catch (::simgrid::ForcefulKillException const&) {
-                    throw; // its host was turned off: it must not live on
+                    throw; // its host failed: it must not live on
                 } catch (...) {
                     failures[static_cast<std::size_t>(r)] = std::current_exception();
                 }
                 last_end = std::max(last_end, ::simgrid::s4u::Engine::get_clock());
             });
+            net_->ranks[static_cast<std::size_t>(r)].actor = actor->get_pid();
             // Competing processes: run until the program's actors end.
             int const background = platform_.hosts()[static_cast<std::size_t>(r)].background;
             for (int b = 0; b < background; ++b)
@@ -612,11 +617,10 @@ public:
         for (auto* box : net_->boxes) box->set_receiver(nullptr);
         run_result out{last_end - begin,
                        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count()};
-        for (auto const& f : platform_.failures()) { // back on for the next run
+        for (auto const& f : platform_.failures()) { // up again for the next run
             auto& state = net_->ranks[static_cast<std::size_t>(f.rank)];
             if (!state.down) continue;
             state = detail::rank_state{};
-            net_->hosts[static_cast<std::size_t>(f.rank)]->turn_on();
             out.failed_ranks.push_back(f.rank);
         }
         std::ranges::sort(out.failed_ranks);
@@ -653,8 +657,8 @@ private:
         });
     }
 
-    /// One daemon, on a host that never fails, turns the failing hosts off in
-    /// time order; a rank is marked down first, so that nothing more reaches it.
+    /// One daemon, on a host that never fails, kills the failing ranks in time
+    /// order; a rank is marked down first, so that nothing more reaches it.
     void start_failures(double begin) {
         auto failures = platform_.failures();
         if (failures.empty()) return;
@@ -666,8 +670,10 @@ private:
                                           ::simgrid::s4u::Actor::self()->daemonize();
                                           for (auto const& f : failures) {
                                               ::simgrid::s4u::this_actor::sleep_until(begin + f.at);
-                                              net->ranks[static_cast<std::size_t>(f.rank)].down = true;
-                                              net->hosts[static_cast<std::size_t>(f.rank)]->turn_off();
+                                              auto& rank = net->ranks[static_cast<std::size_t>(f.rank)];
+                                              rank.down = true;
+                                              if (auto victim = ::simgrid::s4u::Actor::by_pid(rank.actor))
+                                                  victim->kill(); // nothing if it ended already
                                           }
                                       });
     }
