@@ -111,6 +111,7 @@ class SimulatedRow(NamedTuple):
     iterations: list  # per worker, in rank order
     curve: dict  # h -> the model's T(h) (--predict-at)
     chen_xue_h: Optional[float]  # Chen and Xue's h on the measured costs (DOACROSS loops with h=auto)
+    lost: list  # the ranks the master presumed lost (--fail with --lost-after)
 
 
 class Runner:
@@ -127,6 +128,7 @@ class Runner:
         self.iterations = {}
         self.curves = {}
         self.chen_xue = {}  # the same -> Chen and Xue's h on the costs h=auto measured
+        self.lost = {}  # the same -> the ranks presumed lost
         # A progress line on a terminal, nothing in a log (./run decides in LOOPSCHED_PROGRESS).
         self.shown = os.environ.get("LOOPSCHED_PROGRESS", "1" if sys.stderr.isatty() else "0") == "1"
 
@@ -137,16 +139,24 @@ class Runner:
                   end="", file=sys.stderr, flush=True)
 
     def batch(self, requests, extra=()):
-        """requests: [(platform, workload, [policies][, [perturbations]])] -> {(platform, workload, policy):
-        (seconds, h)}; a perturbed platform's key is "PLATFORM +PERTURBATION..." """
+        """requests: [(platform, workload, [policies][, [changes]])] -> {(platform, workload, policy):
+        (seconds, h)}; a changed platform's key is "PLATFORM +CHANGE...". A change is a perturbation, "reissue",
+        "farm" (the iterations as a task farm's tasks), "failure:rank=K:at=F" or "lost-after=SECONDS"."""
         def one(req):
             platform, workload, policies, *changes = req
             cmd = [self.binary, "--platform", platform, "--workload", workload, "--csv", *extra]
             for p in policies:
                 cmd += ["--policy", p]
             for c in changes[0] if changes else ():
-                cmd += ["--reissue"] if c == "reissue" else ["--perturb", c]
-                platform += " +" + c  # the key names the perturbed cluster (and reissue)
+                if c in ("reissue", "farm"):
+                    cmd += ["--" + c]
+                elif c.startswith("failure:"):
+                    cmd += ["--fail", c]
+                elif c.startswith("lost-after="):
+                    cmd += ["--lost-after", c.split("=", 1)[1]]
+                else:
+                    cmd += ["--perturb", c]
+                platform += " +" + c  # the key names the changed cluster
             done = subprocess.run(cmd, capture_output=True, text=True)
             if done.returncode != 0:
                 raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr.strip()}")
@@ -160,7 +170,8 @@ class Runner:
                         iterations=[int(n) for n in r["iterations"].split(";")] if r.get("iterations") else [],
                         curve={int(h): float(t) for h, t in (x.split(":") for x in r["predicted_curve"].split(";"))}
                         if r.get("predicted_curve") else {},
-                        chen_xue_h=float(r["chen_xue_h"]) if r.get("chen_xue_h") else None))
+                        chen_xue_h=float(r["chen_xue_h"]) if r.get("chen_xue_h") else None,
+                        lost=[int(k) for k in r["lost"].split(";")] if r.get("lost") else []))
                     for r in rows]
         out = {}
         requests = list(requests)
@@ -178,6 +189,7 @@ class Runner:
                         self.predicted[key] = row.predicted
                     if row.chen_xue_h is not None:
                         self.chen_xue[key] = row.chen_xue_h
+                    self.lost[key] = row.lost
                     self.runs += 1
                     self.wall += row.wall
         return out
@@ -1503,6 +1515,76 @@ def perturbations(run, out, quick):
     return "\n".join(md), None
 
 
+def farms_and_failures(run, out, quick):
+    """Issue 37's re-issue in task farms, and hosts that fail: section 12's cluster and workload, the
+    iterations run as a farm's tasks, and two hosts failing mid-run."""
+    platform = "uniform:n=8"
+    workload = "random:n=" + ("4000" if quick else "16000") + ":mean=1e7:dist=exp:seed=7"
+    farms = ["ss", "kazouris", "fss"]
+    loops = ["fss", "af", "dtss", "gss", "css:chunk=10"]
+    slow = ("slow:rank=1:from=0.3:factor=10",)
+    failing = ("failure:rank=2:at=0.3", "failure:rank=5:at=0.6", "lost-after=0.5", "reissue")
+    got = run.batch([(platform, workload, farms, ["farm"]), (platform, workload, farms, ["farm", *slow]),
+                     (platform, workload, farms, ["farm", *slow, "reissue"]),
+                     (platform, workload, farms, ["farm", *failing]), (platform, workload, loops, list(failing)),
+                     (platform, workload, loops, [])])
+
+    def key(changes, s):
+        return (platform + "".join(" +" + c for c in changes), workload, s)
+    ideal = run.ideal[key((), loops[0])]  # the unperturbed cluster's: 8 workers, no messages
+    # Without rank 1 (the slowed host): 7 workers. With ranks 2 and 5 failing at 30% and 60% of the
+    # unperturbed ideal T: 8 workers to 0.3 T, 7 to 0.6 T, then 6 for the rest (what a failed host ran
+    # counts as done: a bound no run can reach, since its unsent work is lost).
+    without_slow = ideal * 8 / 7
+    failed_ideal = ideal * (0.6 + (8 - 8 * 0.3 - 7 * 0.3) / 6)
+    slow_plain = {s: got[key(("farm", *slow), s)][0] / without_slow for s in farms}
+    slow_copied = {s: got[key(("farm", *slow, "reissue"), s)][0] / without_slow for s in farms}
+    unperturbed = {s: got[key(("farm",), s)][0] / ideal for s in farms}
+    failed = {("farm", s): got[key(("farm", *failing), s)][0] / failed_ideal for s in farms}
+    failed.update({("loop", s): got[key(failing, s)][0] / failed_ideal for s in loops})
+    lost = {("farm", s): run.lost[key(("farm", *failing), s)] for s in farms}
+    lost.update({("loop", s): run.lost[key(failing, s)] for s in loops})
+    md = ["## 14. Task farms with re-issue, and hosts that fail\n",
+          f"Section 12's cluster (`{platform}`) and workload (`{workload}`). First the iterations run as the tasks "
+          "of a task farm (`simulate --farm`, a dedicated master): unperturbed, against the cluster's ideal; with "
+          "rank 1 10x slower from 30% of the run, without and with `--reissue` (`task_farm_options::reissue`: once "
+          "the producer has returned and the queue is empty, workers holding nothing get copies of running tasks; "
+          "the first result counts), against the ideal of the cluster without rank 1 (issue 37 sets 1.1x):\n",
+          table(["farm scheme", "unperturbed", "slow 10x, no reissue", "slow 10x, reissue"],
+                [(s, f"{unperturbed[s]:.3f}", f"{slow_plain[s]:.3f}", f"{slow_copied[s]:.3f}") for s in farms]),
+          "SS hands out one task at a time, so the slowed host never holds more than one 10 ms task and the "
+          "farm stays below the 7-worker ideal (the slowed host still helps). Kazouris's scheme and FSS's chunks "
+          "leave work queued at the slowed host; copies of it let the farm end as if the host were gone.\n",
+          "Then ranks 2 and 5 fail at 30% and 60% of the unperturbed ideal (`--fail failure:rank=2:at=0.3 --fail "
+          "failure:rank=5:at=0.6`: SimGrid kills the rank; what it had not sent is lost) with the master's failure "
+          "detector at 0.5 s of silence (`--lost-after 0.5`, `presumed_lost_after`) and re-issue, loops and farms. "
+          "Each figure is the makespan over the ideal of the cluster as it shrinks (8 workers to 30%, 7 to 60%, 6 "
+          "after; what the failed hosts ran counts as done), and the ranks the master presumed lost:\n",
+          table(["run", "scheme", "makespan / ideal", "presumed lost"],
+                [(kind, s, f"{failed[(kind, s)]:.3f}", ", ".join(map(str, lost[(kind, s)])))
+                 for kind, names in (("loop", loops), ("farm", farms)) for s in names])]
+    claims = run.claims
+    over = [s for s in farms if slow_copied[s] > 1.1]
+    claims.claim("farm-reissue-slow-within-1.1", "slow 10x from 30%, with reissue: every farm scheme within 1.1x of "
+                 "the ideal of the cluster without the slowed host (issue 37's target)", not over,
+                 f"worst {max(farms, key=slow_copied.get)} {max(slow_copied.values()):.3f}" +
+                 (f"; over 1.1: {', '.join(over)}" if over else ""))
+    claims.claim("farm-reissue-never-hurts", "with reissue no farm scheme is more than 1% slower than without, and "
+                 "those the slowdown set back more than 2% (a worker's share of tasks held ahead) end sooner",
+                 all(slow_copied[s] <= 1.01 * slow_plain[s] for s in farms) and
+                 all(slow_copied[s] < slow_plain[s] for s in farms if slow_plain[s] > 1.02 * slow_copied[s]),
+                 ", ".join(f"{s} {slow_plain[s]:.2f} -> {slow_copied[s]:.2f}" for s in farms))
+    claims.claim("failures-lost-named", "two hosts failing: every loop and farm completes (each result once: "
+                 "the tests check it) and names ranks 2 and 5 lost, no other",
+                 all(v == [2, 5] for v in lost.values()),
+                 "; ".join(f"{k} {s}: {v}" for (k, s), v in lost.items() if v != [2, 5]) or "all [2, 5]")
+    worst = max(failed, key=failed.get)
+    claims.claim("failures-within-1.2", "two hosts failing, with reissue: every loop and farm within 1.2x of the "
+                 "shrinking cluster's ideal", failed[worst] <= 1.2, f"worst {worst[0]} {worst[1]} {failed[worst]:.3f}")
+    md.append(claims.markdown())
+    return "\n".join(md), None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("simulate")
@@ -1582,7 +1664,8 @@ STEPS = {"1": (seed001, "seed001", "Chronopoulos et al., Tables 2-3"), "2": (see
          "10": (seed002_dlpt, "dlpt", "Karamcheti and Wah, D_LPT"),
          "11": (seed003_speedups, "t56", "Ciorba, Table 5.6 and Fig 5.26"),
          "12": (perturbations, "perturbed", "Perturbations (issue 37)"),
-         "13": (seed003_balance, "balance", "Ciorba, Tables 5.8 and 5.10")}
+         "13": (seed003_balance, "balance", "Ciorba, Tables 5.8 and 5.10"),
+         "14": (farms_and_failures, "robust", "Farms with re-issue, failed hosts (issue 37)")}
 
 # Claims whose statement in the report depends on the figures' current outcome
 # (the prose around them was written for it); the rest say so inline.

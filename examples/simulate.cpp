@@ -93,7 +93,7 @@ int main(int argc, char** argv) try {
                                                      : sim::simulator(make_platform(platform_text), so);
     if (csv)
         std::cout << "platform,workload,policy,seconds,h,wall_seconds,ideal_seconds,predicted_seconds,workers,"
-                     "iterations,predicted_curve,chen_xue_h\n";
+                     "iterations,predicted_curve,chen_xue_h,lost\n";
     // Ideal: the whole work spread over the workers' speeds as they change, no waiting, no messages.
     int const first_worker = master_computes ? 0 : 1;
     double const unperturbed = simulator.layout().ideal_seconds(w.total_flops(), first_worker);
@@ -140,7 +140,11 @@ int main(int argc, char** argv) try {
                 }
                 if (workers > 1.0) std::cout << chen_xue_interval(r.model->costs, r.model->extent_s, blocks);
             }
-            std::cout << "\n";
+            // The ranks the master presumed lost (--fail, --lost-after), in rank order.
+            std::cout << ",\"";
+            for (std::size_t k = 0; k < r.statistics.lost.size(); ++k)
+                std::cout << (k ? ";" : "") << r.statistics.lost[k];
+            std::cout << "\"\n";
         } else {
             std::cout << "== " << spec << " on " << platform_text << ", " << workload_text;
             if (w.doacross()) std::cout << ", h = " << r.interval;
