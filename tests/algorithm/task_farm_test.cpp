@@ -228,6 +228,41 @@ TEST_CASE("task_farm: redistribution moves queued tasks from a worker slower tha
     }
 }
 
+TEST_CASE("task_farm: inside a work cycle, an idle worker takes queued tasks from a busy one") {
+    // As above, but the producer waits for each cycle's results (wait_all) before it makes the
+    // next: while it waits, nothing new comes, so the idle rank 1 takes from the slow rank 2.
+    for (bool computes : {false, true}) {
+        CAPTURE(computes);
+        std::vector<std::atomic<int>> runs(120);
+        std::size_t moved = 0;
+        in_process::run(3, [&](in_process::endpoint& t) {
+            task_farm_options o;
+            o.master_computes = computes;
+            auto out = task_farm<int>(
+                    t,
+                    [](auto& farm) {
+                        for (int cycle = 0; cycle < 3; ++cycle) {
+                            for (int i = 0; i < 40; ++i) farm.submit(cycle * 40 + i);
+                            farm.wait_all();
+                            REQUIRE(farm.results().size() == static_cast<std::size_t>(cycle + 1) * 40);
+                        }
+                    },
+                    [&](int const& i) {
+                        runs[static_cast<std::size_t>(i)]++;
+                        std::this_thread::sleep_for(std::chrono::microseconds(t.rank() == 2 ? 2500 : 500));
+                        return i;
+                    },
+                    o);
+            if (t.rank() == 0) {
+                for (int i = 0; i < 120; ++i) REQUIRE(out.value[static_cast<std::size_t>(i)] == i);
+                moved = out.moved;
+            }
+        });
+        for (auto const& r : runs) REQUIRE(r == 1);
+        CHECK(moved > 0);
+    }
+}
+
 TEST_CASE("task_farm: an unknown number of tasks in work cycles, each cycle's tasks made from the last's results") {
     for (int ranks : {1, 2, 3}) {
         std::vector<double> sequential{1.0};

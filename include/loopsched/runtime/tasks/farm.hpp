@@ -321,9 +321,11 @@ private:
         if (estimates_) return feed_all();
         distributing_ = true;
         if (fs_.scheme == farm_scheme_kind::kazouris && model_.ready()) book_.order_by_heur();
-        // The fastest idle first; none once nothing is left to give. Reissue's copies replace moves.
-        bool redistributing =
-                fs_.scheme == farm_scheme_kind::kazouris && fs_.redistribute && !producing_ && !copies_;
+        // The fastest idle first; none once nothing is left to give. Work moves once no task can come
+        // before the busy ones finish: the producer returned, or it waits for every result (a work
+        // cycle's end). Reissue's copies replace moves.
+        bool redistributing = fs_.scheme == farm_scheme_kind::kazouris && fs_.redistribute &&
+                              (!producing_ || flushing_) && !copies_;
         workers_.serve_idle([&] { return !book_.queue_empty() || redistributing; },
                             [&](std::size_t k) {
                                 while (idle(k)) {
