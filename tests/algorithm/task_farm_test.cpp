@@ -197,69 +197,57 @@ TEST_CASE("task_farm: speeds and load from every reply, a slow worker, tracing")
     CHECK(stats.workers[0].iterations > stats.workers[1].iterations);
 }
 
+namespace {
+
+/// `cycles` work cycles of `per_cycle` tasks on 3 ranks (the producer waits
+/// for each cycle's results before it makes the next), rank 2 five times as
+/// slow as rank 1 though both claim V = 1: every task once, results in order.
+/// Returns how many tasks moved between workers.
+std::size_t moved_from_slow_rank(int cycles, int per_cycle, bool computes) {
+    int const n = cycles * per_cycle;
+    std::vector<std::atomic<int>> runs(static_cast<std::size_t>(n));
+    std::size_t moved = 0;
+    in_process::run(3, [&](in_process::endpoint& t) {
+        task_farm_options o;
+        o.master_computes = computes;
+        auto out = task_farm<int>(
+                t,
+                [&](auto& farm) {
+                    for (int cycle = 0; cycle < cycles; ++cycle) {
+                        for (int i = 0; i < per_cycle; ++i) farm.submit(cycle * per_cycle + i);
+                        if (cycles > 1) farm.wait_all();
+                    }
+                },
+                [&](int const& i) {
+                    runs[static_cast<std::size_t>(i)]++;
+                    std::this_thread::sleep_for(std::chrono::microseconds(t.rank() == 2 ? 2500 : 500));
+                    return i;
+                },
+                o);
+        if (t.rank() == 0) {
+            for (int i = 0; i < n; ++i) REQUIRE(out.value[static_cast<std::size_t>(i)] == i);
+            moved = out.moved;
+        }
+    });
+    for (auto const& r : runs) REQUIRE(r == 1);
+    return moved;
+}
+
+} // namespace
+
 TEST_CASE("task_farm: redistribution moves queued tasks from a worker slower than its power says") {
-    // Both workers claim V = 1, but rank 2 takes 5x as long: its share was too
-    // large, and once the master's queue is empty the idle rank 1 takes from it.
+    // Rank 2's share was too large: once the master's queue is empty the idle rank 1 takes from it.
     for (bool computes : {false, true}) {
         CAPTURE(computes);
-        std::vector<std::atomic<int>> runs(60);
-        std::size_t moved = 0;
-        in_process::run(3, [&](in_process::endpoint& t) {
-            task_farm_options o;
-            o.master_computes = computes;
-            auto out = task_farm<int>(
-                    t,
-                    [](auto& farm) {
-                        for (int i = 0; i < 60; ++i) farm.submit(i);
-                    },
-                    [&](int const& i) {
-                        runs[static_cast<std::size_t>(i)]++;
-                        std::this_thread::sleep_for(std::chrono::microseconds(t.rank() == 2 ? 2500 : 500));
-                        return i;
-                    },
-                    o);
-            if (t.rank() == 0) {
-                for (int i = 0; i < 60; ++i) REQUIRE(out.value[static_cast<std::size_t>(i)] == i);
-                moved = out.moved;
-            }
-        });
-        for (auto const& r : runs) REQUIRE(r == 1);
-        CHECK(moved > 0);
+        CHECK(moved_from_slow_rank(1, 60, computes) > 0);
     }
 }
 
 TEST_CASE("task_farm: inside a work cycle, an idle worker takes queued tasks from a busy one") {
-    // As above, but the producer waits for each cycle's results (wait_all) before it makes the
-    // next: while it waits, nothing new comes, so the idle rank 1 takes from the slow rank 2.
+    // While the producer waits for a cycle's results (wait_all) nothing new comes: rank 1 takes from rank 2.
     for (bool computes : {false, true}) {
         CAPTURE(computes);
-        std::vector<std::atomic<int>> runs(120);
-        std::size_t moved = 0;
-        in_process::run(3, [&](in_process::endpoint& t) {
-            task_farm_options o;
-            o.master_computes = computes;
-            auto out = task_farm<int>(
-                    t,
-                    [](auto& farm) {
-                        for (int cycle = 0; cycle < 3; ++cycle) {
-                            for (int i = 0; i < 40; ++i) farm.submit(cycle * 40 + i);
-                            farm.wait_all();
-                            REQUIRE(farm.results().size() == static_cast<std::size_t>(cycle + 1) * 40);
-                        }
-                    },
-                    [&](int const& i) {
-                        runs[static_cast<std::size_t>(i)]++;
-                        std::this_thread::sleep_for(std::chrono::microseconds(t.rank() == 2 ? 2500 : 500));
-                        return i;
-                    },
-                    o);
-            if (t.rank() == 0) {
-                for (int i = 0; i < 120; ++i) REQUIRE(out.value[static_cast<std::size_t>(i)] == i);
-                moved = out.moved;
-            }
-        });
-        for (auto const& r : runs) REQUIRE(r == 1);
-        CHECK(moved > 0);
+        CHECK(moved_from_slow_rank(3, 40, computes) > 0);
     }
 }
 
@@ -487,20 +475,26 @@ TEST_CASE("task_farm: a throwing producer makes every rank throw") {
     CHECK(threw == 3);
 }
 
+namespace {
+
+/// A one-task farm with options `o` on 3 ranks: every rank throws invalid_parameter naming `parameter`.
+void rejects(task_farm_options const& o, std::string const& parameter) {
+    std::atomic<int> threw = 0;
+    in_process::run(3, [&](in_process::endpoint& t) {
+        try {
+            task_farm<int>(
+                    t, [](auto& farm) { farm.submit(1); }, [](int const& i) { return i; }, o);
+        } catch (invalid_parameter const& e) {
+            CHECK(e.parameter() == parameter);
+            ++threw;
+        }
+    });
+    CHECK(threw == 3);
+}
+
+} // namespace
+
 TEST_CASE("task_farm: bad options are rejected on every rank, naming the parameter") {
-    auto rejects = [](task_farm_options o, std::string const& parameter) {
-        std::atomic<int> threw = 0;
-        in_process::run(3, [&](in_process::endpoint& t) {
-            try {
-                task_farm<int>(
-                        t, [](auto& farm) { farm.submit(1); }, [](int const& i) { return i; }, o);
-            } catch (invalid_parameter const& e) {
-                CHECK(e.parameter() == parameter);
-                ++threw;
-            }
-        });
-        CHECK(threw == 3);
-    };
     task_farm_options o;
     o.initial_tasks = 0;
     rejects(o, "options.initial_tasks");
@@ -679,7 +673,7 @@ TEST_CASE("task_farm: a worker that leaves gives back its unstarted tasks; resul
         CHECK(check_departure(2, 120, 1, 10, o));
     }
     SUBCASE("what a departure cannot go with fails on every rank, named") {
-        auto rejects = [](task_farm_options o, int leaver, std::string const& parameter) {
+        auto rejects_leaving = [](task_farm_options o, int leaver, std::string const& parameter) {
             departure d;
             std::atomic<int> threw = 0;
             in_process::run(3, [&](in_process::endpoint& t) {
@@ -696,18 +690,18 @@ TEST_CASE("task_farm: a worker that leaves gives back its unstarted tasks; resul
             CHECK(threw == 3);
         };
         task_farm_options no_flag;
-        rejects(no_flag, 1, "options.departures");
+        rejects_leaving(no_flag, 1, "options.departures");
         task_farm_options root;
         root.departures = true;
-        rejects(root, 0, "options.leaving");
+        rejects_leaving(root, 0, "options.leaving");
         task_farm_options estimates;
         estimates.departures = true;
         estimates.scheme = "dlpt";
-        rejects(estimates, 1, "options.departures");
+        rejects_leaving(estimates, 1, "options.departures");
         task_farm_options levels;
         levels.departures = true;
         levels.scheme = "ss/ss";
-        rejects(levels, -1, "options.departures");
+        rejects_leaving(levels, -1, "options.departures");
     }
 }
 
@@ -777,19 +771,6 @@ TEST_CASE("task_farm with reissue: a slow worker's tasks are copied to idle ones
             }
         }
     SUBCASE("what reissue cannot go with fails on every rank, named") {
-        auto rejects = [](task_farm_options o, std::string const& parameter) {
-            std::atomic<int> threw = 0;
-            in_process::run(3, [&](in_process::endpoint& t) {
-                try {
-                    task_farm<int>(
-                            t, [](auto& farm) { farm.submit(1); }, [](int const& i) { return i; }, o);
-                } catch (invalid_parameter const& e) {
-                    CHECK(e.parameter() == parameter);
-                    ++threw;
-                }
-            });
-            CHECK(threw == 3);
-        };
         task_farm_options estimates;
         estimates.reissue = true;
         estimates.scheme = "dlpt";
