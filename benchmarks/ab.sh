@@ -17,6 +17,7 @@ grep -rl . "$work/old/include/loopsched_old" | xargs sed -i \
   -e 's|loopsched::|loopsched_old::|g'
 mpi_flags=$(mpicxx --showme:compile)
 mpi_libs=$(mpicxx --showme:link)
-g++ -std=c++20 -O2 -g -DNDEBUG -Iinclude -I"$work/old/include" $mpi_flags benchmarks/ab/ab.cpp -o "$work/ab" \
-  -lboost_mpi -lboost_serialization $mpi_libs
+# examples/cli.cpp holds the command line's CLI11 part (cli.hpp only declares it).
+g++ -std=c++20 -O2 -g -DNDEBUG -Iinclude -I"$work/old/include" $mpi_flags benchmarks/ab/ab.cpp examples/cli.cpp \
+  -o "$work/ab" -lboost_mpi -lboost_serialization $mpi_libs
 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpiexec -n 2 "$work/ab" "$rounds"

@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
                                            "bash benchmarks/ab.sh 3d4b741 31");
     int rounds = 41;
     line.add_option("rounds", rounds, "rounds of raw, old and new blocks in rotating order")
-            ->check(CLI::PositiveNumber)
+            ->check(loopsched::examples::positive_number)
             ->capture_default_str();
     if (auto code = line.parse(argc, argv)) return *code;
     boost::mpi::communicator world;
