@@ -172,7 +172,7 @@ public:
                 if (done == 0.0 || done - looked_ >= probe_gap_) {
                     looked_ = done;
                     while (auto v = link_.try_receive()) dispatch(*v);
-                    if (master_.detecting() && link_.now() >= master_.deadline()) master_.presume_lost(link_.now());
+                    if (master_.detecting()) master_.watch(link_.now());
                 }
             } else {
                 wait();

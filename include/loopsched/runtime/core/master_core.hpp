@@ -260,6 +260,13 @@ public:
             if (expected(k)) first = std::min(first, heard_[k] + settings_.silence);
         return first;
     }
+    /// Between steps of the root's own worker: presumes lost the workers overdue
+    /// at `now`, looking (an O(workers) scan) at most every eighth of the silence.
+    void watch(double now) {
+        if (now < next_look_) return;
+        next_look_ = now + settings_.silence / 8;
+        if (now >= deadline()) presume_lost(now);
+    }
     /// Presumes lost every worker overdue at `now`: the client carries on
     /// without it (its lost hook), or the loop fails on every rank.
     void presume_lost(double now) {
@@ -458,6 +465,7 @@ private:
     double start_ = 0.0;
     std::vector<double> heard_; ///< with a failure detector: when each worker was last heard from (or sent work)
     std::vector<int> lost_;     ///< ranks presumed lost
+    double next_look_ = 0.0;    ///< watch(): when it next scans for overdue workers
 };
 
 } // namespace loopsched::detail

@@ -24,7 +24,6 @@
 #include <cmath>
 #include <cstdint>
 #include <exception>
-#include <limits>
 #include <optional>
 #include <span>
 #include <tuple>
@@ -100,11 +99,8 @@ public:
     /// held nothing and no results were still to come with its report.
     bool lost(std::size_t k, bool held_work) {
         if (!book_) return !held_work && port_.settings().request_ahead == 0.0;
-        if (departed_.empty()) departed_.assign(port_.settings().workers(), false);
-        departed_[k] = true;
+        gone(k);
         book_->abandoned(k);
-        if (std::ranges::count(departed_, false) == 0)
-            throw error("loopsched: every worker was lost or left while work remained");
         return true;
     }
     void on_message(std::size_t k, kind what, message_view m) {
@@ -147,18 +143,23 @@ private:
     std::vector<bool> departed_; ///< per worker, once one left
     std::vector<int> left_ranks_;
 
+    /// Worker k takes no more work (it left, or was presumed lost); someone must remain.
+    void gone(std::size_t k) {
+        if (departed_.empty()) departed_.assign(port_.settings().workers(), false);
+        departed_[k] = true;
+        if (std::ranges::count(departed_, false) == 0)
+            throw error("loopsched: every worker left the loop (departure::leave) or was lost while work remained");
+    }
+
     /// Worker k leaves, giving back `back`: with reissue its whole chunk, which
     /// the book hands on; else the part it had not run, which the book splits
     /// among the others (the part it ran counts, its results on their way).
     void leave(std::size_t k, chunk back) {
         if (!book_) throw error("loopsched: protocol: a worker left a loop without options.departures");
         auto const& settings = port_.settings();
-        if (departed_.empty()) departed_.assign(settings.workers(), false);
-        if (departed_[k]) throw error("loopsched: protocol: a worker left a loop twice");
-        departed_[k] = true;
+        if (!departed_.empty() && departed_[k]) throw error("loopsched: protocol: a worker left a loop twice");
+        gone(k);
         left_ranks_.push_back(settings.worker_ranks[k]);
-        if (std::ranges::count(departed_, false) == 0)
-            throw error("loopsched: every worker left the loop (departure::leave) while work remained");
         if (settings.reissue)
             book_->abandoned(k);
         else
@@ -503,8 +504,8 @@ inline rank_plan plan_doall(doall_call const& call, parallel_for_options const& 
         require(!o.deterministic, "options.deterministic", o.deterministic,
                 o.reissue ? "must be false with reissue" : "must be false with departures");
     }
-    bool const detects = o.presumed_lost_after < std::numeric_limits<double>::infinity();
-    if (detects) { // served in turn, the others would wait for a lost worker's request
+    plan.settings.silence = o.presumed_lost_after;
+    if (plan.settings.detects_failures()) { // served in turn, the others would wait for a lost worker's request
         require(!o.deterministic, "options.deterministic", o.deterministic,
                 "must be false with a finite presumed_lost_after");
         require(!partner_splits, "options.presumed_lost_after", o.presumed_lost_after,
@@ -522,7 +523,6 @@ inline rank_plan plan_doall(doall_call const& call, parallel_for_options const& 
     plan.settings.reissue = o.reissue;
     plan.settings.departures = o.departures;
     plan.settings.leaving = o.leaving;
-    plan.settings.silence = o.presumed_lost_after;
     plan.settings.result_bytes = call.result_bytes;
     return plan;
 }

@@ -24,7 +24,6 @@
 #include <cstddef>
 #include <deque>
 #include <exception>
-#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -269,7 +268,7 @@ loop_statistics run_hierarchical_checked(loop_link<T>& link, doall_call const& c
         require(!o.reissue, "options.reissue", o.reissue, "is for flat loops (a hierarchy's groups are not re-issued)");
         require(!o.departures, "options.departures", o.departures,
                 "is for flat loops (a hierarchy's groups do not take work back)");
-        require(!(o.presumed_lost_after < std::numeric_limits<double>::infinity()), "options.presumed_lost_after",
+        require(std::isinf(o.presumed_lost_after), "options.presumed_lost_after",
                 o.presumed_lost_after, "must be infinity in a hierarchical loop (its failure detector is for flat loops)");
         check_hierarchy(h);
         auto no_partner_splits = [](auto const& level) {

@@ -207,12 +207,7 @@ public:
             workers_.released(k, book_[id].heur);
             if (book_[id].where != state::sent || copies_->holders(id) > 0) continue;
             port_.statistics()[k].iterations -= 1; // counted where it runs
-            if (stopping_) {
-                book_.cancel(id);
-            } else {
-                book_.requeued(id);
-                book_.enqueue(id);
-            }
+            take_back(id, {});                      // its bytes were kept
         }
         workers_[k].cancelling = workers_[k].receiving = false;
         if (!workers_[k].departed) workers_.departed(k); // no share, never idle again
@@ -243,6 +238,17 @@ private:
     /// Orders a worker's tasks as the model's estimates do (a linear model: by heur, up or down).
     [[nodiscard]] double ordering(double heur) const noexcept { return model_.lambda() >= 0.0 ? heur : -heur; }
     std::uint64_t take_best() { return book_.take_best(model_.lambda() < 0.0); }
+
+    /// A task no worker holds any more (its holder left or was lost) is queued
+    /// again with its bytes, or cancelled once the farm stops.
+    void take_back(std::uint64_t id, std::span<std::byte const> bytes) {
+        if (stopping_) { // nothing more is started
+            book_.cancel(id);
+            return;
+        }
+        book_.returned(id, bytes);
+        book_.enqueue(id);
+    }
 
     /// With reissue, a cancel's answer: the tasks k dropped, released; a task
     /// no one else holds is cancelled (the farm stopped), else a copy runs on.
@@ -278,20 +284,12 @@ private:
             if (w.count > 0 || w.cancelling || w.receiving || w.departed || port_.is_own(k)) continue;
             auto const id = copies_->copy_for(k, book_.size(), running);
             if (!id) return; // every running task is held by all who could take it
-            auto const& t = book_[*id];
-            wire_writer wr;
-            wr.put(std::uint64_t{1});
-            write_task(wr, farm_task_header{*id, t.heur, t.priority, -static_cast<double>(*id), t.payload.size()},
-                       t.payload);
-            workers_.took(k, t.heur);
-            copies_->took(k, *id);
-            port_.push_worker(k, kind::work, wr.view());
-            port_.count(k, 1);
+            send_tasks(k, std::span(&*id, 1), true);
         }
     }
 
-    /// Sends tasks `ids` to worker k in one message.
-    void send_tasks(std::size_t k, std::span<std::uint64_t const> ids) {
+    /// Sends tasks `ids` to worker k in one message (`copies`: reissue's, of tasks running elsewhere).
+    void send_tasks(std::size_t k, std::span<std::uint64_t const> ids, bool copies = false) {
         wire_writer w;
         w.put(static_cast<std::uint64_t>(ids.size()));
         for (auto const id : ids) {
@@ -303,7 +301,7 @@ private:
                 estimates_->sent(k, id, workers_[k].count == 0, port_.now());
             }
             write_task(w, farm_task_header{id, t.heur, t.priority, key, t.payload.size()}, t.payload);
-            book_.sent(id, k);
+            if (!copies) book_.sent(id, k);
             workers_.took(k, t.heur);
             if (copies_) copies_->took(k, id);
         }
@@ -445,12 +443,7 @@ private:
             if (copies_ && copies_->released(k, head.id) &&
                 (book_[head.id].where != state::sent || copies_->holders(head.id) > 0))
                 continue; // resolved, or a copy runs on elsewhere
-            if (stopping_) { // nothing more is started: it is cancelled here
-                book_.cancel(head.id);
-                continue;
-            }
-            book_.returned(head.id, bytes);
-            book_.enqueue(head.id);
+            take_back(head.id, bytes);
         }
         if (!workers_[k].departed) {
             workers_.departed(k);

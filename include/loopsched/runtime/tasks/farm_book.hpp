@@ -122,19 +122,11 @@ public:
         t.where = state::sent;
     }
 
-    /// Task `id` came back from a worker that left, with its bytes: queued
-    /// again (the caller puts it in the queue).
+    /// Task `id` came back from a worker that left or was lost, with its bytes
+    /// (unless they were kept): queued again (the caller puts it in the queue).
     void returned(std::uint64_t id, std::span<std::byte const> payload) {
         auto& t = tasks_.at(id);
-        t.payload.assign(payload.begin(), payload.end());
-        t.owner = -1;
-        t.where = state::queued;
-    }
-
-    /// Task `id`, whose bytes were kept, is queued again (its holder was lost);
-    /// the caller puts it in the queue.
-    void requeued(std::uint64_t id) {
-        auto& t = tasks_.at(id);
+        if (!keep_) t.payload.assign(payload.begin(), payload.end());
         t.owner = -1;
         t.where = state::queued;
     }

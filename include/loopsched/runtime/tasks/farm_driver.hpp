@@ -19,10 +19,10 @@
 #include <loopsched/transport/channel.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -111,7 +111,7 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, 
             require(!o.departures, "options.departures", o.departures,
                     "is for one-level farms (a hierarchy's groups do not take tasks back)");
             require(!o.reissue, "options.reissue", o.reissue, "is for one-level farms (a hierarchy's groups are not copied)");
-            require(!(o.presumed_lost_after < std::numeric_limits<double>::infinity()), "options.presumed_lost_after",
+            require(std::isinf(o.presumed_lost_after), "options.presumed_lost_after",
                     o.presumed_lost_after, "must be infinity in a hierarchical farm (its failure detector is for one level)");
             check_hierarchy(*h);
             check_root_serves(o);
@@ -121,10 +121,9 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, 
             placements = hierarchy_fingerprint(*h, h->between.fingerprint(), h->within.fingerprint());
         } else {
             fs = check_farm(o, *chosen.placement(), policy);
-            require(!o.departures || fs.scheme != farm_scheme_kind::estimates, "options.departures", o.departures,
-                    "needs a scheme that hands out work as workers ask (kazouris, ss or a chunk policy), not the "
-                    "estimates scheme '" + chosen.placement()->spec() + "'");
-            require(!o.reissue || fs.scheme != farm_scheme_kind::estimates, "options.reissue", o.reissue,
+            // Both take tasks back from a worker: the estimates schemes place each one ahead of time.
+            require(!(o.departures || o.reissue) || fs.scheme != farm_scheme_kind::estimates,
+                    o.departures ? "options.departures" : "options.reissue", true,
                     "needs a scheme that hands out work as workers ask (kazouris, ss or a chunk policy), not the "
                     "estimates scheme '" + chosen.placement()->spec() + "'");
             placements = chosen.placement()->fingerprint();
