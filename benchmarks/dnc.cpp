@@ -49,12 +49,14 @@ int main(int argc, char** argv) try {
                       "dnc --max-processors 15");
     int most = 15;
     double overhead = 1e-3, medium = 0.0;
+    bool tables = false;
     line.add_option("--max-processors", most, "the tables' largest processor count (2 to 15)")->capture_default_str();
     line.add_option("--shared-medium", medium,
                     "the tables' workstations share one Ethernet segment of this many bytes/s (0: switched links)")
             ->capture_default_str();
     line.add_option("--message-overhead", overhead, "CPU seconds per message sent or received (PVM in 1997)")
             ->capture_default_str();
+    line.add_flag("--tables", tables, "print each heterogeneous run's per-worker table (compute, wait, tasks)");
     if (auto code = line.parse(argc, argv)) return *code;
     detail::require(most >= 2 && most <= 15, "--max-processors", most, "must be in [2, 15]");
     detail::require(medium >= 0.0, "--shared-medium", medium, "must be >= 0 bytes/s");
@@ -95,9 +97,11 @@ int main(int argc, char** argv) try {
         for (auto const* m : {&coarse, &fine}) {
             double const ideal = ideal_seconds(s.layout(), m->total_flops(), false);
             for (char const* placement : {"kazouris", "steal", "steal-half", "april"}) {
-                double const t = simulate_dnc(s, *m, placement, false).seconds;
+                auto const run = simulate_dnc(s, *m, placement, false);
+                double const t = run.seconds;
                 std::printf("dnc_makespan_over_ideal_%s_%s_leaf%d: ours=%.2f baseline=%.2f ratio=%.3f\n", placement,
                             clusters[c].first.c_str(), m->leaf, t, ideal, t / ideal);
+                if (tables) std::cout << run.statistics;
             }
         }
     }

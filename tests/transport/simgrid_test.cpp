@@ -70,6 +70,7 @@ struct clusters {
     sim::simulator three{cluster({2e9, 1e9, 1e9}, {0, 1, 0})};
     sim::simulator doacross{cluster({1e9, 0.5e9, 1e9}, {0, 1, 0})};
     sim::simulator plain{cluster({1e9, 1e9, 1e9})};
+    sim::simulator four_one{cluster({4e9, 1e9, 1e9, 1e9})};
     sim::simulator nine{cluster({2e9, 1e9, 1e9, 1e9, 2e9, 1e9, 1e9, 1e9, 3e9}, {0, 0, 1, 0, 0, 0, 2, 0, 0})};
     sim::simulator many{cluster(std::vector<double>(511, 1e9))};
     sim::simulator most{cluster(std::vector<double>(1023, 1e9))};
@@ -428,6 +429,63 @@ TEST_CASE("simgrid: divide and conquer gives the sequential result with every pl
             CHECK(got == expected);
             CHECK(seconds > 0.0);
         }
+}
+
+TEST_CASE("simgrid: kazouris on speeds 4:1:1:1: an idle fast worker asks several slow donors, not one busy with a long "
+          "leaf") {
+    // 256 leaves, a quarter of them (a block, as a fractal's inside is) 12 times
+    // dearer: a slow worker's dear leaf takes 0.12 s, and a donor answers only
+    // between leaves. Asking one donor, the fast worker waited on such leaves
+    // while the other slow workers had tasks to give.
+    struct blocky {
+        sim::transport* t;
+        struct node {
+            std::uint32_t level = 0, index = 0;
+        };
+        [[nodiscard]] bool is_leaf(node const& p) const { return p.level == 8; }
+        [[nodiscard]] std::uint64_t solve(node const& p) const {
+            bool const dear = p.index >= 96 && p.index < 160;
+            t->compute(dear ? 1.2e8 : 1e7);
+            return examples::uneven_tree::mix(p.index + 1);
+        }
+        [[nodiscard]] std::vector<node> divide(node const& p) const {
+            return {{p.level + 1, p.index * 2}, {p.level + 1, p.index * 2 + 1}};
+        }
+        [[nodiscard]] std::uint64_t combine(node const&, std::span<std::uint64_t> r) const {
+            return examples::uneven_tree::mix(r[0] * 31 + r[1]);
+        }
+    };
+    std::uint64_t expected = 0;
+    {
+        std::vector<std::uint64_t> level(256);
+        for (std::uint32_t i = 0; i < 256; ++i) level[i] = examples::uneven_tree::mix(i + 1);
+        for (; level.size() > 1;) {
+            std::vector<std::uint64_t> up(level.size() / 2);
+            for (std::size_t i = 0; i < up.size(); ++i)
+                up[i] = examples::uneven_tree::mix(level[2 * i] * 31 + level[2 * i + 1]);
+            level = std::move(up);
+        }
+        expected = level[0];
+    }
+    double const ideal = (64 * 1.2e8 + 192 * 1e7) / 7e9;
+    auto& s = all().four_one;
+    std::uint64_t got = 0;
+    double seconds = 0.0;
+    s.run([&](sim::transport& t) {
+        dnc_options o;
+        o.placement = "kazouris";
+        o.master_computes = false;
+        o.powers = s.layout().powers();
+        o.run_queues = s.layout().run_queues();
+        auto out = divide_and_conquer(t, blocky::node{}, blocky{&t}, o);
+        if (t.rank() == 0) {
+            got = out.value;
+            seconds = out.statistics.parallel_seconds;
+        }
+    });
+    CHECK(got == expected);
+    // One donor asked at a time: 2.80 times the ideal; three at once: 1.42.
+    CHECK(seconds <= 1.6 * ideal);
 }
 
 TEST_CASE("simgrid: divide and conquer on 512 and 1,024 workers with 1 MiB stacks: exact, waits bounded by the tree") {

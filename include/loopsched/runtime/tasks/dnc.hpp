@@ -31,10 +31,10 @@
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/placement.hpp>
 #include <loopsched/runtime/core/core.hpp>
+#include <loopsched/runtime/core/payload.hpp>
 #include <loopsched/runtime/tasks/dnc_exchange.hpp>
 #include <loopsched/runtime/tasks/dnc_manager.hpp>
 #include <loopsched/runtime/tasks/dnc_queue.hpp>
-#include <loopsched/runtime/core/payload.hpp>
 #include <loopsched/this_task.hpp>
 
 #include <boost/container/small_vector.hpp>
@@ -260,7 +260,7 @@ private:
                 if (w.index != this->self_) coworkers.push_back(w);
             for (std::size_t l = 1; l < lists.size() && placed < children.size(); ++l, ++placed) {
                 std::size_t const c = by_cost[placed];
-                this->send_tasks(this->port_.settings().worker_ranks[lists[l].front().index], false,
+                this->send_tasks(this->port_.settings().worker_ranks[lists[l].front().index], task_origin::list,
                                  {outgoing{&children[c], costs[c], depth + 1,
                                            result_address{this->port_.rank(), static_cast<std::uint32_t>(c), id},
                                            std::span(lists[l]).subspan(1)}});
@@ -378,8 +378,12 @@ private:
         } else if (!this->idle_reported_) {
             this->idle_reported_ = true;
             this->results_.clear();
-            this->port_.request(this->profile_.status(), chunk_timing{static_cast<index_t>(this->received_), 0.0, 0.0},
-                                this->results_);
+            // The tasks received so far, and (an exact count in a double) how many of
+            // them answered transfers: the manager compares it with the transfers it heard of.
+            this->port_.request(
+                    this->profile_.status(),
+                    chunk_timing{static_cast<index_t>(this->received_), static_cast<double>(this->transferred_), 0.0},
+                    this->results_);
         }
     }
     void return_coworkers() {

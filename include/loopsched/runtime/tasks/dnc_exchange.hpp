@@ -6,10 +6,10 @@
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/placement.hpp>
 #include <loopsched/runtime/core/core.hpp>
-#include <loopsched/runtime/tasks/dnc_manager.hpp>
-#include <loopsched/runtime/tasks/dnc_queue.hpp>
 #include <loopsched/runtime/core/payload.hpp>
 #include <loopsched/runtime/core/profile.hpp>
+#include <loopsched/runtime/tasks/dnc_manager.hpp>
+#include <loopsched/runtime/tasks/dnc_queue.hpp>
 #include <loopsched/this_task.hpp>
 
 #include <algorithm>
@@ -32,7 +32,7 @@ class dnc_exchange : private estimate_listener {
 public:
     void on_work(message_view m) {
         wire_reader r(m.payload);
-        bool const stolen = r.get<std::uint8_t>() != 0;
+        auto const origin = static_cast<task_origin>(r.get<std::uint8_t>());
         auto const n = r.get<std::uint64_t>();
         for (std::uint64_t i = 0; i < n; ++i) {
             auto const h = r.get<dnc_task_header>();
@@ -43,10 +43,11 @@ public:
         }
         if (n > 0) {
             received_ += n;
+            if (origin == task_origin::transfer) transferred_ += n;
             stats_.received += n;
             idle_reported_ = false;
         }
-        if (stolen) steal_out_ = false;
+        if (origin == task_origin::steal) steal_out_ = false;
         started_ = true;
     }
 
@@ -132,9 +133,9 @@ protected:
     // ---- requests for work
 
     /// Tasks to another worker in one message (none: a refused steal).
-    void send_tasks(int rank, bool steal_answer, std::vector<outgoing> const& tasks) {
+    void send_tasks(int rank, task_origin origin, std::vector<outgoing> const& tasks) {
         wire_writer w;
-        w.put(static_cast<std::uint8_t>(steal_answer)).put(static_cast<std::uint64_t>(tasks.size()));
+        w.put(static_cast<std::uint8_t>(origin)).put(static_cast<std::uint64_t>(tasks.size()));
         for (auto const& t : tasks) {
             scratch_.clear();
             write_values(scratch_, std::span<Problem const>(t.problem, 1));
@@ -233,6 +234,7 @@ protected:
     result_blocks results_;
     std::minstd_rand random_;
     std::uint64_t received_ = 0;
+    std::uint64_t transferred_ = 0; ///< of those, the answers to the manager's transfers (its idle reports count them)
     bool idle_reported_ = true, steal_out_ = false; // the hello is the first report
     bool started_ = false;                          ///< the manager's first word arrived: every rank is in the run
 
@@ -273,7 +275,7 @@ private:
         for (auto const i : sorted) given.push_back(queue_.take(i));
         std::vector<outgoing> out;
         for (auto const& e : given) out.push_back(outgoing{&e.problem, e.cost, e.depth, e.parent, {}});
-        send_tasks(a.rank, !a.transfer, out);
+        send_tasks(a.rank, a.transfer ? task_origin::transfer : task_origin::steal, out);
         if (a.transfer) tell_moved(a.index, given.size());
         return true;
     }
@@ -282,7 +284,7 @@ private:
         std::size_t given = 0;
         if (auto const at = queue_.find(a.task - 1)) {
             auto const e = queue_.take(*at);
-            send_tasks(a.rank, false, {outgoing{&e.problem, e.cost, e.depth, e.parent, {}}});
+            send_tasks(a.rank, task_origin::named, {outgoing{&e.problem, e.cost, e.depth, e.parent, {}}});
             given = 1;
         }
         tell_moved(a.index, given);
@@ -291,7 +293,7 @@ private:
         if (a.transfer)
             tell_moved(a.index, 0);
         else
-            send_tasks(a.rank, true, {});
+            send_tasks(a.rank, task_origin::steal, {});
     }
     void tell_moved(std::uint64_t to, std::size_t n) {
         if (estimates_) report_queue(); // first, so that the manager's board is current when it hears

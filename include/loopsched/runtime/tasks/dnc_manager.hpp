@@ -70,6 +70,14 @@ struct dnc_task_header {
     std::uint64_t bytes = 0;
 };
 
+/// Where tasks on the wire come from (the first byte of a work message).
+enum class task_origin : std::uint8_t {
+    list,     ///< the start, or a division sending along a worker list
+    steal,    ///< a victim's answer to a steal (maybe none)
+    transfer, ///< a donor's answer to the manager's transfer
+    named     ///< a task the manager named (placing by estimates)
+};
+
 /// What the manager asks a busy worker: send a task to that idle one.
 struct dnc_transfer {
     std::uint64_t to_index = 0;
@@ -83,14 +91,14 @@ inline constexpr std::uint8_t info_load = 0, info_unused_workers = 1, info_queue
 
 /// What a worker reports of itself when the manager places by estimates.
 struct dnc_queue_report {
-    double running = -1.0;     ///< its running task's estimate in cost units (< 0: none)
-    double running_for = 0.0;  ///< seconds since that estimate was set
-    double own_units = 0.0;    ///< the estimated own work (a node's cost less its subproblems') it ran
-    double own_seconds = 0.0;  ///< the seconds that work took, times its speed
-    double unlisted = 0.0;     ///< the summed cost of the queued tasks not listed
+    double running = -1.0;    ///< its running task's estimate in cost units (< 0: none)
+    double running_for = 0.0; ///< seconds since that estimate was set
+    double own_units = 0.0;   ///< the estimated own work (a node's cost less its subproblems') it ran
+    double own_seconds = 0.0; ///< the seconds that work took, times its speed
+    double unlisted = 0.0;    ///< the summed cost of the queued tasks not listed
     std::uint64_t unlisted_count = 0;
-    std::uint64_t tasks = 0;   ///< queued tasks listed after this
-    std::uint8_t revised = 0;  ///< the running task revised its estimate (rule 3: its queue is placed again)
+    std::uint64_t tasks = 0;  ///< queued tasks listed after this
+    std::uint8_t revised = 0; ///< the running task revised its estimate (rule 3: its queue is placed again)
     std::uint8_t pad[7]{};
 };
 /// The queued tasks a report lists besides the new ones: the cheapest (an
@@ -98,8 +106,8 @@ struct dnc_queue_report {
 inline constexpr std::size_t listed_old_tasks = 8;
 struct dnc_reported_task {
     std::uint64_t order = 0;
-    double cost = 0.0;  ///< in cost units (the queue's weight)
-    double bytes = 0.0; ///< its size, where known cheaply (else 0)
+    double cost = 0.0;      ///< in cost units (the queue's weight)
+    double bytes = 0.0;     ///< its size, where known cheaply (else 0)
     std::uint8_t fresh = 0; ///< created here by a division and not reported before
     std::uint8_t pad[7]{};
 };
@@ -151,11 +159,11 @@ public:
         auto const reported = static_cast<std::uint64_t>(r.last.size); // the worker's count of tasks received
         if (reported > w.seen) {                                       // a new report: k is idle
             w.seen = reported;
-            w.busy = false;
+            w.transfers_reported = static_cast<std::uint64_t>(r.last.compute_seconds); // of them, transfers' answers
+            w.busy = w.transferred > w.transfers_reported; // unless a donor sent it tasks it has not received yet
             w.load = 0.0;
-            if (w.receiving) w.finished_early = true; // it ran the moved task before its donor told us
         }
-        if (placement_.balances() && !w.busy && !w.receiving && !solved_) find_donor(k);
+        if (placement_.balances() && !w.busy && w.incoming == 0 && !solved_) find_donors(k);
         return 0;
     }
     [[nodiscard]] bool done() const noexcept { return solved_; }
@@ -163,7 +171,7 @@ public:
         if (solved_) return false;
         if (placement_.when_idle() == idle_action::steal) return true; // they find work themselves
         if (sched_) return est_busy(k);
-        return w_[k].busy || w_[k].receiving;
+        return w_[k].busy || w_[k].incoming > 0;
     }
     [[nodiscard]] bool expecting_work() const noexcept { return !solved_; }
 
@@ -214,18 +222,17 @@ public:
             auto const given = r.get<std::uint64_t>();
             double const load = r.get<double>();
             auto& from = w_[k];
-            if (to >= w_.size() || !from.donating || !w_[to].receiving)
+            if (to >= w_.size() || !from.donating || w_[to].incoming == 0)
                 throw error("loopsched: protocol: a transfer nobody asked for (rank " + std::to_string(m.source) + ")");
             from.donating = false;
             from.load = load;
             ++donor_epoch_; // the donor, and the idle worker if it got a task, may donate again
             auto& idle = w_[to];
-            idle.receiving = false;
-            if (given > 0) {
-                idle.busy = !std::exchange(idle.finished_early, false);
-            } else {
-                from.refused = true; // not asked again until it reports a new load
-            }
+            --idle.incoming;
+            idle.transferred += given;
+            // Busy until it reports having received them (it may have run them already).
+            idle.busy = idle.transferred > idle.transfers_reported;
+            if (given == 0) from.refused = true; // not asked again until it reports a new load
             port_.touch(to);
             break;
         }
@@ -242,7 +249,10 @@ private:
     struct worker {
         double speed = 1.0, load = 0.0;
         std::uint64_t seen = 0;
-        bool busy = false, receiving = false, donating = false, refused = false, finished_early = false;
+        /// Tasks donors said they sent it, and how many of those it had received at its last report.
+        std::uint64_t transferred = 0, transfers_reported = 0;
+        int incoming = 0; ///< donors asked to send it a task that have not answered yet
+        bool busy = false, donating = false, refused = false;
     };
 
     /// The original problem to the placement's first worker, with its list.
@@ -254,7 +264,7 @@ private:
         auto const list = placement_.first_list(by_speed);
         if (list.empty()) throw error("loopsched: placement " + placement_.name() + " started on no worker");
         wire_writer w;
-        w.put(std::uint8_t{0}).put(std::uint64_t{1});
+        w.put(static_cast<std::uint8_t>(task_origin::list)).put(std::uint64_t{1});
         dnc_task_header h;
         h.list = list.size() - 1;
         h.bytes = problem_.size();
@@ -269,37 +279,45 @@ private:
         // The others hear that the run started (every rank agreed): a thief
         // must not ask a rank still in the agreement.
         wire_writer none;
-        none.put(std::uint8_t{0}).put(std::uint64_t{0});
+        none.put(static_cast<std::uint8_t>(task_origin::list)).put(std::uint64_t{0});
         for (std::size_t k = 0; k < w_.size(); ++k)
             if (!w_[k].busy) port_.send_worker(k, kind::work, none.view());
     }
 
-    /// Idle worker `to`: the busy worker with the largest load per speed, not
-    /// in a transfer and not refusing, is asked to send it a task.
-    void find_donor(std::size_t to) {
+    /// Idle worker `to`: the busy workers with the largest load per speed, not
+    /// in a transfer and not refusing, are asked to send it a task each, as
+    /// many as it takes for their summed speed to reach its own. A donor
+    /// answers between its tasks; asking several, a fast worker does not wait
+    /// on one slow donor's long task, and it gets work in proportion to its speed.
+    void find_donors(std::size_t to) {
         // Every parked idle worker asks again after each message: without this, a
         // scan of all workers each, O(workers^2) per message (28% of a 1,024-worker
         // simulation's time).
         if (no_donor_epoch_ == donor_epoch_) return; // none found, and none may donate since
-        std::optional<std::size_t> best;
-        double most = -1.0;
-        for (std::size_t k = 0; k < w_.size(); ++k) {
-            auto const& w = w_[k];
-            if (k == to || !w.busy || w.donating || w.receiving || w.refused) continue;
-            double const v = w.load / w.speed;
-            if (v > most) {
-                most = v;
-                best = k;
+        double asked_speed = 0.0;
+        while (asked_speed < w_[to].speed) {
+            std::optional<std::size_t> best;
+            double most = -1.0;
+            for (std::size_t k = 0; k < w_.size(); ++k) {
+                auto const& w = w_[k];
+                if (k == to || !w.busy || w.donating || w.incoming > 0 || w.refused) continue;
+                double const v = w.load / w.speed;
+                if (v > most) {
+                    most = v;
+                    best = k;
+                }
             }
+            if (!best) break;
+            w_[*best].donating = true;
+            ++w_[to].incoming;
+            asked_speed += w_[*best].speed;
+            dnc_transfer const ask{to, port_.settings().worker_ranks[to]};
+            port_.send_worker(*best, kind::transfer, std::as_bytes(std::span(&ask, 1)));
         }
-        if (!best) {
+        if (w_[to].incoming == 0) {
             no_donor_epoch_ = donor_epoch_;
             return;
         }
-        w_[*best].donating = true;
-        w_[to].receiving = true;
-        dnc_transfer const ask{to, port_.settings().worker_ranks[to]};
-        port_.send_worker(*best, kind::transfer, std::as_bytes(std::span(&ask, 1)));
         port_.touch(to);
     }
 
@@ -338,8 +356,7 @@ private:
         sched_->board().report(k, std::nullopt, {}, now);
         // only a task its holder reported can be named to it
         auto const reported = [](std::size_t from, estimated_task const& t) { return owner_of(t.id) == from; };
-        if (auto const m = sched_->idle(k, now, reported))
-            ask_move(*m);
+        if (auto const m = sched_->idle(k, now, reported)) ask_move(*m);
     }
     /// A worker's queue and running task: the board's entry is replaced, then
     /// its new tasks are placed (D_LPT: rules 1 and 2, largest first; after
@@ -368,7 +385,7 @@ private:
         std::optional<double> running;
         if (head.running >= 0.0) running = head.running * scale - head.running_for * w_[k].speed;
         sched_->board().report(k, running, std::move(ready), now, head.unlisted * scale,
-                       static_cast<std::size_t>(head.unlisted_count));
+                               static_cast<std::size_t>(head.unlisted_count));
         if (solved_ || w_.size() < 2) return;
         if (sched_->dlpt_rules() && head.revised != 0) { // rule 3: every task it listed, placed again
             auto const all = [](std::size_t, estimated_task const&) { return true; };
