@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <random>
 #include <span>
 #include <string>
@@ -63,7 +62,7 @@ public:
         }
         case kind::transfer: {
             auto const t = r.get<dnc_transfer>();
-            answer(ask{true, static_cast<int>(t.to_rank), t.to_index, t.task, -1, t.to_speed});
+            answer(ask{true, static_cast<int>(t.to_rank), t.to_index, t.task});
             break;
         }
         case kind::steal: {
@@ -248,7 +247,6 @@ private:
         std::uint64_t task = 0;  ///< the task the manager names: its order + 1 (0: the placement chooses)
         /// A thief whose own problem waits runs only tasks deeper than this (-1: any).
         std::int64_t deeper_than = -1;
-        double speed = 0.0; ///< a transfer's receiver's normalized speed
     };
 
     /// Gives what the placement allows; a worker recursing inline defers
@@ -267,9 +265,7 @@ private:
         bool const busy = inlining_ > 0 || !frames_.empty();
         bool const deeper = a.deeper_than >= 0;
         auto const depth = static_cast<std::uint32_t>(std::max<std::int64_t>(0, a.deeper_than));
-        auto const& view = deeper ? queue_.view_deeper(depth) : queue_.view();
-        auto chosen = placement_.give(view, busy);
-        if (a.transfer && a.speed < speed_ * (1 - 1e-9)) chosen = for_slower(view, std::move(chosen), a.speed);
+        auto chosen = placement_.give(deeper ? queue_.view_deeper(depth) : queue_.view(), busy);
         if (chosen.empty()) return false;
         if (deeper)
             for (auto& i : chosen) i = queue_.position(i);
@@ -282,24 +278,6 @@ private:
         send_tasks(a.rank, a.transfer ? task_origin::transfer : task_origin::steal, out);
         if (a.transfer) tell_moved(a.index, given.size());
         return true;
-    }
-    /// What a slower receiver may have: a task it would finish, at its speed,
-    /// before this worker finishes its whole queue (seed 000's (4.5): the idle
-    /// worker must not finish after the busiest). The placement's choice if it
-    /// qualifies, else the costliest that does; with one task queued, none.
-    std::vector<std::size_t> for_slower(std::vector<queued_task> const& q, std::vector<std::size_t> chosen,
-                                        double speed) const {
-        double total = 0.0;
-        for (auto const& t : q) total += queue_.weight(t.cost);
-        double const most = total * speed / speed_ * (1 + 1e-9);
-        auto const fits = [&](std::size_t i) { return queue_.weight(q[i].cost) <= most; };
-        std::erase_if(chosen, [&](std::size_t i) { return !fits(i); });
-        if (!chosen.empty() || q.size() < 2) return chosen;
-        std::optional<std::size_t> best;
-        for (std::size_t i = 0; i < q.size(); ++i)
-            if (fits(i) && (!best || q[i].cost > q[*best].cost)) best = i;
-        if (best) chosen.push_back(*best);
-        return chosen;
     }
     /// The task the manager named, if it is still queued (else: refused).
     void give_named(ask const& a) {

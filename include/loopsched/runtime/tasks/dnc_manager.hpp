@@ -83,7 +83,6 @@ struct dnc_transfer {
     std::uint64_t to_index = 0;
     std::int64_t to_rank = 0;
     std::uint64_t task = 0; ///< the queued task's order + 1 (placing by estimates); 0: the placement chooses
-    double to_speed = 0.0; ///< the idle worker's normalized speed: a faster donor gives it only what it finishes sooner
 };
 
 /// A worker's info to the manager: its queue's summed cost (kazouris), the
@@ -312,7 +311,7 @@ private:
             w_[*best].donating = true;
             ++w_[to].incoming;
             asked_speed += w_[*best].speed;
-            dnc_transfer const ask{to, port_.settings().worker_ranks[to], 0, w_[to].speed};
+            dnc_transfer const ask{to, port_.settings().worker_ranks[to]};
             port_.send_worker(*best, kind::transfer, std::as_bytes(std::span(&ask, 1)));
         }
         if (w_[to].incoming == 0) {
