@@ -102,7 +102,8 @@ int main(int argc, char** argv) try {
     std::vector<sim::simulator> simulators; // all made before the first run
     for (int n : sizes) simulators.emplace_back(examples::make_platform("uniform:n=" + std::to_string(n)), costs);
     std::printf("| workers | task | bound | policy | flat | chunks | hierarchical | groups | fraction | chunks | "
-                "simulator s (flat, hierarchical) |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+                "simulator s (flat, hierarchical) | root engine us per iteration (flat, hierarchical) |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     examples::progress shown("scale", sizes.size() * task_ms.size() * (policies.size() + farms.size()));
     for (double ms : task_ms) {
         for (std::size_t s = 0; s < sizes.size(); ++s) {
@@ -127,10 +128,15 @@ int main(int argc, char** argv) try {
                     std::snprintf(flat_chunks, sizeof flat_chunks, "%lld",
                                   static_cast<long long>(f.statistics.chunks()));
                 }
-                std::printf("| %d | %g ms %s | %.3f | %s | %s | %s | %s | %zu | %.3f | %lld | %.1f, %.1f |\n", n, ms,
-                            dist.c_str(), bound, name.c_str(), flat_text, flat_chunks, levels.c_str(),
+                // the root's charged engine time per iteration (a farm's task)
+                auto per_iteration = [](examples::simulated_run const& x) {
+                    auto const ran = x.statistics.iterations();
+                    return ran > 0 ? 1e6 * x.root_engine_seconds / static_cast<double>(ran) : 0.0;
+                };
+                std::printf("| %d | %g ms %s | %.3f | %s | %s | %s | %s | %zu | %.3f | %lld | %.1f, %.1f | %.2f, %.2f |\n",
+                            n, ms, dist.c_str(), bound, name.c_str(), flat_text, flat_chunks, levels.c_str(),
                             r.statistics.groups.size(), fraction(r), static_cast<long long>(r.statistics.chunks()),
-                            f.wall, r.wall);
+                            f.wall, r.wall, flat ? per_iteration(f) : 0.0, per_iteration(r));
                 std::fflush(stdout);
             };
             for (auto const& spec : policies) {

@@ -446,6 +446,7 @@ struct simulated_run {
     loop_statistics statistics; ///< the root's
     double seconds = 0.0;       ///< simulated parallel time
     double wall = 0.0;          ///< the simulator's own run time
+    double root_engine_seconds = 0.0; ///< rank 0's engine time charged (when the simulation charges it)
     index_t interval = 0;       ///< DOACROSS: h
     std::optional<interval_model> model{}; ///< DOACROSS with h=auto: Ciorba's model as measured
 };
@@ -560,6 +561,7 @@ simulated_run simulate(sim::simulator& simulator, workload const& w, P const& po
         }
     };
     auto const r = simulator.run(program);
+    out.root_engine_seconds = r.engine_seconds.empty() ? 0.0 : r.engine_seconds.front();
     out.seconds = out.statistics.parallel_seconds;
     out.wall = r.wall_seconds;
     return out;
@@ -589,6 +591,7 @@ inline simulated_run simulate_hierarchy(sim::simulator& simulator, workload cons
         if (t.rank() == 0) out.statistics = std::move(stats);
     };
     auto const r = simulator.run(program);
+    out.root_engine_seconds = r.engine_seconds.empty() ? 0.0 : r.engine_seconds.front();
     out.seconds = out.statistics.parallel_seconds;
     out.wall = r.wall_seconds;
     return out;
@@ -646,6 +649,7 @@ inline simulated_run simulate_farm(sim::simulator& simulator, workload const& w,
         if (t.rank() == 0) out.statistics = std::move(stats);
     };
     auto const r = simulator.run(program);
+    out.root_engine_seconds = r.engine_seconds.empty() ? 0.0 : r.engine_seconds.front();
     out.seconds = out.statistics.parallel_seconds;
     out.wall = r.wall_seconds;
     return out;
@@ -725,6 +729,7 @@ inline simulated_run simulate_dnc(sim::simulator& simulator, dnc_mandelbrot cons
         if (t.rank() == 0) out.statistics = std::move(result.statistics);
     };
     auto const r = simulator.run(program);
+    out.root_engine_seconds = r.engine_seconds.empty() ? 0.0 : r.engine_seconds.front();
     out.seconds = out.statistics.parallel_seconds;
     out.wall = r.wall_seconds;
     return out;

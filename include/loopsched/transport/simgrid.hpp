@@ -275,6 +275,7 @@ struct rank_state {
     std::deque<held_message> held;
     bool down = false; ///< its host failed (host_failure): it sends nothing, nothing reaches it
     aid_t actor = -1; ///< its actor's pid in the running simulation
+    double engine_seconds = 0.0; ///< engine time charged in the running simulation (simulated seconds)
 };
 
 /// What every rank of one simulation shares: the hosts, the mailboxes (one
@@ -456,9 +457,12 @@ private:
     void charge(double extra) const {
         auto& s = state();
         double seconds = extra;
-        if (net_->options.charge_engine_time && s.ran_since)
-            seconds += std::chrono::duration<double>(clock::now() - *s.ran_since).count() *
-                       net_->options.engine_time_scale;
+        if (net_->options.charge_engine_time && s.ran_since) {
+            double const engine = std::chrono::duration<double>(clock::now() - *s.ran_since).count() *
+                                  net_->options.engine_time_scale;
+            s.engine_seconds += engine;
+            seconds += engine;
+        }
         s.ran_since.reset();
         double const flops = std::exchange(s.pending_flops, 0.0) + seconds * host()->get_speed();
         if (flops > 0.0) ::simgrid::s4u::this_actor::execute(flops);
@@ -500,6 +504,8 @@ struct run_result {
     double simulated_seconds = 0.0; ///< from the first actor's start to the last one's end
     double wall_seconds = 0.0;      ///< what the simulation itself took
     std::vector<int> failed_ranks{}; ///< ranks killed by a host_failure before the run ended, in rank order
+    /// Each rank's engine time charged (simulation_options::charge_engine_time), in simulated seconds.
+    std::vector<double> engine_seconds{};
 };
 
 /// A simulated cluster. Any number may be made in one process (each is a zone
@@ -580,6 +586,7 @@ public:
         while (static_cast<int>(channels_.size()) < n)
             channels_.push_back(
                     std::make_unique<channel<transport>>(std::in_place, *net_, static_cast<int>(channels_.size()), 1));
+        for (auto& state : net_->ranks) state.engine_seconds = 0.0;
         double const begin = ::simgrid::s4u::Engine::get_clock();
         double last_end = begin;
         auto const wall = std::chrono::steady_clock::now();
@@ -617,6 +624,7 @@ public:
         for (auto* box : net_->boxes) box->set_receiver(nullptr);
         run_result out{last_end - begin,
                        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall).count()};
+        for (auto const& state : net_->ranks) out.engine_seconds.push_back(state.engine_seconds);
         for (auto const& f : platform_.failures()) { // up again for the next run
             auto& state = net_->ranks[static_cast<std::size_t>(f.rank)];
             if (!state.down) continue;
