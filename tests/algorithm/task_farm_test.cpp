@@ -477,13 +477,17 @@ TEST_CASE("task_farm: a throwing producer makes every rank throw") {
 
 namespace {
 
-/// A one-task farm with options `o` on 3 ranks: every rank throws invalid_parameter naming `parameter`.
-void rejects(task_farm_options const& o, std::string const& parameter) {
+/// A one-task farm with options `o` on 3 ranks (rank `leaver`, if any, with
+/// a departure in options.leaving): every rank throws invalid_parameter naming `parameter`.
+void rejects(task_farm_options const& o, std::string const& parameter, int leaver = -1) {
+    departure d;
     std::atomic<int> threw = 0;
     in_process::run(3, [&](in_process::endpoint& t) {
+        task_farm_options mine = o;
+        if (t.rank() == leaver) mine.leaving = &d;
         try {
             task_farm<int>(
-                    t, [](auto& farm) { farm.submit(1); }, [](int const& i) { return i; }, o);
+                    t, [](auto& farm) { farm.submit(1); }, [](int const& i) { return i; }, mine);
         } catch (invalid_parameter const& e) {
             CHECK(e.parameter() == parameter);
             ++threw;
@@ -673,35 +677,19 @@ TEST_CASE("task_farm: a worker that leaves gives back its unstarted tasks; resul
         CHECK(check_departure(2, 120, 1, 10, o));
     }
     SUBCASE("what a departure cannot go with fails on every rank, named") {
-        auto rejects_leaving = [](task_farm_options o, int leaver, std::string const& parameter) {
-            departure d;
-            std::atomic<int> threw = 0;
-            in_process::run(3, [&](in_process::endpoint& t) {
-                task_farm_options mine = o;
-                if (t.rank() == leaver) mine.leaving = &d;
-                try {
-                    task_farm<int>(
-                            t, [](auto& farm) { farm.submit(1); }, [](int const& i) { return i; }, mine);
-                } catch (invalid_parameter const& e) {
-                    CHECK(e.parameter() == parameter);
-                    ++threw;
-                }
-            });
-            CHECK(threw == 3);
-        };
         task_farm_options no_flag;
-        rejects_leaving(no_flag, 1, "options.departures");
+        rejects(no_flag, "options.departures", 1);
         task_farm_options root;
         root.departures = true;
-        rejects_leaving(root, 0, "options.leaving");
+        rejects(root, "options.leaving", 0);
         task_farm_options estimates;
         estimates.departures = true;
         estimates.scheme = "dlpt";
-        rejects_leaving(estimates, 1, "options.departures");
+        rejects(estimates, "options.departures", 1);
         task_farm_options levels;
         levels.departures = true;
         levels.scheme = "ss/ss";
-        rejects_leaving(levels, -1, "options.departures");
+        rejects(levels, "options.departures");
     }
 }
 
