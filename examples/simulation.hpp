@@ -451,6 +451,14 @@ struct simulated_run {
     std::optional<interval_model> model{}; ///< DOACROSS with h=auto: Ciorba's model as measured
 };
 
+/// `out` once its simulation `r` ran: the root's times taken from its statistics and from `r`.
+inline simulated_run finished(simulated_run out, sim::run_result const& r) {
+    out.seconds = out.statistics.parallel_seconds;
+    out.wall = r.wall_seconds;
+    out.root_engine_seconds = r.engine_seconds.empty() ? 0.0 : r.engine_seconds.front();
+    return out;
+}
+
 /// A simulated DOALL chunk: its iterations' flops (a prefix sum) charged on
 /// the simulated clock; with results, their bytes travel uncomputed. A named
 /// type rather than a lambda inside simulate<P>, so that every policy type
@@ -560,11 +568,7 @@ simulated_run simulate(sim::simulator& simulator, workload const& w, P const& po
                 run(std::type_identity<kernels::hydro>{});
         }
     };
-    auto const r = simulator.run(program);
-    out.root_engine_seconds = r.engine_seconds.empty() ? 0.0 : r.engine_seconds.front();
-    out.seconds = out.statistics.parallel_seconds;
-    out.wall = r.wall_seconds;
-    return out;
+    return finished(std::move(out), simulator.run(program));
 }
 
 /// Runs a DOALL workload's loop hierarchically (`h`: a policy among groups,
@@ -590,11 +594,7 @@ inline simulated_run simulate_hierarchy(sim::simulator& simulator, workload cons
         auto stats = parallel_for(t, make_range(w.iterations()), h, cost, o);
         if (t.rank() == 0) out.statistics = std::move(stats);
     };
-    auto const r = simulator.run(program);
-    out.root_engine_seconds = r.engine_seconds.empty() ? 0.0 : r.engine_seconds.front();
-    out.seconds = out.statistics.parallel_seconds;
-    out.wall = r.wall_seconds;
-    return out;
+    return finished(std::move(out), simulator.run(program));
 }
 
 /// Runs the workload's iterations as the tasks of a task farm with `scheme`
@@ -648,11 +648,7 @@ inline simulated_run simulate_farm(sim::simulator& simulator, workload const& w,
                              .statistics;
         if (t.rank() == 0) out.statistics = std::move(stats);
     };
-    auto const r = simulator.run(program);
-    out.root_engine_seconds = r.engine_seconds.empty() ? 0.0 : r.engine_seconds.front();
-    out.seconds = out.statistics.parallel_seconds;
-    out.wall = r.wall_seconds;
-    return out;
+    return finished(std::move(out), simulator.run(program));
 }
 
 /// Kazouris's divide-and-conquer experiment (section 3.5): the Mandelbrot set
@@ -728,11 +724,7 @@ inline simulated_run simulate_dnc(sim::simulator& simulator, dnc_mandelbrot cons
         auto result = divide_and_conquer(t, sim_region{0, 0, m.side, m.side}, quadtree{&t, &m}, o);
         if (t.rank() == 0) out.statistics = std::move(result.statistics);
     };
-    auto const r = simulator.run(program);
-    out.root_engine_seconds = r.engine_seconds.empty() ? 0.0 : r.engine_seconds.front();
-    out.seconds = out.statistics.parallel_seconds;
-    out.wall = r.wall_seconds;
-    return out;
+    return finished(std::move(out), simulator.run(program));
 }
 
 } // namespace loopsched::examples
