@@ -1,13 +1,16 @@
-// loopsched::compiled: the engines over MPI and the spec parser, compiled once
-// for every program that links the target (which defines LOOPSCHED_COMPILED,
-// so that the headers declare what is defined here).
+// loopsched::compiled: the engines over MPI (loops, farms, divide and conquer)
+// and the spec parser, compiled once for every program that links the target
+// (which defines LOOPSCHED_COMPILED, so that the headers declare what is
+// defined here).
 #include <loopsched/detail/spec_catalogue.hpp>
+#include <loopsched/mpi/divide_and_conquer.hpp>
 #include <loopsched/mpi/parallel_for.hpp>
 #include <loopsched/mpi/task_farm.hpp>
 
 #include <loopsched/algorithm/parallel_for.hpp>
 #include <loopsched/algorithm/task_farm.hpp>
 #include <loopsched/placement_spec.hpp>
+#include <loopsched/runtime/tasks/dnc_driver.hpp>
 #include <loopsched/transport/mpi.hpp>
 
 namespace loopsched::detail {
@@ -30,6 +33,12 @@ farm_run run_farm_over_mpi(boost::mpi::communicator const& comm, farm_calls cons
                            task_farm_options const& options) {
     return run_farm_engine(mpi_channel(comm), calls, to_root, options,
                            resolve_choice(options.scheme, "options.scheme"));
+}
+
+dnc_run run_dnc_over_mpi(boost::mpi::communicator const& comm, dnc_calls<mpi_transport> const& calls,
+                         dnc_options const& options) {
+    loop_link<mpi_transport> link(mpi_channel(comm));
+    return run_dnc_engine(link, calls, options, resolve_choice(options.placement, "options.placement"));
 }
 
 } // namespace loopsched::detail

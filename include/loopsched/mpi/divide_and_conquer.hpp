@@ -1,8 +1,19 @@
 // divide_and_conquer over a Boost.MPI communicator (see algorithm/divide_and_conquer.hpp).
+// With loopsched::compiled (config.hpp) the engine (the manager, the protocol
+// core) comes compiled and this header instantiates only the worker's
+// recursion over the user's operations.
 #pragma once
 
-#include <loopsched/algorithm/divide_and_conquer.hpp>
+#include <loopsched/config.hpp>
+#include <loopsched/divide_and_conquer_ops.hpp>
 #include <loopsched/transport/mpi.hpp>
+
+#ifdef LOOPSCHED_COMPILED
+#include <loopsched/runtime/tasks/dnc_calls.hpp>
+#include <loopsched/task_options.hpp>
+#else
+#include <loopsched/algorithm/divide_and_conquer.hpp>
+#endif
 
 #include <boost/mpi/communicator.hpp>
 
@@ -11,11 +22,30 @@
 
 namespace loopsched {
 
+#ifdef LOOPSCHED_COMPILED
+namespace detail {
+/// The engine loopsched::compiled holds (src/compiled.cpp), with the user's
+/// types erased; options.placement is parsed there.
+dnc_run run_dnc_over_mpi(boost::mpi::communicator const& comm, dnc_calls<mpi_transport> const& calls,
+                         dnc_options const& options);
+} // namespace detail
+#endif
+
 template <class Problem, class Ops>
 requires DivideAndConquer<std::remove_reference_t<Ops>, Problem> dnc_outcome<dnc_result_t<Ops, Problem>>
 divide_and_conquer(boost::mpi::communicator const& comm, Problem const& problem, Ops&& ops,
                    dnc_options const& options = {}) {
+#ifdef LOOPSCHED_COMPILED
+    using Result = dnc_result_t<Ops, Problem>;
+    dnc_outcome<Result> out;
+    detail::take_dnc_run<Result>(
+            detail::run_dnc_over_mpi(comm, detail::dnc_calls_for<mpi_transport, Problem, Result>(problem, ops),
+                                     options),
+            comm.rank() == options.root, out);
+    return out;
+#else
     return divide_and_conquer(mpi_channel(comm), problem, std::forward<Ops>(ops), options);
+#endif
 }
 
 } // namespace loopsched

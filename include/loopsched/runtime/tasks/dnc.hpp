@@ -54,31 +54,76 @@ namespace loopsched::detail {
 
 // ---------------------------------------------------------------- worker
 
+/// A worker as the engine sees it, whatever the user's types: one virtual call
+/// per step or message (nothing per problem), so that the manager, the
+/// protocol core and the run are compiled once per transport, not once per
+/// user's operations (runtime/tasks/dnc_driver.hpp).
+template <Transport T>
+class dnc_worker_interface {
+public:
+    virtual ~dnc_worker_interface() = default;
+    virtual void on_work(message_view m) = 0;
+    virtual void on_message(kind what, message_view m) = 0;
+    virtual void waited(double seconds) = 0;
+    [[nodiscard]] virtual bool can_step() = 0;
+    virtual double step() = 0;
+    virtual worker_statistics statistics(double stopped) = 0;
+    [[nodiscard]] virtual result_blocks& results() = 0;
+    [[nodiscard]] virtual std::span<chunk_event const> trace() const = 0;
+};
+
+/// The worker client the core runs (runtime/core/worker_core.hpp): the worker
+/// behind its interface.
+template <Transport T>
+class any_dnc_worker {
+public:
+    static constexpr worker_hooks hooks{.waited = true};
+
+    explicit any_dnc_worker(std::unique_ptr<dnc_worker_interface<T>> w) : w_(std::move(w)) {}
+
+    void on_work(message_view m) { w_->on_work(m); }
+    void on_message(kind what, message_view m) { w_->on_message(what, m); }
+    void waited(double seconds) { w_->waited(seconds); }
+    [[nodiscard]] bool can_step() { return w_->can_step(); }
+    double step() { return w_->step(); }
+    [[nodiscard]] bool poll_after_step() const noexcept { return true; }
+    worker_statistics statistics(double stopped) { return w_->statistics(stopped); }
+    [[nodiscard]] result_blocks& results() { return w_->results(); }
+    [[nodiscard]] std::span<chunk_event const> trace() const { return w_->trace(); }
+
+private:
+    std::unique_ptr<dnc_worker_interface<T>> w_;
+};
+
 /// A worker: its recursion over the user's operations on top of the exchange.
 /// Ops: is_leaf, solve, divide, combine and optionally cost, as
 /// divide_and_conquer documents.
 template <Transport T, class Ops, class Problem, class Result>
-class dnc_worker : public dnc_exchange<T, Problem, Result> {
+class dnc_worker final : public dnc_exchange<T, Problem, Result>, public dnc_worker_interface<T> {
     using base = dnc_exchange<T, Problem, Result>;
     using entry = typename dnc_queue<Problem>::entry;
     using frame = typename dnc_frames<Result>::frame;
     using typename base::outgoing;
 
 public:
-    static constexpr worker_hooks hooks{.waited = true};
-
     dnc_worker(worker_port<T>& port, rank_profile& profile, task_decisions const& placement, dnc_settings const& ds,
                Ops& ops)
             : base(port, profile, placement, ds), ops_(ops), stack_(stack_left()) {}
 
-    [[nodiscard]] bool can_step() noexcept {
+    void on_work(message_view m) override { base::on_work(m); }
+    void on_message(kind what, message_view m) override { base::on_message(what, m); }
+    void waited(double seconds) override { base::waited(seconds); }
+    worker_statistics statistics(double stopped) override { return base::statistics(stopped); }
+    [[nodiscard]] result_blocks& results() override { return base::results(); }
+    [[nodiscard]] std::span<chunk_event const> trace() const override { return base::trace(); }
+
+    [[nodiscard]] bool can_step() noexcept override {
         return !this->stopped_ && (!this->queue_.empty() || !this->frames_.completed().empty() || wants_to_announce());
     }
-    [[nodiscard]] bool poll_after_step() const noexcept { return true; }
 
     /// One queued task from the top of the stack (or, with none, tells the
     /// manager it is idle, or sends a thief out).
-    double step() {
+    double step() override {
         auto& port = this->port_;
         if (!this->queue_.empty() || !this->frames_.completed().empty()) {
             double const before = port.now();

@@ -1,16 +1,17 @@
 // How a rank runs divide and conquer: the options' checks, the agreement,
 // then the manager and the workers (runtime/tasks/dnc_manager.hpp, runtime/tasks/dnc.hpp)
-// on the protocol core, with the placement's decisions.
+// on the protocol core, with the placement's decisions. The engine is typed on
+// the transport only; the user's types reach it through dnc_calls.
 #pragma once
 
-#include <loopsched/detail/fingerprint.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/any_placement.hpp>
 #include <loopsched/mapping/placement_choice.hpp>
-#include <loopsched/runtime/tasks/dnc.hpp>
-#include <loopsched/runtime/tasks/dnc_manager.hpp>
 #include <loopsched/runtime/core/payload.hpp>
 #include <loopsched/runtime/core/plan.hpp>
+#include <loopsched/runtime/tasks/dnc.hpp>
+#include <loopsched/runtime/tasks/dnc_calls.hpp>
+#include <loopsched/runtime/tasks/dnc_manager.hpp>
 #include <loopsched/task_options.hpp>
 #include <loopsched/transport/channel.hpp>
 
@@ -18,25 +19,16 @@
 #include <memory>
 #include <span>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace loopsched::detail {
 
-template <class Problem, class Result>
-std::uint64_t dnc_types_fingerprint() {
-    return fingerprint().add_types<Problem, Result>().value();
-}
-
-/// Runs a divide-and-conquer computation on this rank: checks, agreement,
-/// then the manager (on the root) and a worker. `placement` is
-/// options.placement with its spec parsed by the caller; `out` (a dnc_outcome)
-/// gets the result on the root, the workers' rows and the statistics.
-template <class Problem, class Result, channel_source C, class Ops, class Outcome>
-void run_divide_and_conquer(C& source, Problem const& problem, Ops& ops, dnc_options const& o,
-                            resolved_choice const& placement_spec, Outcome& out) {
-    auto& ch = channel_of(source);
-    using T = std::remove_cvref_t<decltype(ch.transport())>;
-    loop_link<T> link(ch);
+/// The engine: checks, agreement, then the manager (on the root) and a
+/// worker. `placement_spec` is options.placement with its spec parsed by the caller.
+template <Transport T>
+dnc_run run_dnc_engine(loop_link<T>& link, dnc_calls<T> const& calls, dnc_options const& o,
+                       resolved_choice const& placement_spec) {
     int const self = link.rank();
     std::unique_ptr<task_decisions> placement;
     migration_cost cost;
@@ -52,7 +44,7 @@ void run_divide_and_conquer(C& source, Problem const& problem, Ops& ops, dnc_opt
         ds.info_period = o.info_period;
         return std::pair{plan_ranks(link.size(), self, 0, o),
                          shape_of(o, {.algorithm = algorithm_id::divide_and_conquer,
-                                      .space = dnc_types_fingerprint<Problem, Result>(),
+                                      .space = calls.types,
                                       .policy = chosen.fingerprint(),
                                       .mapping = "placement",
                                       .extra = options_fingerprint(o)})};
@@ -60,21 +52,33 @@ void run_divide_and_conquer(C& source, Problem const& problem, Ops& ops, dnc_opt
     auto& plan = opened.plan;
     std::span<worker_status const> const opening = opened.statuses();
 
-    std::vector<std::byte> solution;
+    dnc_run out;
     out.statistics = run_loop(
             link, plan.settings, opening,
-            [&](master_port<T>& port) { return dnc_manager<T>(port, *placement, opening, to_bytes(problem), cost); },
+            [&](master_port<T>& port) { return dnc_manager<T>(port, *placement, opening, calls.problem(), cost); },
             [&](worker_port<T>& port) {
-                return dnc_worker<T, Ops, Problem, Result>(port, plan.profile, *placement, ds, ops);
+                return any_dnc_worker<T>(calls.make_worker(port, plan.profile, *placement, ds));
             },
             [&](auto& loop) {
                 loop.run();
                 auto& manager = loop.master().client();
-                solution = manager.solution();
+                out.solution = manager.solution();
                 out.workers = manager.take_statistics();
                 std::ranges::sort(out.workers, {}, &dnc_worker_statistics::rank);
             });
-    if (self == o.root) out.value = from_bytes<Result>(solution);
+    return out;
+}
+
+/// Runs a divide-and-conquer computation on this rank (header-only: the
+/// engine instantiated here, once per transport).
+template <class Problem, class Result, channel_source C, class Ops, class Outcome>
+void run_divide_and_conquer(C& source, Problem const& problem, Ops& ops, dnc_options const& o,
+                            resolved_choice const& placement_spec, Outcome& out) {
+    auto& ch = channel_of(source);
+    using T = std::remove_cvref_t<decltype(ch.transport())>;
+    loop_link<T> link(ch);
+    take_dnc_run<Result>(run_dnc_engine(link, dnc_calls_for<T, Problem, Result>(problem, ops), o, placement_spec),
+                         link.rank() == o.root, out);
 }
 
 } // namespace loopsched::detail

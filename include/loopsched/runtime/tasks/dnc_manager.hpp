@@ -4,6 +4,7 @@
 // estimate_scheduler, and takes the solution; and what its messages carry.
 #pragma once
 
+#include <loopsched/divide_and_conquer_ops.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/estimates.hpp>
 #include <loopsched/mapping/placement.hpp>
@@ -30,24 +31,6 @@ enum class cost_measure : std::uint8_t {
     user,  ///< the operations' cost(problem)
     size,  ///< the problem's size in bytes (its first division changed it)
     depth, ///< the depth in the tree: shallower costs more
-};
-
-/// One worker's share of a divide-and-conquer run.
-struct dnc_worker_statistics {
-    int rank = 0;
-    std::uint64_t nodes =
-            0; ///< problems it handled (each solved, or divided and combined, here), inlined ones included
-    std::uint64_t tasks = 0;    ///< queued tasks it ran
-    std::uint64_t inlined = 0;  ///< of those, run by direct recursion
-    std::uint64_t given = 0;    ///< tasks it sent to other workers (start lists, transfers, steals)
-    std::uint64_t received = 0; ///< tasks it got from the manager or other workers
-    std::uint64_t steals = 0;   ///< steal requests it sent
-    /// The most spilled problems (divided inside an inlined task's recursion)
-    /// that waited for their subproblems at once, nested on its stack: at most
-    /// the tree's depth + 1 (a waiting problem runs only tasks deeper than
-    /// itself). Queued tasks divided here wait off the stack and do not count.
-    std::uint64_t peak_waits = 0;
-    double idle_seconds = 0.0; ///< blocked with nothing to run
 };
 
 namespace detail {

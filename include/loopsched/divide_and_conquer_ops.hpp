@@ -1,0 +1,90 @@
+// What divide_and_conquer asks of the user's operations (DivideAndConquer),
+// what a run returns (dnc_outcome, dnc_worker_statistics), and the plain
+// recursion every run matches.
+#pragma once
+
+#include <loopsched/concepts.hpp>
+#include <loopsched/outcome.hpp>
+
+#include <concepts>
+#include <cstdint>
+#include <ranges>
+#include <span>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace loopsched {
+
+/// One worker's share of a divide-and-conquer run.
+struct dnc_worker_statistics {
+    int rank = 0;
+    std::uint64_t nodes =
+            0; ///< problems it handled (each solved, or divided and combined, here), inlined ones included
+    std::uint64_t tasks = 0;    ///< queued tasks it ran
+    std::uint64_t inlined = 0;  ///< of those, run by direct recursion
+    std::uint64_t given = 0;    ///< tasks it sent to other workers (start lists, transfers, steals)
+    std::uint64_t received = 0; ///< tasks it got from the manager or other workers
+    std::uint64_t steals = 0;   ///< steal requests it sent
+    /// The most spilled problems (divided inside an inlined task's recursion)
+    /// that waited for their subproblems at once, nested on its stack: at most
+    /// the tree's depth + 1 (a waiting problem runs only tasks deeper than
+    /// itself). Queued tasks divided here wait off the stack and do not count.
+    std::uint64_t peak_waits = 0;
+    double idle_seconds = 0.0; ///< blocked with nothing to run
+};
+
+/// What ops.solve(problem) returns: the result type.
+template <class Ops, class Problem>
+using dnc_result_t = std::remove_cvref_t<decltype(std::declval<Ops&>().solve(std::declval<Problem const&>()))>;
+
+/// ops.is_leaf(p): whether p is solved directly.
+template <class Ops, class Problem>
+concept has_is_leaf = requires(Ops& ops, Problem const& p) {
+    { ops.is_leaf(p) } -> std::convertible_to<bool>;
+};
+/// ops.solve(p): a leaf's result, a transferable.
+template <class Ops, class Problem>
+concept has_solve = requires(Ops& ops, Problem const& p) {
+    ops.solve(p);
+}
+&&transferable<dnc_result_t<Ops, Problem>>;
+/// ops.divide(p): the subproblems, a range of any length.
+template <class Ops, class Problem>
+concept has_divide = requires(Ops& ops, Problem const& p) {
+    { ops.divide(p) } -> std::ranges::input_range;
+}
+&&std::convertible_to<
+        std::ranges::range_reference_t<decltype(std::declval<Ops&>().divide(std::declval<Problem const&>()))>, Problem>;
+/// ops.combine(p, results): p's result from its subproblems' results (in divide's order).
+template <class Ops, class Problem>
+concept has_combine = has_solve<Ops, Problem> &&
+        requires(Ops& ops, Problem const& p, std::span<dnc_result_t<Ops, Problem>> results) {
+    { ops.combine(p, results) } -> std::convertible_to<dnc_result_t<Ops, Problem>>;
+};
+
+/// The operations of a divide-and-conquer computation on problems of type
+/// Problem; ops.cost(p), a number that grows with p's cost, is optional.
+template <class Ops, class Problem>
+concept DivideAndConquer = transferable<Problem> && has_is_leaf<Ops, Problem> && has_solve<Ops, Problem> &&
+        has_divide<Ops, Problem> && has_combine<Ops, Problem>;
+
+/// A run's outcome: the result in `value` (on the root; a default value elsewhere), one
+/// row per worker (on the root), and the loop statistics on every rank.
+template <class Result>
+struct dnc_outcome : outcome<Result> {
+    std::vector<dnc_worker_statistics> workers;
+};
+
+/// The same computation by plain recursion on one rank: the reference every
+/// run must match.
+template <class Problem, class Ops>
+requires DivideAndConquer<Ops, Problem> dnc_result_t<Ops, Problem> sequential_divide_and_conquer(Problem const& p,
+                                                                                                 Ops&& ops) {
+    if (ops.is_leaf(p)) return ops.solve(p);
+    std::vector<dnc_result_t<Ops, Problem>> results;
+    for (auto&& c : ops.divide(p)) results.push_back(sequential_divide_and_conquer(static_cast<Problem>(c), ops));
+    return ops.combine(p, std::span<dnc_result_t<Ops, Problem>>(results));
+}
+
+} // namespace loopsched
