@@ -604,6 +604,12 @@ TEST_CASE("task_farm: cost model, the document's fit on hand-computed numbers") 
     CHECK(falling.estimate(10.0) == 5.0);
     CHECK(falling.total(30.0, 3.0) == 15.0);
     CHECK(falling.estimate(1.0) == doctest::Approx(10.0));
+    // A donor estimates its tasks as the master does, floor included: a task
+    // queued long before the window is not free to give away.
+    detail::farm_transfer const ask{1.0, 0, 0, falling.lambda(), falling.h(), falling.nc(), 1, falling.least()};
+    CHECK(ask.estimate(10.0) == doctest::Approx(falling.estimate(10.0)));
+    CHECK(ask.estimate(1.0) == doctest::Approx(falling.estimate(1.0)));
+    CHECK(detail::farm_transfer{}.estimate(10.0) == 1.0); // before the model: one unit per task
 }
 
 namespace {

@@ -75,6 +75,8 @@ public:
     [[nodiscard]] double lambda() const noexcept { return lambda_; }
     [[nodiscard]] double h() const noexcept { return h_; }
     [[nodiscard]] double nc() const noexcept { return nc_; }
+    /// The floor under the estimates: the cheapest normalized time in the window.
+    [[nodiscard]] double least() const noexcept { return least_; }
 
     /// (4.1): the estimated normalized time of `count` tasks whose heuristic values sum to `heur_sum`.
     [[nodiscard]] double total(double heur_sum, double count) const noexcept {
@@ -178,6 +180,14 @@ struct farm_transfer {
     std::uint64_t to_index = 0;
     double lambda = 0.0, h = 0.0, nc = 1.0; ///< the model, to estimate its own tasks
     std::uint64_t modelled = 0;             ///< whether the model is ready
+    double least = 0.0;                     ///< the model's floor (farm_cost_model::least)
+
+    /// A held task's estimate at the donor: the master's (4.1) for one task,
+    /// floor included. Without the floor a line fitted on recent replies put
+    /// tasks queued long before them at zero, and a donor gave away all but one.
+    [[nodiscard]] double estimate(double heur) const noexcept {
+        return modelled ? std::max(least, lambda * (heur - h) + nc) : 1.0;
+    }
 };
 
 /// A revised estimate a farm worker sends its master: its running task's

@@ -133,7 +133,7 @@ private:
         std::vector<held_task> moving;
         double sum = 0.0;
         for (std::size_t i = queue_.size(); i-- > 0 && queue_.size() > 1;) {
-            double const e = ask.modelled ? std::max(0.0, ask.lambda * (queue_[i].head.heur - ask.h) + ask.nc) : 1.0;
+            double const e = ask.estimate(queue_[i].head.heur);
             if (sum + e > ask.amount) continue;
             sum += e;
             moving.push_back(std::move(queue_[i]));

@@ -233,7 +233,8 @@ public:
                                      model_.lambda(),
                                      model_.h(),
                                      model_.nc(),
-                                     model_.ready() ? 1u : 0u};
+                                     model_.ready() ? 1u : 0u,
+                                     model_.least()};
         b.donating = true;
         idle_one.receiving = true;
         ++transfers_;
