@@ -54,6 +54,13 @@ inline farm_scheme_kind farm_scheme_of(any_placement const& p, std::string_view 
 
 namespace detail {
 
+/// (4.1) from the model's parameters: the estimated normalized time of `count`
+/// tasks whose heuristic values sum to `heur_sum`, never below `least` a task.
+/// One formula for the master and for a donor sizing a transfer.
+inline double modelled_total(double lambda, double h, double nc, double least, double heur_sum, double count) noexcept {
+    return std::max(count * least, lambda * (heur_sum - count * h) + count * nc);
+}
+
 /// Kazouris's estimator: nEstimCost(t) = lambda (heur(t) - H) + NC, fitted on
 /// the `window` most recent replies by creation order.
 class farm_cost_model {
@@ -81,7 +88,7 @@ public:
     /// (4.1): the estimated normalized time of `count` tasks whose heuristic values sum to `heur_sum`.
     [[nodiscard]] double total(double heur_sum, double count) const noexcept {
         if (!ready()) return count;
-        return std::max(count * least_, lambda_ * (heur_sum - count * h_) + count * nc_);
+        return modelled_total(lambda_, h_, nc_, least_, heur_sum, count);
     }
     [[nodiscard]] double estimate(double heur) const noexcept { return total(heur, 1.0); }
 
@@ -186,7 +193,7 @@ struct farm_transfer {
     /// floor included. Without the floor a line fitted on recent replies put
     /// tasks queued long before them at zero, and a donor gave away all but one.
     [[nodiscard]] double estimate(double heur) const noexcept {
-        return modelled ? std::max(least, lambda * (heur - h) + nc) : 1.0;
+        return modelled ? modelled_total(lambda, h, nc, least, heur, 1.0) : 1.0;
     }
 };
 
