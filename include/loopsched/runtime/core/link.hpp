@@ -49,6 +49,7 @@ enum class kind : int {
     group_table, ///< hierarchical sub-master -> root, before its report: its workers' statistics
     leave,       ///< DOALL worker -> master: it leaves the loop; the range it gives back
     alive,       ///< worker -> master: still here (silent past a quarter of runtime_settings::silence)
+    drain,       ///< hierarchical farm root -> sub-master: no task comes before your results return
     count_
 };
 inline constexpr int kind_bits = 5;

@@ -120,6 +120,8 @@ public:
     /// Every task submitted so far has its result, or was cancelled.
     [[nodiscard]] bool all_resolved() const noexcept { return book_.all_resolved(); }
     [[nodiscard]] bool stopping() const noexcept { return stopping_; }
+    /// Tasks waiting at this master for a worker.
+    [[nodiscard]] std::size_t queued() const noexcept { return book_.queued(); }
     [[nodiscard]] std::vector<std::uint64_t> const& cancelled() const noexcept { return book_.cancelled(); }
     [[nodiscard]] farm_cost_model const& model() const noexcept { return model_; }
     /// Tasks moved from a busy worker to an idle one (redistribution).
@@ -156,6 +158,16 @@ public:
     /// with the tasks that exist rather than wait for more.
     void set_flushing(bool on) {
         flushing_ = on;
+        if (on) distribute();
+        else groups_told_ = false; // the next cycle's end is told again
+    }
+
+    /// A group's master: its root waits for every result (its producer
+    /// returned, or waits at a cycle's end), so no task comes before the
+    /// group's own finish and work may move within it. New tasks from the
+    /// root end that (`on` false).
+    void set_root_waits(bool on) {
+        root_waits_ = on;
         if (on) distribute();
     }
 
@@ -322,8 +334,9 @@ private:
         // The fastest idle first; none once nothing is left to give. Work moves once no task can come
         // before the busy ones finish: the producer returned, or it waits for every result (a work
         // cycle's end). Reissue's copies replace moves.
+        // In a group, the root's word decides: its tasks keep coming until it says it waits.
         bool redistributing = fs_.scheme == farm_scheme_kind::kazouris && fs_.redistribute &&
-                              (!producing_ || flushing_) && !copies_;
+                              (fs_.batches ? root_waits_ : !producing_ || flushing_) && !copies_;
         workers_.serve_idle([&] { return !book_.queue_empty() || redistributing; },
                             [&](std::size_t k) {
                                 while (idle(k)) {
@@ -337,7 +350,15 @@ private:
                                 return idle(k);
                             });
         if (copies_) reissue();
+        if (workers_.groups() && !groups_told_ && (!producing_ || flushing_) && book_.queue_empty()) tell_groups();
         distributing_ = false;
+    }
+
+    /// The root over groups: nothing is left to give before results return,
+    /// so each group may move work among its workers (kind::drain).
+    void tell_groups() {
+        groups_told_ = true;
+        for (std::size_t k = 0; k < workers_.size(); ++k) port_.send_worker(k, kind::drain, {});
     }
 
     /// Idle worker k's chunk from the queue; false if it must wait (a policy's chunk not yet created).
@@ -480,6 +501,8 @@ private:
     std::size_t results_ = 0, moved_ = 0;
     std::vector<int> left_ranks_;
     bool producing_ = true, stopping_ = false, distributing_ = false, flushing_ = false;
+    bool groups_told_ = false; ///< the root over groups: this cycle's end was told (kind::drain)
+    bool root_waits_ = false;  ///< a group's master: its root said it waits (kind::drain)
     double started_ = 0.0;
 };
 

@@ -42,8 +42,9 @@ public:
 
     void attach(group_farm_master<T>& master) noexcept { master_ = &master; }
 
-    /// The root's messages: tasks, a cancel, a transfer (refused: work moves
-    /// within groups only), the end, the table, or the abort.
+    /// The root's messages: tasks, its word that it waits for every result
+    /// (work may then move within the group), a cancel, a transfer (refused:
+    /// work moves within groups only), the end, the table, or the abort.
     void handle(message_view m) {
         if (this->handle_common(m)) {
             if (this->root_done() && !production_over_) { // no task will come
@@ -53,7 +54,11 @@ public:
             return;
         }
         switch (kind_of(m.tag)) {
-        case kind::work: take_tasks(m); break;
+        case kind::work:
+            master_->set_root_waits(false); // the root produces again
+            take_tasks(m);
+            break;
+        case kind::drain: master_->set_root_waits(true); break;
         case kind::cancel:
             master_->cancel_all();
             cancelling_ = true;
@@ -82,7 +87,7 @@ public:
     template <class Loop>
     void settle(Loop& loop) {
         loop.poll();
-        if (!this->results().empty()) {
+        if (!this->results().empty() && this->results().count() >= master_->queued()) {
             wire_writer w;
             this->link_.send(this->root_, kind::request, encode_request(w, status_, chunk_timing{}, this->results()));
             this->results().clear();
