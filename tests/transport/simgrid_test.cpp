@@ -22,11 +22,13 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace loopsched;
@@ -103,6 +105,11 @@ struct clusters {
     // first 0.6 s (seeded): failures at any moment, the root left alone at worst.
     sim::simulator random_failures[3] = {sim::simulator(randomly_failing(1, 11)), sim::simulator(randomly_failing(2, 12)),
                                          sim::simulator(randomly_failing(4, 13))};
+    sim::simulator charged{cluster({1e9}), [] {
+                               sim::simulation_options o;
+                               o.charge_engine_time = true;
+                               return o;
+                           }()};
     sim::simulator rendezvous{cluster({1e9}), [] {
                                   sim::simulation_options o;
                                   o.rendezvous_bytes = 1000;
@@ -195,6 +202,18 @@ TEST_CASE("simgrid: simulated time follows the hosts' speeds, links and load") {
         CHECK(a.root.parallel_seconds == b.root.parallel_seconds);
         for (std::size_t k = 0; k < a.root.workers.size(); ++k)
             CHECK(a.root.workers[k].iterations == b.root.workers[k].iterations);
+    }
+    SUBCASE("charged engine time starts with each run: the real time between two runs is not charged") {
+        auto& s = all().charged;
+        auto program = [&](sim::transport& t) {
+            (void)parallel_for(t, make_range(100), parse_policy("ss"),
+                               [&](index_range const& part) { t.compute(1e6 * static_cast<double>(part.size())); });
+        };
+        (void)s.run(program);
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        auto const second = s.run(program);
+        REQUIRE(second.engine_seconds.size() == 2);
+        for (double e : second.engine_seconds) CHECK(e < 0.1); // 0.3 s and more when the stopwatch ran on
     }
 }
 

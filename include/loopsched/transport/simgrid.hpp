@@ -586,7 +586,10 @@ public:
         while (static_cast<int>(channels_.size()) < n)
             channels_.push_back(
                     std::make_unique<channel<transport>>(std::in_place, *net_, static_cast<int>(channels_.size()), 1));
-        for (auto& state : net_->ranks) state.engine_seconds = 0.0;
+        for (auto& state : net_->ranks) { // the stopwatch of a rank's last run must not run into this one
+            state.engine_seconds = 0.0;
+            state.ran_since.reset();
+        }
         double const begin = ::simgrid::s4u::Engine::get_clock();
         double last_end = begin;
         auto const wall = std::chrono::steady_clock::now();
