@@ -82,8 +82,10 @@ public:
     }
 
     /// Between messages: takes in everything that has arrived, then passes the
-    /// results on in one request, answers a cancel once the group has, and
-    /// reports once the root said stop and the group is done.
+    /// results on in one request once they are as many as the tasks still
+    /// queued (the workers live on the queue meanwhile, and the root refills
+    /// the places in one message, not one per task), answers a cancel once
+    /// the group has, and reports once the root said stop and the group is done.
     template <class Loop>
     void settle(Loop& loop) {
         loop.poll();
