@@ -24,6 +24,7 @@
 // - A refused transfer leaves that worker out as a donor until it replies again.
 #pragma once
 
+#include <loopsched/detail/small_vector.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/any_placement.hpp>
 #include <loopsched/mapping/estimates.hpp>
@@ -363,7 +364,7 @@ private:
 
     /// Idle worker k's chunk from the queue; false if it must wait (a policy's chunk not yet created).
     bool give_from_queue(std::size_t k) {
-        std::vector<std::uint64_t> ids;
+        boost::container::small_vector<std::uint64_t, 16> ids; // no allocation for one task, the usual chunk
         switch (fs_.scheme) {
         case farm_scheme_kind::estimates: return false; // its tasks never enter the queue (place())
         case farm_scheme_kind::self_scheduling:         // a group's free places in one message
@@ -392,7 +393,7 @@ private:
             break;
         }
         if (ids.empty()) return false;
-        send_tasks(k, ids);
+        send_tasks(k, std::span<std::uint64_t const>(ids.data(), ids.size()));
         return true;
     }
 
