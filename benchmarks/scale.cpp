@@ -65,7 +65,7 @@ int main(int argc, char** argv) try {
     std::vector<double> task_ms{10.0, 1.0};
     std::vector<std::string> policies{"ss", "fss", "af", "w-fss", "dtss", "tss", "gss"};
     std::vector<std::string> farms;
-    std::size_t group = 0;
+    std::size_t group = 0, task_bytes = 0;
     bool flat = true, compute = false;
     std::string dist = "exp";
     double ahead = 0.0;
@@ -90,6 +90,9 @@ int main(int argc, char** argv) try {
                     "default)")
             ->delimiter(',');
     line.add_option("--group", group, "workers per group (0: automatic)")->capture_default_str();
+    line.add_option("--task-bytes", task_bytes,
+                    "bytes each farm task carries to its worker (0: its 8-byte index; 800: 100 doubles)")
+            ->capture_default_str();
     line.add_flag("--sub-masters-compute", compute, "sub-masters also run iterations");
     line.add_flag("!--no-flat", flat, "skip the flat loops (they take the longest at 16,384 workers)");
     if (auto code = line.parse(argc, argv)) return *code;
@@ -110,10 +113,11 @@ int main(int argc, char** argv) try {
             int const n = sizes[s];
             double const mean = ms * 1e-3 * examples::reference_speed; // flops
             std::string const iterations = std::to_string(100 * n);
-            auto const w = examples::make_workload(
+            auto w = examples::make_workload(
                     dist == "const"
                             ? "uniform:n=" + iterations + ":cost=" + std::to_string(mean)
                             : "random:n=" + iterations + ":mean=" + std::to_string(mean) + ":dist=" + dist + ":seed=7");
+            w.task_bytes = task_bytes;
             double const ideal = w.total_flops() / (examples::reference_speed * n);
             double const bound = greedy_bound(w, n);
             auto row = [&](std::string const& name, std::string const& levels, examples::simulated_run const& f,
