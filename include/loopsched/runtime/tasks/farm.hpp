@@ -123,6 +123,15 @@ public:
     [[nodiscard]] bool stopping() const noexcept { return stopping_; }
     /// Tasks waiting at this master for a worker.
     [[nodiscard]] std::size_t queued() const noexcept { return book_.queued(); }
+    /// Tasks no worker runs yet: queued here, or held by a worker behind the
+    /// one it runs (a placement such as Kazouris's sends its tasks on at once).
+    [[nodiscard]] std::size_t waiting() const noexcept {
+        std::size_t const held = workers_.held_count(), running = workers_.size();
+        return book_.queued() + (held > running ? held - running : 0);
+    }
+    /// Some worker holds no task.
+    [[nodiscard]] bool starving() const noexcept { return workers_.empty() > 0; }
+    [[nodiscard]] std::size_t workers() const noexcept { return workers_.size(); }
     [[nodiscard]] std::vector<std::uint64_t> const& cancelled() const noexcept { return book_.cancelled(); }
     [[nodiscard]] farm_cost_model const& model() const noexcept { return model_; }
     /// Tasks moved from a busy worker to an idle one (redistribution).

@@ -89,7 +89,7 @@ public:
     template <class Loop>
     void settle(Loop& loop) {
         loop.poll();
-        if (!this->results().empty() && this->results().count() >= master_->queued()) {
+        if (!this->results().empty() && (this->results().count() >= master_->waiting() || (master_->starving() && this->results().count() * 32 >= master_->workers()))) {
             wire_writer w;
             this->link_.send(this->root_, kind::request, encode_request(w, status_, chunk_timing{}, this->results()));
             this->results().clear();

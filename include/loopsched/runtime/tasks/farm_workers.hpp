@@ -88,13 +88,13 @@ public:
 
     /// A task of value `heur` went to worker k, or left it (its result, a move, a cancel).
     void took(std::size_t k, double heur) noexcept {
-        ++workers_[k].count;
+        if (workers_[k].count++ == 0) --empty_;
         workers_[k].heur_sum += heur;
         ++held_count_;
         held_heur_ += heur;
     }
     void released(std::size_t k, double heur) noexcept {
-        --workers_[k].count;
+        if (--workers_[k].count == 0) ++empty_;
         workers_[k].heur_sum -= heur;
         --held_count_;
         held_heur_ -= heur;
@@ -107,6 +107,8 @@ public:
     /// What all the workers hold: tasks, and their heuristic values summed
     /// (kept as tasks come and go: the master must not scan thousands of workers per decision).
     [[nodiscard]] std::size_t held_count() const noexcept { return held_count_; }
+    /// How many workers hold no task (counted as tasks come and go).
+    [[nodiscard]] std::size_t empty() const noexcept { return empty_; }
     [[nodiscard]] double held_heur() const noexcept { return held_heur_; }
     /// Worker k's answer to a cancel: the `n` ids in `r` it dropped; those
     /// still running there are cancelled in `book`. Returns how many were.
@@ -181,6 +183,7 @@ private:
     std::set<std::size_t> maybe_idle_;  ///< places in order_ of the workers that may be idle (all that are)
     std::size_t rr_ = 0;
     std::size_t held_count_ = 0;
+    std::size_t empty_ = workers_.size();
     double held_heur_ = 0.0;
 };
 
