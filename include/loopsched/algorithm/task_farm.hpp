@@ -21,6 +21,15 @@
 
 namespace loopsched {
 
+namespace detail {
+/// The farm engine a compiled library holds for transport T
+/// (engines_compiled_for): the body, the producer and the delivery erased;
+/// defined and instantiated there.
+template <Transport T>
+farm_run run_compiled_farm(channel<T>& ch, farm_calls const& calls, result_sink to_root, task_farm_options const& o,
+                           resolved_choice const& scheme);
+} // namespace detail
+
 /// Runs a task farm on every rank of `transport`. On the root,
 /// `produce(farm)` creates tasks with farm.submit(task[, hints]), may wait for
 /// their results with farm.wait_all() (a work cycle) and submit more; on the
@@ -40,7 +49,12 @@ farm_outcome<farm_result_t<Body, Task>> task_farm(C& transport, Produce&& produc
             produce, body,
             [&](detail::farm_calls const& calls, auto& handle) {
                 using handle_type = std::remove_cvref_t<decltype(handle)>;
-                return detail::run_farm_engine(ch, calls, detail::deliver_to<handle_type>{&handle}, options, scheme);
+                using T = std::remove_cvref_t<decltype(ch.transport())>;
+                if constexpr (detail::engines_compiled_for<T>)
+                    return detail::run_compiled_farm(ch, calls, detail::result_sink::to(handle), options, scheme);
+                else
+                    return detail::run_farm_engine(ch, calls, detail::deliver_to<handle_type>{&handle}, options,
+                                                   scheme);
             },
             out);
     return out;

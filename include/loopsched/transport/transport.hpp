@@ -61,6 +61,14 @@ concept Transport = requires(T& t, T const& ct, int peer, int tag, bytes data) {
 
 namespace detail {
 
+/// Whether a compiled library holds the engines over transport T (config.hpp):
+/// the algorithms then call them there instead of instantiating them in every
+/// translation unit. A transport's header opts in when its library is linked
+/// (in_process.hpp with loopsched::compiled, simgrid.hpp with loopsched::simgrid_compiled).
+template <class T>
+inline constexpr bool engines_compiled_for = false;
+
+
 /// Sends bytes the caller keeps: through the transport's send_view if it has
 /// one (Boost.MPI sends a small message straight from them), else as a copy.
 /// The runtime's per-chunk requests and replies go this way.

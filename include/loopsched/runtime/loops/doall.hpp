@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <concepts>
 #include <cstdint>
 #include <exception>
 #include <optional>
@@ -601,6 +602,12 @@ loop_statistics run_doall_checked(loop_link<T>& link, doall_call const& call, P 
     return run_doall_engine(link, checked, policy, mapping, run);
 }
 
+/// The engine a compiled library holds for transport T (engines_compiled_for):
+/// the policy and the mapping erased; defined and instantiated there.
+template <Transport T>
+loop_statistics run_compiled_doall(loop_link<T>& link, doall_call const& call, any_policy const& policy,
+                                   any_mapping const& mapping, chunk_body& run, parallel_for_options const& o);
+
 /// Runs a DOALL loop on this rank. `values`: the root's results
 /// (`per_iteration` per iteration; null for none). `earlier`: an error this
 /// rank met making the arguments (a spec that did not parse), which fails the
@@ -615,7 +622,10 @@ loop_statistics run_doall(C& source, S const& space, P const& policy, M const& m
     return detail::run_described<R>(
             space, body, per_iteration, values, o, link.rank() == o.root,
             [&](doall_call const& call, chunk_body& run) {
-                return run_doall_checked(link, call, erase_policy(policy), mapping, run, o);
+                if constexpr (engines_compiled_for<T> && std::constructible_from<any_mapping, M>)
+                    return run_compiled_doall(link, call, erase_policy(policy), any_mapping(mapping), run, o);
+                else
+                    return run_doall_checked(link, call, erase_policy(policy), mapping, run, o);
             },
             earlier);
 }

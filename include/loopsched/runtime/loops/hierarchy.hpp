@@ -298,6 +298,13 @@ loop_statistics run_hierarchical_checked(loop_link<T>& link, doall_call const& c
     return run_hierarchy_engine(link, h, opened, n, run, o);
 }
 
+/// The engine a compiled library holds for transport T (engines_compiled_for):
+/// both levels' policies erased; defined and instantiated there.
+template <Transport T>
+loop_statistics run_compiled_hierarchical_doall(loop_link<T>& link, doall_call const& call,
+                                                hierarchical<any_policy, any_policy> const& levels, chunk_body& run,
+                                                parallel_for_options const& o);
+
 template <channel_source C, IterationSpace S, ChunkPolicy B, ChunkPolicy W, class Body, class R>
 loop_statistics run_hierarchical_doall(C& source, S const& space, hierarchical<B, W> const& h, Body& body,
                                        std::size_t per_iteration, std::vector<R>* values,
@@ -309,7 +316,10 @@ loop_statistics run_hierarchical_doall(C& source, S const& space, hierarchical<B
                                     [&](doall_call const& call, chunk_body& run) {
                                         auto const levels =
                                                 h.with_levels(erase_policy(h.between), erase_policy(h.within));
-                                        return run_hierarchical_checked(link, call, levels, run, o);
+                                        if constexpr (engines_compiled_for<T>)
+                                            return run_compiled_hierarchical_doall(link, call, levels, run, o);
+                                        else
+                                            return run_hierarchical_checked(link, call, levels, run, o);
                                     });
 }
 

@@ -69,16 +69,27 @@ dnc_run run_dnc_engine(loop_link<T>& link, dnc_calls<T> const& calls, dnc_option
     return out;
 }
 
-/// Runs a divide-and-conquer computation on this rank (header-only: the
-/// engine instantiated here, once per transport).
+/// The engine a compiled library holds for transport T (engines_compiled_for);
+/// the worker's recursion over the user's types comes in `calls`. Defined and
+/// instantiated there.
+template <Transport T>
+dnc_run run_compiled_dnc(loop_link<T>& link, dnc_calls<T> const& calls, dnc_options const& o,
+                         resolved_choice const& placement_spec);
+
+/// Runs a divide-and-conquer computation on this rank: the engine
+/// instantiated here, once per transport, or called where a compiled library
+/// holds it.
 template <class Problem, class Result, channel_source C, class Ops, class Outcome>
 void run_divide_and_conquer(C& source, Problem const& problem, Ops& ops, dnc_options const& o,
                             resolved_choice const& placement_spec, Outcome& out) {
     auto& ch = channel_of(source);
     using T = std::remove_cvref_t<decltype(ch.transport())>;
     loop_link<T> link(ch);
-    take_dnc_run<Result>(run_dnc_engine(link, dnc_calls_for<T, Problem, Result>(problem, ops), o, placement_spec),
-                         link.rank() == o.root, out);
+    auto const calls = dnc_calls_for<T, Problem, Result>(problem, ops);
+    if constexpr (engines_compiled_for<T>)
+        take_dnc_run<Result>(run_compiled_dnc(link, calls, o, placement_spec), link.rank() == o.root, out);
+    else
+        take_dnc_run<Result>(run_dnc_engine(link, calls, o, placement_spec), link.rank() == o.root, out);
 }
 
 } // namespace loopsched::detail

@@ -1,0 +1,18 @@
+// loopsched::compiled, continued: the engines over the in-process transport
+// (ranks as threads), compiled once here for every program and test that runs
+// them, as src/compiled.cpp does for MPI.
+#include "compiled_engines.hpp"
+
+#include <loopsched/transport/in_process.hpp>
+
+namespace loopsched::detail {
+template loop_statistics run_compiled_doall(loop_link<in_process::endpoint>&, doall_call const&, any_policy const&,
+                                            any_mapping const&, chunk_body&, parallel_for_options const&);
+template loop_statistics run_compiled_hierarchical_doall(loop_link<in_process::endpoint>&, doall_call const&,
+                                                         hierarchical<any_policy, any_policy> const&, chunk_body&,
+                                                         parallel_for_options const&);
+template farm_run run_compiled_farm(channel<in_process::endpoint>&, farm_calls const&, result_sink,
+                                    task_farm_options const&, resolved_choice const&);
+template dnc_run run_compiled_dnc(loop_link<in_process::endpoint>&, dnc_calls<in_process::endpoint> const&,
+                                  dnc_options const&, resolved_choice const&);
+} // namespace loopsched::detail
