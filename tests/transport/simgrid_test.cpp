@@ -621,7 +621,8 @@ TEST_CASE("simgrid: hierarchical loops and task farms run everything once, resul
         }
 }
 
-TEST_CASE("simgrid: a two-level farm: groups pass results on in batches, and move work only once the root waits") {
+TEST_CASE("simgrid: a two-level farm: groups pass results on in batches, move work only once the root waits, "
+          "and between groups under Kazouris") {
     // 64 workers in groups of 8, 40 exponential 10 ms tasks each (seeded): deterministic.
     auto& s = all().sixty_four;
     std::vector<double> cost(2560);
@@ -630,11 +631,12 @@ TEST_CASE("simgrid: a two-level farm: groups pass results on in batches, and mov
     double total = 0.0;
     for (auto& c : cost) total += (c = exponential(random));
     double const ideal = total / (64 * 1e9);
-    for (std::string scheme : {"ss/ss", "ss/kazouris"}) {
+    for (std::string scheme : {"ss/ss", "ss/kazouris", "kazouris/ss"}) {
         CAPTURE(scheme);
         std::vector<int> runs(cost.size(), 0);
         std::vector<int> results;
         loop_statistics root;
+        std::size_t moved = 0;
         s.run([&](sim::transport& t) {
             task_farm_options o;
             auto levels = parse_farm_hierarchy(scheme);
@@ -655,6 +657,7 @@ TEST_CASE("simgrid: a two-level farm: groups pass results on in batches, and mov
             if (t.rank() == 0) {
                 root = out.statistics;
                 results = std::move(out.value);
+                moved = out.moved;
             }
         });
         REQUIRE(results.size() == cost.size());
@@ -667,10 +670,18 @@ TEST_CASE("simgrid: a two-level farm: groups pass results on in batches, and mov
             // A sub-master passes its results on once its queue is down to as many: the root
             // refills several places per message (one per task before: 2,560 grants).
             for (auto const& g : root.groups) CHECK(3 * g.chunks < g.iterations);
-        } else {
-            // 1.31 x the ideal; 1.70 when a group moved work among its workers while
+            CHECK(moved == 0);
+        } else if (scheme == "ss/kazouris") {
+            // 1.30 x the ideal; 1.70 when a group moved work among its workers while
             // the root still sent it tasks.
             CHECK(root.parallel_seconds < 1.4 * ideal);
+            CHECK(moved == 0);
+        } else {
+            // Kazouris between groups: a group about to starve gets queued tasks from the
+            // one estimated to finish last, through its sub-master: 1.27 x the ideal
+            // (1,040 tasks moved), 1.39 when no work moved between groups.
+            CHECK(moved > 0);
+            CHECK(root.parallel_seconds < 1.33 * ideal);
         }
         CHECK(root.parallel_seconds > ideal);
     }

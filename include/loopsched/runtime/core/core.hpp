@@ -202,7 +202,7 @@ private:
 
     void dispatch(message_view m) {
         if constexpr (has_parent) {
-            if (m.source == parent_->rank() && !is_for_master(kind_of(m.tag))) {
+            if ((m.source == parent_->rank() && !is_for_master(kind_of(m.tag))) || parent_->claims(m)) {
                 parent_->handle(m);
                 master_.settle(); // new work, or the end: parked workers are looked at again
                 return;

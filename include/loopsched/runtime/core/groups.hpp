@@ -133,6 +133,8 @@ public:
         ++chunks_;
         iterations_ += units;
     }
+    /// Units received and passed on to another group (a farm's transfer): not this group's.
+    void passed_on(index_t units) { iterations_ -= units; }
     /// One of the group's level-1 trace events (what the root gave it, and how long it lasted).
     void record(index_t first, index_t size, double start, double end) {
         if (trace_on_) outer_trace_.push_back({link_.rank(), first, size, start, end, 1});
@@ -192,6 +194,13 @@ struct relay_parent {
     [[nodiscard]] int rank() const noexcept { return relay.rank(); }
     [[nodiscard]] bool finished() const noexcept { return relay.finished(); }
     void handle(message_view m) { relay.handle(m); }
+    /// A message from elsewhere than the parent that the relay takes (farms: another group's transfer).
+    [[nodiscard]] bool claims(message_view m) const {
+        if constexpr (requires { relay.claims(m); })
+            return relay.claims(m);
+        else
+            return false;
+    }
     template <class Loop>
     void settle(Loop& loop) {
         relay.settle(loop);

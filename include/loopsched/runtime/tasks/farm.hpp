@@ -123,6 +123,28 @@ public:
     [[nodiscard]] bool stopping() const noexcept { return stopping_; }
     /// Tasks waiting at this master for a worker.
     [[nodiscard]] std::size_t queued() const noexcept { return book_.queued(); }
+    /// A group's master asked by its root to move work to another group:
+    /// queued tasks, the best first, while their estimates fit in the
+    /// transfer's amount, each to `send(id, task)` and then resolved here.
+    /// Returns how many went.
+    template <class Send>
+    std::size_t give_up(farm_transfer const& ask, Send&& send) {
+        std::size_t n = 0;
+        double sum = 0.0;
+        while (!book_.queue_empty()) {
+            auto const id = take_best();
+            double const e = ask.estimate(book_[id].heur);
+            if (sum + e > ask.amount) {
+                book_.enqueue(id);
+                break;
+            }
+            sum += e;
+            send(id, book_[id]);
+            book_.moved_away(id);
+            ++n;
+        }
+        return n;
+    }
     /// Tasks no worker runs yet: queued here, or held by a worker behind the
     /// one it runs (a placement such as Kazouris's sends its tasks on at once).
     [[nodiscard]] std::size_t waiting() const noexcept {
@@ -353,7 +375,9 @@ private:
                                     if (!book_.queue_empty()) {
                                         if (!give_from_queue(k)) break;
                                     } else {
-                                        if (redistributing) redistributing = redistribution_.ask(k);
+                                        // A group is asked for work only once it would starve.
+                                        if (redistributing && workers_[k].count < workers_.stands_for(k))
+                                            redistributing = redistribution_.ask(k);
                                         break;
                                     }
                                 }

@@ -23,7 +23,7 @@ namespace loopsched::detail {
 
 class farm_book {
 public:
-    enum class state : std::uint8_t { queued, sent, done, cancelled };
+    enum class state : std::uint8_t { queued, sent, done, cancelled, moved };
     struct task {
         std::vector<std::byte> payload; ///< until sent
         double heur = 0.0;
@@ -146,6 +146,14 @@ public:
         t.where = state::cancelled;
         std::vector<std::byte>().swap(t.payload);
         cancelled_.push_back(id);
+        ++resolved_;
+    }
+    /// A group's task given to another group (its result comes back through
+    /// that one): resolved here.
+    void moved_away(std::uint64_t id) {
+        auto& t = tasks_[id];
+        t.where = state::moved;
+        std::vector<std::byte>().swap(t.payload);
         ++resolved_;
     }
     /// Every queued task cancelled (the farm stops).

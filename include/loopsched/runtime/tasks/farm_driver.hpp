@@ -183,7 +183,6 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, 
             std::size_t const size = within_policy ? group_size(*within_policy) : group_size(ss{});
             group_opening groups = open_groups(link, plan.settings, size, levels->sub_masters_compute, opening);
             fs.capacity = groups.sizes;
-            fs.redistribute = false;
             std::span<worker_status const> const statuses(groups.opening.data(), groups.opening.size());
             using client_type = with_groups<master_type>;
             bool no_verdict = false; // it has no worker of its own

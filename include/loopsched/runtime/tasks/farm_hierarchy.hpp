@@ -37,15 +37,30 @@ using group_farm_master = farm_master<T, farm_forward<T>>;
 template <Transport T>
 class farm_relay : public group_uplink<T> {
 public:
-    farm_relay(loop_link<T>& link, int root, std::vector<worker_status> const& statuses, bool& verdict, bool trace)
-            : group_uplink<T>(link, root, verdict, trace), status_(group_status(statuses)) {}
+    /// `members`: the group's ranks (a message from any other rank but the
+    /// root is another group's transfer).
+    farm_relay(loop_link<T>& link, int root, std::vector<worker_status> const& statuses, bool& verdict, bool trace,
+               std::span<int const> members)
+            : group_uplink<T>(link, root, verdict, trace), status_(group_status(statuses)),
+              member_(static_cast<std::size_t>(link.size()), false) {
+        member_[static_cast<std::size_t>(link.rank())] = true;
+        for (int r : members) member_[static_cast<std::size_t>(r)] = true;
+    }
 
     void attach(group_farm_master<T>& master) noexcept { master_ = &master; }
 
+    /// Tasks another group moved here (Kazouris's redistribution between
+    /// groups) come to the relay, not to the group's master.
+    [[nodiscard]] bool claims(message_view m) const noexcept {
+        return kind_of(m.tag) == kind::work && !member_[static_cast<std::size_t>(m.source)];
+    }
+
     /// The root's messages: tasks, its word that it waits for every result
-    /// (work may then move within the group), a cancel, a transfer (refused:
-    /// work moves within groups only), the end, the table, or the abort.
+    /// (work may then move within the group), a cancel, a transfer (queued
+    /// tasks to another group), the end, the table, or the abort; and tasks
+    /// from another group.
     void handle(message_view m) {
+        if (m.source != this->root_) return take_tasks(m); // a transfer from another group
         if (this->handle_common(m)) {
             if (this->root_done() && !production_over_) { // no task will come
                 production_over_ = true;
@@ -63,13 +78,7 @@ public:
             master_->cancel_all();
             cancelling_ = true;
             break;
-        case kind::transfer: {
-            auto const ask = wire_reader(m.payload).get<farm_transfer>();
-            wire_writer w;
-            w.put(ask.to_index).put(std::uint64_t{0});
-            this->link_.send(this->root_, kind::moved, w.view());
-            break;
-        }
+        case kind::transfer: give_up(wire_reader(m.payload).get<farm_transfer>()); break;
         default: this->unexpected(m);
         }
     }
@@ -123,6 +132,31 @@ private:
         this->received(static_cast<index_t>(n));
     }
 
+    /// The root's transfer: queued tasks, under the root's ids, to the idle
+    /// group's sub-master, and their ids to the root (none: refused).
+    void give_up(farm_transfer const& ask) {
+        wire_writer tasks, told;
+        std::vector<std::uint64_t> moved;
+        master_->give_up(ask, [&](std::uint64_t id, farm_book::task const& t) {
+            auto const root_id = root_id_[id];
+            write_task(tasks, farm_task_header{root_id, t.heur, t.priority, -static_cast<double>(root_id), t.payload.size()},
+                       t.payload);
+            moved.push_back(id);
+        });
+        told.put(ask.to_index).put(static_cast<std::uint64_t>(moved.size()));
+        if (!moved.empty()) {
+            wire_writer w;
+            w.put(static_cast<std::uint64_t>(moved.size())).put_raw(tasks.view());
+            this->link_.send(static_cast<int>(ask.to_rank), kind::work, w.view());
+        }
+        for (auto const id : moved) {
+            told.put(root_id_[id]);
+            resolved(id);
+        }
+        this->passed_on(static_cast<index_t>(moved.size()));
+        this->link_.send(this->root_, kind::moved, told.view());
+    }
+
     /// A task of the group resolved: its batch's trace event ends with its last.
     void resolved(std::uint64_t id) {
         auto& b = batches_[batch_of_[id]];
@@ -149,6 +183,7 @@ private:
     std::vector<std::uint64_t> root_id_;  ///< by the group's task id: the root's
     std::vector<std::uint32_t> batch_of_; ///< by the group's task id: the message it came in
     std::vector<batch> batches_;
+    std::vector<bool> member_; ///< by rank: in this group (or its sub-master)
     std::size_t cancels_told_ = 0;
     bool cancelling_ = false, production_over_ = false;
 };
@@ -169,7 +204,8 @@ loop_statistics run_farm_sub_master(loop_link<T>& link, message_view group, rank
     for (int r : settings.worker_ranks)
         if (r != link.rank()) link.send(r, kind::group, std::span<std::byte const>()); // your master is this rank
     bool aborted = false; // the group master never aborts: failures go to the root
-    farm_relay<T> relay(link, joined.root, joined.statuses, verdict, settings.trace);
+    farm_relay<T> relay(link, joined.root, joined.statuses, verdict, settings.trace,
+                        std::span<int const>(settings.worker_ranks.data(), settings.worker_ranks.size()));
     std::span<worker_status const> const opening(joined.opening.data(), joined.opening.size());
     using worker_client = decltype(make_worker(std::declval<worker_port<T>&>()));
     master_node<T, group_farm_master<T>, worker_client> node(

@@ -80,6 +80,11 @@ public:
             throw error("loopsched: every worker left the task farm (departure::leave) while tasks remained");
     }
     [[nodiscard]] bool groups() const noexcept { return !capacity_.empty(); }
+    /// How many workers k stands for: a group's, or 1. A group holding no
+    /// more tasks than that has none queued to give, and starves with fewer.
+    [[nodiscard]] std::size_t stands_for(std::size_t k) const noexcept {
+        return capacity_.empty() ? 1 : capacity_[k];
+    }
     /// Worker k holds tasks, or a transfer or a cancel with it is under way.
     [[nodiscard]] bool holds(std::size_t k) const noexcept {
         auto const& w = workers_[k];
@@ -217,7 +222,7 @@ public:
         double latest = -1.0;
         for (std::size_t k = 0; k < workers_.size(); ++k) {
             auto const& w = workers_[k];
-            if (k == to || w.count <= 1 || w.donating || w.receiving || w.refused || w.cancelling) continue;
+            if (k == to || w.count <= workers_.stands_for(k) || w.donating || w.receiving || w.refused || w.cancelling) continue;
             double const finish = finish_normalized(w) / w.speed; // (4.2)
             if (finish > latest) {
                 latest = finish;
