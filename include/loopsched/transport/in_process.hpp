@@ -47,17 +47,6 @@ private:
     int context_;
 };
 
-} // namespace loopsched::in_process
-
-#ifdef LOOPSCHED_COMPILED
-namespace loopsched::detail {
-template <>
-inline constexpr bool engines_compiled_for<in_process::endpoint> = true; // src/compiled_in_process.cpp
-} // namespace loopsched::detail
-#endif
-
-namespace loopsched::in_process {
-
 /// The mailboxes shared by all ranks of one in-process run, one per rank and context.
 class network {
 public:
@@ -146,3 +135,10 @@ inline void run(int ranks, std::function<void(endpoint&)> const& program) {
 }
 
 } // namespace loopsched::in_process
+
+#ifdef LOOPSCHED_COMPILED
+namespace loopsched::detail {
+template <>
+inline constexpr bool engines_compiled_for<in_process::endpoint> = true; // src/compiled_in_process.cpp
+} // namespace loopsched::detail
+#endif

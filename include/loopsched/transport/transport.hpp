@@ -68,7 +68,6 @@ namespace detail {
 template <class T>
 inline constexpr bool engines_compiled_for = false;
 
-
 /// Sends bytes the caller keeps: through the transport's send_view if it has
 /// one (Boost.MPI sends a small message straight from them), else as a copy.
 /// The runtime's per-chunk requests and replies go this way.

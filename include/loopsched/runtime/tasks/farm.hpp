@@ -375,8 +375,9 @@ private:
                                     if (!book_.queue_empty()) {
                                         if (!give_from_queue(k)) break;
                                     } else {
-                                        // A group is asked for work only once it would starve.
-                                        if (redistributing && workers_[k].count < workers_.stands_for(k))
+                                        // A group asks for work only once it would starve (a worker by d).
+                                        if (redistributing &&
+                                            (!workers_.groups() || workers_[k].count < workers_.stands_for(k)))
                                             redistributing = redistribution_.ask(k);
                                         break;
                                     }

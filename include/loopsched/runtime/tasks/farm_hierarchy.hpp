@@ -91,14 +91,12 @@ public:
     }
 
     /// Between messages: takes in everything that has arrived, then passes the
-    /// results on in one request once they are as many as the tasks still
-    /// queued (the workers live on the queue meanwhile, and the root refills
-    /// the places in one message, not one per task), answers a cancel once
+    /// results on in one request once they are due, answers a cancel once
     /// the group has, and reports once the root said stop and the group is done.
     template <class Loop>
     void settle(Loop& loop) {
         loop.poll();
-        if (!this->results().empty() && (this->results().count() >= master_->waiting() || (master_->starving() && this->results().count() * 32 >= master_->workers()))) {
+        if (results_due()) {
             wire_writer w;
             this->link_.send(this->root_, kind::request, encode_request(w, status_, chunk_timing{}, this->results()));
             this->results().clear();
@@ -130,6 +128,15 @@ private:
             (void)master_->submit(std::vector<std::byte>(bytes.begin(), bytes.end()), head.heur, head.priority);
         }
         this->received(static_cast<index_t>(n));
+    }
+
+    /// Results go on once they are as many as the tasks no worker runs yet
+    /// (the workers live on those meanwhile, and the root refills the places
+    /// in one message, not one per task), or, while some worker holds
+    /// nothing, once a thirty-second of the group's workers' results are in.
+    [[nodiscard]] bool results_due() {
+        std::size_t const n = this->results().count();
+        return n > 0 && (n >= master_->waiting() || (master_->starving() && n * 32 >= master_->workers()));
     }
 
     /// The root's transfer: queued tasks, under the root's ids, to the idle
