@@ -6,9 +6,8 @@
 # first programs: the README's quickstart (parse_policy, one gathering
 # parallel_for over MPI), one task farm, one divide and conquer, one DOACROSS
 # loop over MPI, each including its algorithm's own header
-# (<loopsched/mpi/task_farm.hpp>, ...); the quickstart, the farm and the divide
-# and conquer again as a program linked to loopsched::compiled compiles them (the engines only
-# declared); the farm through the umbrella <loopsched/mpi.hpp>, to show what
+# (<loopsched/mpi/task_farm.hpp>, ...); all four again as a program linked to
+# loopsched::compiled compiles them (the engines only declared); the farm through the umbrella <loopsched/mpi.hpp>, to show what
 # the narrow header saves; and a parallel_for
 # TU without MPI that includes only what it names. With a
 # build directory, also the compile-time policy sweep's TU as the build compiles it.
@@ -105,12 +104,12 @@ int main() {
 }
 EOF
 sed 's#<loopsched/mpi/task_farm.hpp>#<loopsched/mpi.hpp>#' "$tmp/farm.cpp" > "$tmp/farm_umbrella.cpp"
-# The same quickstart, farm and divide and conquer as a program linked to
+# The same quickstart, farm, divide and conquer and DOACROSS loop as a program linked to
 # loopsched::compiled compiles them: the target's LOOPSCHED_COMPILED, the engines only declared.
-for tu in quickstart farm dnc; do
+for tu in quickstart farm dnc doacross; do
   { echo '#define LOOPSCHED_COMPILED'; cat "$tmp/$tu.cpp"; } > "$tmp/${tu}_compiled.cpp"
 done
-tus=(vector boost_mpi parallel_for_only quickstart quickstart_compiled farm farm_compiled farm_umbrella dnc dnc_compiled doacross)
+tus=(vector boost_mpi parallel_for_only quickstart quickstart_compiled farm farm_compiled farm_umbrella dnc dnc_compiled doacross doacross_compiled)
 
 flags=(-std=c++20 -O2 -Iinclude $(mpicxx --showme:compile) -c)
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }

@@ -5,6 +5,7 @@
 
 #include <loopsched/algorithm/divide_and_conquer.hpp>
 #include <loopsched/algorithm/parallel_for.hpp>
+#include <loopsched/algorithm/parallel_for_doacross.hpp>
 #include <loopsched/algorithm/task_farm.hpp>
 
 namespace loopsched::detail {
@@ -32,6 +33,20 @@ template <Transport T>
 dnc_run run_compiled_dnc(loop_link<T>& link, dnc_calls<T> const& calls, dnc_options const& o,
                          resolved_choice const& placement_spec) {
     return run_dnc_engine(link, calls, o, placement_spec);
+}
+
+template <Transport T, std::size_t N>
+doacross_run run_compiled_doacross(channel<T>& ch, box<N> const& space, dependence_set<N> const& deps,
+                                   any_policy const& policy, doacross_body<N>& body, doacross_options const& o,
+                                   bool gather, std::exception_ptr earlier) {
+    return run_doacross_engine(ch, space, deps, policy, body, o, gather, earlier);
+}
+
+template <Transport T, std::size_t N>
+doacross_run run_compiled_tiled(channel<T>& ch, box<N> const& space, dependence_set<N> const& deps,
+                                doacross_mapping const& mapping, doacross_body<N>& body, doacross_options const& o,
+                                bool gather, std::exception_ptr earlier) {
+    return run_tiled_engine(ch, space, deps, mapping, body, o, gather, earlier);
 }
 
 } // namespace loopsched::detail

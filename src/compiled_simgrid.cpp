@@ -15,4 +15,16 @@ template farm_run run_compiled_farm(channel<sim::transport>&, farm_calls const&,
                                     task_farm_options const&, resolved_choice const&);
 template dnc_run run_compiled_dnc(loop_link<sim::transport>&, dnc_calls<sim::transport> const&, dnc_options const&,
                                   resolved_choice const&);
+template doacross_run run_compiled_doacross(channel<sim::transport>&, box<2> const&, dependence_set<2> const&,
+                                            any_policy const&, doacross_body<2>&, doacross_options const&, bool,
+                                            std::exception_ptr);
+template doacross_run run_compiled_tiled(channel<sim::transport>&, box<2> const&, dependence_set<2> const&,
+                                         doacross_mapping const&, doacross_body<2>&, doacross_options const&, bool,
+                                         std::exception_ptr);
+template doacross_run run_compiled_doacross(channel<sim::transport>&, box<3> const&, dependence_set<3> const&,
+                                            any_policy const&, doacross_body<3>&, doacross_options const&, bool,
+                                            std::exception_ptr);
+template doacross_run run_compiled_tiled(channel<sim::transport>&, box<3> const&, dependence_set<3> const&,
+                                         doacross_mapping const&, doacross_body<3>&, doacross_options const&, bool,
+                                         std::exception_ptr);
 } // namespace loopsched::detail

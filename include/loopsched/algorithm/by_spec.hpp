@@ -67,7 +67,8 @@ template <channel_source C, std::size_t N, DependenceSet D, class... Args>
 requires(sizeof...(Args) >= 2) auto parallel_for_doacross(C& transport, box<N> const& space, D const& deps,
                                                           std::string_view spec, Args&&... args) {
     auto [policy, earlier] = detail::parse_on_this_rank(spec);
-    return detail::doacross_with(transport, space, deps, policy, earlier, std::forward<Args>(args)...);
+    return detail::doacross_with(detail::channel_doacross_engines<C>{transport}, space, deps, policy, earlier,
+                                 std::forward<Args>(args)...);
 }
 
 } // namespace loopsched

@@ -11,10 +11,10 @@
 #include <loopsched/dependence/layout.hpp>
 #include <loopsched/options.hpp>
 #include <loopsched/runtime/core/core.hpp>
+#include <loopsched/runtime/doacross/doacross_body.hpp>
 #include <loopsched/runtime/doacross/doacross_master.hpp>
 #include <loopsched/runtime/doacross/doacross_worker.hpp>
 #include <loopsched/runtime/core/plan.hpp>
-#include <loopsched/space/window.hpp>
 #include <loopsched/transport/channel.hpp>
 
 #include <algorithm>
@@ -26,7 +26,6 @@
 #include <map>
 #include <optional>
 #include <tuple>
-#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -77,21 +76,19 @@ interval_costs measure_link(loop_link<T>& link, int partner, std::size_t unit_by
 /// c_p: seconds per (u_c, u_s) position, timing the body on scratch windows
 /// over a corner of the space (the body's writes go nowhere else). Timed on
 /// the transport's clock, so that a simulated body is timed in simulated time.
-template <Transport T, std::size_t N, class Body, class... F>
-double measure_cost(loop_link<T>& link, doacross_geometry<N> const& geo, Body& body, std::tuple<F...> const& fields) {
+template <Transport T, std::size_t N>
+double measure_cost(loop_link<T>& link, doacross_geometry<N> const& geo, doacross_body<N> const& body) {
     index_t const wc = std::min<index_t>(geo.extent_c(), 16), ws = std::min<index_t>(geo.extent_s(), 256);
     if (wc == 0 || ws == 0) return 0.0;
     box<N> const region = geo.space.slice(geo.layout.chunk_dim, 0, geo.rows_end(0, wc));
     box<N> const sample = geo.part(0, wc, 0, ws);
-    std::tuple<window<typename F::value_type, N>...> scratch;
+    auto const scratch = body.make();
     double best = 1e300;
     for (int repeat = 0; repeat < 3; ++repeat) {
-        [&]<std::size_t... I>(std::index_sequence<I...>) {
-            ((std::get<I>(scratch).reset(region), std::get<I>(scratch).fill(region, std::get<I>(fields).initial)), ...);
-        }
-        (std::index_sequence_for<F...>{});
+        scratch->reset(region);
+        scratch->fill(region);
         double const begin = link.now();
-        std::apply([&](auto&... win) { body(sample, win...); }, scratch);
+        scratch->run(sample);
         best = std::min(best, link.now() - begin);
     }
     return best / static_cast<double>(wc * ws);
@@ -119,30 +116,26 @@ std::optional<interval_model> model_of(P const& policy, loop_info const& info, i
 
 /// A fingerprint of what a DOACROSS loop adds to the shared options: the
 /// dependences, the layout, the fields' types, the input halo and the modes.
-template <DependenceSet D, class... F>
-std::uint64_t doacross_fingerprint(D const& deps, doacross_layout const& layout, doacross_options const& o) {
+template <std::size_t N>
+std::uint64_t doacross_fingerprint(dependence_set<N> const& deps, doacross_layout const& layout,
+                                   doacross_options const& o, std::uint64_t fields) {
     fingerprint f;
-    for (auto const& v : deps.vectors()) f.add(static_cast<distance_vector<D::rank> const&>(v));
-    f.add(layout).add(options_fingerprint(o));
-    ((f.add(sizeof(typename F::value_type)).add(std::string_view(typeid(typename F::value_type).name()))), ...);
-    return f.value();
+    for (auto const& v : deps.vectors()) f.add(v);
+    return f.add(layout).add(options_fingerprint(o)).add(fields).value();
 }
 
-/// One rank: the loop runs in its sequential order, the body over the whole space at once.
-/// Outcome: a doacross_outcome over F's value types, which the facade names.
-template <class Outcome, Transport T, std::size_t N, class Body, class... F>
-Outcome run_doacross_alone(T& t, box<N> const& space, doacross_layout const& layout, Body& body,
-                           std::tuple<F...> const& fields) {
-    Outcome out;
+/// One rank: the loop runs in its sequential order, the body over the whole
+/// space at once, on the outcome's windows.
+template <Transport T, std::size_t N>
+doacross_run run_doacross_alone(T& t, box<N> const& space, doacross_layout const& layout, doacross_body<N>& body) {
+    doacross_run out;
     out.layout = layout;
-    auto& arrays = out.value;
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-        ((std::get<I>(arrays).reset(space), std::get<I>(arrays).fill(space, std::get<I>(fields).initial)), ...);
-    }
-    (std::index_sequence_for<F...>{});
+    field_windows<N>& arrays = body.outcome();
+    arrays.reset(space);
+    arrays.fill(space);
     double const begin = t.now();
     try {
-        if (!space.empty()) std::apply([&](auto&... win) { body(space, win...); }, arrays);
+        if (!space.empty()) arrays.run(space);
     } catch (...) { // as on more ranks: the body's failure is a remote_error
         failure::current(t.rank(), true).raise(t.rank());
     }
@@ -153,16 +146,14 @@ Outcome run_doacross_alone(T& t, box<N> const& space, doacross_layout const& lay
     return out;
 }
 
+/// A self-scheduled DOACROSS loop on this rank, below the body's seam.
 /// `gather`: the fields travel to the root (the call passed gather<>{}).
 /// `earlier`: an error this rank met making the arguments (see run_doall).
-template <class Outcome, channel_source C, std::size_t N, DependenceSet D, ChunkPolicy P, class Body, class... F>
-Outcome run_doacross(C& source, box<N> const& space, D const& deps, P const& policy, Body& body, doacross_options const& o,
-                     bool gather, std::tuple<F...> const& fields, std::exception_ptr earlier = nullptr) {
-    using result_type = Outcome;
-    using windows_t = std::tuple<window<typename F::value_type, N>...>;
-    auto& ch = channel_of(source);
-    using T = std::remove_cvref_t<decltype(ch.transport())>;
-
+template <Transport T, std::size_t N>
+doacross_run run_doacross_engine(channel<T>& ch, box<N> const& space, dependence_set<N> const& deps,
+                                 any_policy const& policy, doacross_body<N>& body, doacross_options const& o,
+                                 bool gather, std::exception_ptr earlier) {
+    using P = any_policy;
     // Checks every rank makes before any message, so bad input fails everywhere.
     auto check = [&](int ranks) {
         if (earlier) std::rethrow_exception(earlier);
@@ -174,7 +165,7 @@ Outcome run_doacross(C& source, box<N> const& space, D const& deps, P const& pol
         for (std::size_t d = 0; d < N; ++d) extents[d] = space.extent(d);
         return o.dimension ? make_layout(deps, *o.dimension, *o.sync_dimension) : choose_layout(deps, extents);
     };
-    if (ch.size() == 1) return run_doacross_alone<Outcome>(ch.transport(), space, check(1), body, fields);
+    if (ch.size() == 1) return run_doacross_alone(ch.transport(), space, check(1), body);
 
     loop_link<T> link(ch);
     int const ranks = link.size(), self = link.rank();
@@ -185,7 +176,7 @@ Outcome run_doacross(C& source, box<N> const& space, D const& deps, P const& pol
         layout = check(ranks);
         interval = interval_of(policy);
         rank_plan plan = plan_ranks(ranks, self, space.extent(layout.chunk_dim), o);
-        plan.settings.result_bytes = gather ? (sizeof(typename F::value_type) + ...) : 0;
+        plan.settings.result_bytes = gather ? body.point_bytes() : 0;
         (void)chunk_sequencer<widened<P>>(widened<P>{policy, std::max<index_t>(1, layout.reach)}, plan.info);
         loop_shape const shape = shape_of(o, {.algorithm = algorithm_id::parallel_for_doacross,
                                               .extent = space.extent(layout.chunk_dim),
@@ -194,18 +185,18 @@ Outcome run_doacross(C& source, box<N> const& space, D const& deps, P const& pol
                                               .result_bytes = plan.settings.result_bytes,
                                               .policy = policy_fingerprint(policy),
                                               .mapping = dynamic_mapping::name,
-                                              .extra = doacross_fingerprint<D, F...>(deps, layout, o)});
+                                              .extra = doacross_fingerprint(deps, layout, o, body.fields_fingerprint())});
         return std::pair{std::move(plan), shape};
     });
     auto& plan = opened.plan;
     std::span<worker_status const> const opening = opened.statuses();
 
-    result_type out;
+    doacross_run out;
     out.layout = layout;
     doacross_geometry<N> geo(space, layout, interval.resolve(space.extent(layout.sync_dim), plan.info.workers),
                              o.input_halo);
     out.interval = geo.h;
-    windows_t* const results = gather && is_root ? &out.value : nullptr;
+    field_windows<N>* const results = gather && is_root ? &body.outcome() : nullptr;
     auto make_master = [&](master_port<T>& port) {
         if (interval.how() == sync_interval::kind::automatic) {
             // The root and its first other rank measure the link; the root
@@ -216,10 +207,10 @@ Outcome run_doacross(C& source, box<N> const& space, D const& deps, P const& pol
             std::size_t const unit_bytes =
                     static_cast<std::size_t>(std::max<index_t>(1, layout.reach)) *
                     static_cast<std::size_t>(space.size() / std::max<index_t>(1, geo.extent_c() * geo.extent_s())) *
-                    (sizeof(typename F::value_type) + ...);
+                    body.point_bytes();
             interval_costs const costs = measure_link(link, partner, unit_bytes);
             try {
-                double const cost = measure_cost(link, geo, body, fields);
+                double const cost = measure_cost(link, geo, body);
                 double const power = o.powers.empty() ? 1.0 : o.powers[static_cast<std::size_t>(o.root)];
                 if (auto model = model_of(policy, plan.info, geo.extent_s(), layout.reach, costs, cost, power)) {
                     geo.h = clamp_to_index(std::round(model->optimal()), 1, std::max<index_t>(1, geo.extent_s()));
@@ -230,20 +221,28 @@ Outcome run_doacross(C& source, box<N> const& space, D const& deps, P const& pol
             }
             out.interval = geo.h;
         }
-        if (results) [&]<std::size_t... I>(std::index_sequence<I...>) {
-                (std::get<I>(out.value).reset(space), ...);
-            }
-        (std::index_sequence_for<F...>{});
-        return doacross_master<T, P, N, windows_t>(port, geo, policy, plan.info, results);
+        if (results) results->reset(space);
+        return doacross_master<T, P, N>(port, geo, policy, plan.info, results);
     };
     auto make_worker = [&](worker_port<T>& port) {
-        return doacross_worker<T, N, Body, F...>(port, geo, plan.profile, body, fields,
-                                                 port.is_local() ? results : nullptr, gather, o.extend_when_waiting,
-                                                 out.interval);
+        return doacross_worker<T, N>(port, geo, plan.profile, body, port.is_local() ? results : nullptr, gather,
+                                     o.extend_when_waiting, out.interval);
     };
     out.statistics = run_loop(link, plan.settings, opening, make_master, make_worker);
     return out;
 }
+
+/// The depths of loop nest a compiled library holds DOACROSS engines for
+/// (src/compiled_engines.hpp); deeper nests instantiate them where they run.
+template <std::size_t N>
+inline constexpr bool doacross_depth_compiled = N == 2 || N == 3;
+
+/// The engine a compiled library holds for transport T (engines_compiled_for)
+/// and a depth it compiles: the body, the fields and the policy erased.
+template <Transport T, std::size_t N>
+doacross_run run_compiled_doacross(channel<T>& ch, box<N> const& space, dependence_set<N> const& deps,
+                                   any_policy const& policy, doacross_body<N>& body, doacross_options const& o,
+                                   bool gather, std::exception_ptr earlier);
 
 } // namespace detail
 } // namespace loopsched

@@ -8,36 +8,26 @@
 #include <loopsched/adaptor/widened.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/runtime/core/core.hpp>
+#include <loopsched/runtime/doacross/doacross_body.hpp>
 #include <loopsched/runtime/doacross/doacross_geometry.hpp>
 #include <loopsched/schedule.hpp>
-#include <loopsched/space/window.hpp>
 
 #include <cstddef>
 #include <optional>
 #include <span>
 #include <string>
-#include <tuple>
 #include <utility>
 
 namespace loopsched::detail {
 
-/// Copies one block of gathered fields (each field's values of `part`, in
-/// field order, as pack wrote them) into `windows`.
-template <std::size_t N, class... W>
-void unpack_fields(std::tuple<W...>& windows, box<N> const& part, std::span<std::byte const> bytes) {
-    std::size_t used = 0;
-    std::apply([&](auto&... w) { ((used += w.unpack(part, bytes.subspan(used))), ...); }, windows);
-    if (used != bytes.size()) throw error("loopsched: a block of results with bytes to spare");
-}
-
-template <Transport T, ChunkPolicy P, std::size_t N, class Windows>
+template <Transport T, ChunkPolicy P, std::size_t N>
 class doacross_master {
 public:
     static constexpr master_hooks hooks{};
 
     /// `results`: the root's windows over the whole space (null: nothing gathered).
     doacross_master(master_port<T>& port, doacross_geometry<N> const& geometry, P const& policy, loop_info info,
-                    Windows* results)
+                    field_windows<N>* results)
             : port_(port), geo_(geometry),
               seq_(widened<P>{policy, std::max<index_t>(1, geometry.layout.reach)}, std::move(info)),
               results_(results) {}
@@ -65,7 +55,8 @@ public:
         if (!results_) throw error("loopsched: results arrived for a DOACROSS loop that gathers none");
         if (first < 0 || size < 0 || first > geo_.extent_c() - size)
             throw error("loopsched: results for positions outside the loop");
-        unpack_fields(*results_, geo_.space.slice(geo_.layout.chunk_dim, first, first + size), bytes);
+        if (results_->unpack(geo_.space.slice(geo_.layout.chunk_dim, first, first + size), bytes) != bytes.size())
+            throw error("loopsched: a block of results with bytes to spare");
     }
 
     void on_message(std::size_t k, kind what, message_view m) {
@@ -97,7 +88,7 @@ private:
     master_port<T>& port_;
     doacross_geometry<N> geo_;
     chunk_sequencer<widened<P>> seq_;
-    Windows* results_;
+    field_windows<N>* results_;
     index_t granted_ = 0;
     int holder_ = -1; ///< rank holding the newest chunk ("current")
     chunk last_{};

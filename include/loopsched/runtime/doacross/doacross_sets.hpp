@@ -6,11 +6,11 @@
 
 #include <loopsched/error.hpp>
 #include <loopsched/runtime/core/core.hpp>
+#include <loopsched/runtime/doacross/doacross_body.hpp>
 #include <loopsched/runtime/doacross/doacross_geometry.hpp>
 
 #include <optional>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -37,11 +37,9 @@ public:
     [[nodiscard]] bool needed() const noexcept { return out_.needed; }
     [[nodiscard]] bool successor_known() const noexcept { return out_.to.has_value(); }
     /// Buffers tile t's set of chunk [a, a + size) from `windows`.
-    template <class Windows>
-    void pack(doacross_geometry<N> const& geo, Windows const& windows, index_t a, index_t size, index_t t) {
-        geo.for_each_piece(a, t, geo.halo_first(a, size), a + size, [&](box<N> const& piece) {
-            std::apply([&](auto const&... win) { (win.pack(piece, out_.buffer), ...); }, windows);
-        });
+    void pack(doacross_geometry<N> const& geo, field_windows<N> const& windows, index_t a, index_t size, index_t t) {
+        geo.for_each_piece(a, t, geo.halo_first(a, size), a + size,
+                           [&](box<N> const& piece) { windows.pack(piece, out_.buffer); });
         ++out_.tiles;
     }
     /// The master named the next chunk's holder.
@@ -88,9 +86,8 @@ public:
     /// Unpacks a set message into `windows`, for a chunk whose predecessor is
     /// [prev_first, prev_first + prev_size); `received` counts the tiles so
     /// far, and the message must continue them.
-    template <class Windows>
-    static void apply(doacross_geometry<N> const& geo, message_view m, Windows& windows, index_t prev_first,
-                      index_t prev_size, index_t& received) {
+    static void apply(doacross_geometry<N> const& geo, message_view m, field_windows<N>& windows,
+                      std::size_t point_bytes, index_t prev_first, index_t prev_size, index_t& received) {
         wire_reader r(m.payload);
         auto const head = r.get<data_header>();
         if (head.first_tile != received)
@@ -99,7 +96,7 @@ public:
         index_t const b = prev_first + prev_size;
         for (index_t t = head.first_tile; t < head.first_tile + head.tiles; ++t)
             geo.for_each_piece(prev_first, t, geo.halo_first(prev_first, prev_size), b, [&](box<N> const& piece) {
-                std::apply([&](auto&... win) { (unpack_into(win, piece, r), ...); }, windows);
+                (void)windows.unpack(piece, r.get_raw(static_cast<std::size_t>(piece.size()) * point_bytes));
             });
         received += head.tiles;
     }
@@ -110,14 +107,9 @@ private:
         index_t index = -1;
         std::optional<int> to; ///< the next chunk's holder, once known
         bool needed = false;   ///< false for the loop's last chunk and without cross-chunk dependences
-        bytes buffer;
+        std::vector<std::byte> buffer; ///< kept between flushes, so that its storage is reused
         index_t first_tile = 0, tiles = 0;
     };
-
-    template <class W>
-    static void unpack_into(W& w, box<N> const& part, wire_reader& r) {
-        w.unpack(part, r.get_raw(static_cast<std::size_t>(part.size()) * sizeof(typename W::value_type)));
-    }
 
     worker_port<T>& port_;
     int self_;

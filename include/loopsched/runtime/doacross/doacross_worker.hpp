@@ -7,37 +7,37 @@
 
 #include <loopsched/error.hpp>
 #include <loopsched/runtime/core/core.hpp>
+#include <loopsched/runtime/doacross/doacross_body.hpp>
 #include <loopsched/runtime/doacross/doacross_geometry.hpp>
 #include <loopsched/runtime/doacross/doacross_sets.hpp>
 #include <loopsched/runtime/core/profile.hpp>
 #include <loopsched/schedule.hpp>
-#include <loopsched/space/window.hpp>
 
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
 namespace loopsched::detail {
 
-template <Transport T, std::size_t N, class Body, class... F>
+template <Transport T, std::size_t N>
 class doacross_worker {
 public:
     static constexpr worker_hooks hooks{.waited = true};
-    using windows_t = std::tuple<window<typename F::value_type, N>...>;
 
     /// `root_results`: the root's windows over the whole space, when this
     /// worker is the root's own and the loop gathers (its chunks' values go
     /// there directly); `gather`: the loop gathers; `interval`: where the
     /// interval the root chose is written once a chunk brings it.
-    doacross_worker(worker_port<T>& port, doacross_geometry<N> const& geometry, rank_profile& profile, Body& body,
-                    std::tuple<F...> const& fields, windows_t* root_results, bool gather, bool extend_when_waiting,
+    doacross_worker(worker_port<T>& port, doacross_geometry<N> const& geometry, rank_profile& profile,
+                    doacross_body<N>& body, field_windows<N>* root_results, bool gather, bool extend_when_waiting,
                     index_t& interval)
-            : port_(port), geo_(geometry), profile_(profile), body_(body), fields_(fields), root_results_(root_results),
+            : port_(port), geo_(geometry), profile_(profile), point_bytes_(body.point_bytes()), root_results_(root_results),
               gather_(gather), extend_when_waiting_(extend_when_waiting), interval_(interval),
-              self_(port.rank()), mine_{port.rank()}, sets_(port, port.rank()) {}
+              self_(port.rank()), mine_{port.rank()}, windows_(body.make()), last_windows_(body.make()),
+              sets_(port, port.rank()) {}
 
     // ---------------------------------------------------------------- the core's calls
 
@@ -108,14 +108,13 @@ private:
         sets_.check_successor(w);
         held c{w, geo_.tiles(w.size), 0, 0, now, 0.0, 0, 0.0, 0, 0.0};
         box<N> const region = geo_.window_region(w.first, w.size);
-        each_field(
-                [&](auto& win, auto const&) { win.reset(region); }); // initial values come band by band, see prepare()
+        windows_->reset(region); // initial values come band by band, see prepare()
         if (w.from < 0 || w.from == self_ || geo_.layout.reach == 0) { // nothing to wait for
             c.received = geo_.tiles(w.prev_size);
             if (w.from == self_ && geo_.layout.reach > 0) { // consecutive chunks here: the halo is local
                 box<N> const halo = geo_.space.slice(geo_.layout.chunk_dim, geo_.halo_first(w.prev_first, w.prev_size),
                                                      w.prev_first + w.prev_size);
-                copy_fields(windows_, last_windows_, halo);
+                windows_->copy_from(*last_windows_, halo);
             }
         }
         sets_.start(w.index, geo_.layout.reach > 0 && w.first + w.size < geo_.extent_c());
@@ -168,14 +167,13 @@ private:
         c.work.size += e.size;
         c.tiles = geo_.tiles(c.work.size);
         box<N> const region = geo_.window_region(a, c.work.size);
-        each_field([&](auto& win, auto const&) { grow(win, region); });
-        box<N> const band = geo_.part(old_rows_end, geo_.rows_end(a, c.work.size), 0, c.initialised);
-        each_field([&](auto& win, auto const& f) { win.fill(band, f.initial); });
+        windows_->grow(region);
+        windows_->fill(geo_.part(old_rows_end, geo_.rows_end(a, c.work.size), 0, c.initialised));
         sets_.start(e.index, geo_.layout.reach > 0 && a + c.work.size < geo_.extent_c());
         for (index_t t = 0; t < c.done; ++t) {
             prepare(c, t);
             run_tile(c, t, old_end);
-            if (sets_.needed()) sets_.pack(geo_, windows_, a, c.work.size, t);
+            if (sets_.needed()) sets_.pack(geo_, *windows_, a, c.work.size, t);
         }
         if (c.done == c.tiles) finish_chunk(); // without skew the tile count stays: it may be complete
     }
@@ -186,24 +184,6 @@ private:
         current_->looked = current_->tiles;
         if (current_->done == current_->tiles) finish_chunk();
     }
-    template <class W>
-    static void grow(W& w, box<N> const& region) {
-        W wider(region);
-        wider.copy_from(w, w.region());
-        w = std::move(wider);
-    }
-
-    template <class Fn>
-    void each_field(Fn&& fn) {
-        [&]<std::size_t... I>(std::index_sequence<I...>) { (fn(std::get<I>(windows_), std::get<I>(fields_)), ...); }
-        (std::index_sequence_for<F...>{});
-    }
-    /// Copies `part` of every field from one set of windows to another.
-    static void copy_fields(windows_t& to, windows_t const& from, box<N> const& part) {
-        [&]<std::size_t... I>(std::index_sequence<I...>) { (std::get<I>(to).copy_from(std::get<I>(from), part), ...); }
-        (std::index_sequence_for<F...>{});
-    }
-
     void on_successor(successor_message const& s) {
         sets_.on_successor(s);
         mine_.comm_seconds += sets_.flush();
@@ -219,7 +199,8 @@ private:
 
     void apply_data(message_view m) {
         auto& c = *current_;
-        doacross_sets<T, N>::apply(geo_, m, windows_, c.work.prev_first, c.work.prev_size, c.received);
+        doacross_sets<T, N>::apply(geo_, m, *windows_, point_bytes_, c.work.prev_first, c.work.prev_size,
+                                   c.received);
     }
 
     /// Gives tile t's rows (and the input halo after them) their initial values.
@@ -231,8 +212,7 @@ private:
     void prepare(held& c, index_t t) {
         index_t const need = std::min(geo_.extent_s(), saturating_add(saturating_mul(t + 1, geo_.h), geo_.input_halo));
         if (need <= c.initialised) return;
-        box<N> const band = geo_.part(c.work.first, geo_.rows_end(c.work.first, c.work.size), c.initialised, need);
-        each_field([&](auto& win, auto const& f) { win.fill(band, f.initial); });
+        windows_->fill(geo_.part(c.work.first, geo_.rows_end(c.work.first, c.work.size), c.initialised, need));
         c.initialised = need;
     }
 
@@ -243,7 +223,7 @@ private:
         run_tile(c, t, c.work.first);
         ++c.done;
         if (sets_.needed()) {
-            sets_.pack(geo_, windows_, c.work.first, c.work.size, t);
+            sets_.pack(geo_, *windows_, c.work.first, c.work.size, t);
             mine_.comm_seconds += sets_.flush();
         }
         if (c.done == c.tiles && !extending_) finish_chunk(); // else after the master's answer
@@ -253,9 +233,7 @@ private:
     void run_tile(held& c, index_t t, index_t c0) {
         index_t const a = c.work.first, b = a + c.work.size;
         double const begin = port_.now();
-        geo_.for_each_piece(a, t, c0, b, [&](box<N> const& piece) {
-            std::apply([&](auto&... win) { body_(piece, win...); }, windows_);
-        });
+        geo_.for_each_piece(a, t, c0, b, [&](box<N> const& piece) { windows_->run(piece); });
         double end = port_.now();
         if (profile_.slowness.slowdown() > 0.0) {
             profile_.slowness.after(end - begin);
@@ -273,13 +251,11 @@ private:
         chunk const done{c.work.first, c.work.size};
         if (gather_) {
             box<N> const part = geo_.space.slice(geo_.layout.chunk_dim, done.first, done.end());
-            if (root_results_) {
-                copy_fields(*root_results_, windows_, part);
-            } else {
-                results_.add_written(done.first, done.size, [&](std::vector<std::byte>& out) {
-                    std::apply([&](auto const&... win) { (win.pack(part, out), ...); }, windows_);
-                });
-            }
+            if (root_results_)
+                root_results_->copy_from(*windows_, part);
+            else
+                results_.add_written(done.first, done.size,
+                                     [&](std::vector<std::byte>& out) { windows_->pack(part, out); });
         }
         mine_.iterations += c.work.size;
         ++mine_.chunks;
@@ -291,15 +267,14 @@ private:
     worker_port<T>& port_;
     doacross_geometry<N> geo_;
     rank_profile& profile_;
-    Body& body_;
-    std::tuple<F...> const& fields_;
-    windows_t* root_results_;
+    std::size_t point_bytes_; ///< one point of every field
+    field_windows<N>* root_results_;
     bool gather_, extend_when_waiting_;
     index_t& interval_;
     int self_;
     worker_statistics mine_;
     std::optional<held> current_;
-    windows_t windows_, last_windows_;
+    std::unique_ptr<field_windows<N>> windows_, last_windows_;
     doacross_sets<T, N> sets_;
     result_blocks results_;
     chunk_timing last_timing_{};

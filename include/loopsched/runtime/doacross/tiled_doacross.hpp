@@ -12,20 +12,20 @@
 #include <loopsched/options.hpp>
 #include <loopsched/runtime/core/core.hpp>
 #include <loopsched/runtime/doacross/doacross.hpp>
+#include <loopsched/runtime/doacross/doacross_body.hpp>
 #include <loopsched/runtime/core/plan.hpp>
 #include <loopsched/runtime/core/profile.hpp>
 #include <loopsched/runtime/core/wire.hpp>
-#include <loopsched/space/window.hpp>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <exception>
 #include <optional>
 #include <span>
 #include <string>
-#include <tuple>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -99,13 +99,14 @@ box<N> enclosing(std::vector<box<N>> const& boxes) {
 /// worker's first request (its hello) makes it busy with its tiles, counted
 /// one unit each; its next says it is through, and is answered with a stop.
 /// Gathered tiles are unpacked into the root's windows.
-template <Transport T, std::size_t N, class Windows>
+template <Transport T, std::size_t N>
 class tiled_master {
 public:
     static constexpr master_hooks hooks{.holds = true};
 
     /// `powers`: every worker's V/Q, which the go carries so that all place the tiles alike.
-    tiled_master(master_port<T>& port, tiled_plan<N> const& plan, std::vector<double> powers, Windows* results)
+    tiled_master(master_port<T>& port, tiled_plan<N> const& plan, std::vector<double> powers,
+                 field_windows<N>* results)
         : port_(port), plan_(plan), powers_(std::move(powers)), results_(results), served_(plan.workers, false),
           through_(plan.workers, false) {}
 
@@ -134,7 +135,7 @@ public:
             throw error("loopsched: results for a tile outside the loop");
         std::size_t used = 0;
         plan_.tiles.for_each_part(static_cast<std::size_t>(first), [&](box<N> const& part) {
-            std::apply([&](auto&... w) { ((used += w.unpack(part, bytes.subspan(used))), ...); }, *results_);
+            used += results_->unpack(part, bytes.subspan(used));
         });
         if (used != bytes.size()) throw error("loopsched: a tile of results with bytes to spare");
     }
@@ -147,24 +148,23 @@ private:
     master_port<T>& port_;
     tiled_plan<N> const& plan_;
     std::vector<double> powers_;
-    Windows* results_;
+    field_windows<N>* results_;
     std::vector<bool> served_, through_;
     std::size_t served_count_ = 0;
 };
 
 /// A worker's side: its tiles in order, each once every tile it reads is here.
-template <Transport T, std::size_t N, class Body, class... F>
+template <Transport T, std::size_t N>
 class tiled_worker {
 public:
     static constexpr worker_hooks hooks{.waited = true};
-    using windows_t = std::tuple<window<typename F::value_type, N>...>;
 
     /// `root_results`: the root's windows when this is the root's own worker and the loop gathers.
     /// `plan`: shared with the root's master on the root (placed there already), this rank's own elsewhere.
-    tiled_worker(worker_port<T>& port, tiled_plan<N>& plan, std::size_t index, rank_profile& profile, Body& body,
-                 std::tuple<F...> const& fields, windows_t* root_results, bool gather)
-        : port_(port), plan_(plan), index_(index), profile_(profile), body_(body), fields_(fields),
-          root_results_(root_results), gather_(gather), stats_{port.rank()} {}
+    tiled_worker(worker_port<T>& port, tiled_plan<N>& plan, std::size_t index, rank_profile& profile,
+                 doacross_body<N>& body, field_windows<N>* root_results, bool gather)
+        : port_(port), plan_(plan), index_(index), profile_(profile), body_(body), root_results_(root_results),
+          gather_(gather), stats_{port.rank()} {}
 
     /// The go, with every worker's power: place the tiles, then run this worker's.
     void on_work(message_view m) {
@@ -210,14 +210,10 @@ public:
             auto const hi = r.get<typename box<N>::point>();
             pieces.emplace_back(lo, hi);
         }
-        auto& w = held_[tile];
-        box<N> const bounds = enclosing(pieces);
-        std::apply([&](auto&... win) { (win.reset(bounds), ...); }, w);
+        auto& w = held_[tile] = body_.make();
+        w->reset(enclosing(pieces));
         for (auto const& piece : pieces)
-            std::apply([&](auto&... win) { ((win.unpack(piece, r.get_raw(static_cast<std::size_t>(piece.size()) *
-                                                                       sizeof(typename std::remove_cvref_t<decltype(win)>::value_type)))),
-                                            ...); },
-                       w);
+            (void)w->unpack(piece, r.get_raw(static_cast<std::size_t>(piece.size()) * body_.point_bytes()));
     }
     void waited(double seconds) { stats_.wait_seconds += seconds; }
 
@@ -231,25 +227,21 @@ private:
     void run_tile(std::size_t tile) {
         double const start = port_.now();
         box<N> const region = plan_.region(tile);
-        windows_t work;
-        [&]<std::size_t... I>(std::index_sequence<I...>) {
-            ((std::get<I>(work).reset(region), std::get<I>(work).fill(region, std::get<I>(fields_).initial)), ...);
-        }
-        (std::index_sequence_for<F...>{});
+        auto const work = body_.make();
+        work->reset(region);
+        work->fill(region);
         // Only the tiles it depends on: every other point of the region holds
         // its value from before the loop, as the sequential loop reads it.
         for (std::size_t s : plan_.tiles.sources(tile)) {
-            auto const& from = held_.at(s);
+            auto const& from = *held_.at(s);
             plan_.tiles.for_each_part(s, [&](box<N> const& part) {
                 box<N> const both = intersect(part, region);
-                if (!both.empty()) copy_fields(work, from, both);
+                if (!both.empty()) work->copy_from(from, both);
             });
         }
         double const begin = port_.now();
         profile_.run([&] {
-            plan_.tiles.for_each_part(tile, [&](box<N> const& part) {
-                std::apply([&](auto&... win) { body_(part, win...); }, work);
-            });
+            plan_.tiles.for_each_part(tile, [&](box<N> const& part) { work->run(part); });
         });
         double const end = port_.now();
         stats_.compute_seconds += end - begin;
@@ -259,18 +251,16 @@ private:
         if (port_.settings().trace)
             trace_.push_back({port_.rank(), static_cast<index_t>(tile), points, start, end});
         for (std::size_t s : plan_.tiles.sources(tile)) release(s);
-        share(tile, work);
+        share(tile, *work);
     }
 
     /// Sends the tile to the owners of its dependents, keeps it while own
     /// tiles still read it, and gathers it. A rank receives only the points
     /// its dependent tiles read (their regions): a halo, not the whole tile,
     /// as S-A's synchronization points send.
-    void share(std::size_t tile, windows_t const& work) {
+    void share(std::size_t tile, field_windows<N> const& work) {
         auto pack = [&](auto& out) {
-            plan_.tiles.for_each_part(tile, [&](box<N> const& part) {
-                std::apply([&](auto const&... win) { (win.pack(part, out), ...); }, work);
-            });
+            plan_.tiles.for_each_part(tile, [&](box<N> const& part) { work.pack(part, out); });
         };
         std::vector<int> ranks;
         for (std::size_t d : plan_.tiles.dependents(tile)) {
@@ -291,21 +281,20 @@ private:
             w.put(static_cast<std::uint64_t>(tile));
             w.put(static_cast<std::uint64_t>(pieces.size()));
             for (auto const& piece : pieces) w.put(piece.lower()).put(piece.upper());
-            bytes payload(w.view().begin(), w.view().end());
-            for (auto const& piece : pieces)
-                std::apply([&](auto const&... win) { (win.pack(piece, payload), ...); }, work);
+            values_.clear();
+            for (auto const& piece : pieces) work.pack(piece, values_);
+            w.put_raw(values_);
             double const before = port_.now();
-            port_.send_rank(rank, kind::data, payload);
+            port_.send_rank(rank, kind::data, std::move(w).take());
             stats_.comm_seconds += port_.now() - before;
         }
         if (uses_.contains(tile)) {
-            auto& kept = held_[tile];
-            box<N> const bounds = plan_.tiles.bounds(tile);
-            std::apply([&](auto&... win) { (win.reset(bounds), ...); }, kept);
-            plan_.tiles.for_each_part(tile, [&](box<N> const& part) { copy_fields(kept, work, part); });
+            auto& kept = held_[tile] = body_.make();
+            kept->reset(plan_.tiles.bounds(tile));
+            plan_.tiles.for_each_part(tile, [&](box<N> const& part) { kept->copy_from(work, part); });
         }
         if (root_results_) {
-            plan_.tiles.for_each_part(tile, [&](box<N> const& part) { copy_fields(*root_results_, work, part); });
+            plan_.tiles.for_each_part(tile, [&](box<N> const& part) { root_results_->copy_from(work, part); });
         } else if (gather_) {
             results_.add_written(static_cast<index_t>(tile), 1, [&](std::vector<std::byte>& out) { pack(out); });
         }
@@ -319,52 +308,42 @@ private:
     void finish() {
         port_.request(profile_.status(port_.now()), chunk_timing{}, results_);
     }
-    static void copy_fields(windows_t& to, windows_t const& from, box<N> const& part) {
-        [&]<std::size_t... I>(std::index_sequence<I...>) { (std::get<I>(to).copy_from(std::get<I>(from), part), ...); }
-        (std::index_sequence_for<F...>{});
-    }
 
     worker_port<T>& port_;
     tiled_plan<N>& plan_;
     std::size_t index_;
     rank_profile& profile_;
-    Body& body_;
-    std::tuple<F...> const& fields_;
-    windows_t* root_results_;
+    doacross_body<N>& body_;
+    field_windows<N>* root_results_;
     bool gather_;
     std::size_t next_ = 0;
     bool started_ = false;
-    std::unordered_map<std::size_t, windows_t> held_;   ///< tiles own tiles still read: received or own
+    std::unordered_map<std::size_t, std::unique_ptr<field_windows<N>>> held_;   ///< tiles own tiles still read: received or own
     std::unordered_map<std::size_t, std::size_t> uses_; ///< own tiles yet to read each tile
+    std::vector<std::byte> values_;                     ///< a share's values, kept for its storage
     worker_statistics stats_;
     result_blocks results_;
     std::vector<chunk_event> trace_;
 };
 
-/// parallel_for_doacross with a static mapping: the checks every rank makes,
-/// the agreement, then the tiles on every rank (one rank: the loop in order).
-template <class Outcome, channel_source C, std::size_t N, DependenceSet D, class Body, class... F>
-Outcome run_tiled_doacross(C& source, box<N> const& space, D const& deps, doacross_mapping const& mapping, Body& body,
-                           doacross_options const& o, bool gather, std::tuple<F...> const& fields,
-                           std::exception_ptr earlier = nullptr) {
-    using result_type = Outcome;
-    using windows_t = std::tuple<window<typename F::value_type, N>...>;
-    auto& ch = channel_of(source);
-    using T = std::remove_cvref_t<decltype(ch.transport())>;
+/// parallel_for_doacross with a static mapping, below the body's seam: the
+/// checks every rank makes, the agreement, then the tiles on every rank (one
+/// rank: the loop in order).
+template <Transport T, std::size_t N>
+doacross_run run_tiled_engine(channel<T>& ch, box<N> const& space, dependence_set<N> const& deps,
+                              doacross_mapping const& mapping, doacross_body<N>& body, doacross_options const& o,
+                              bool gather, std::exception_ptr earlier) {
     std::vector<distance_vector<N>> const vectors(deps.vectors().begin(), deps.vectors().end());
     auto check = [&](int ranks, std::size_t workers) {
         if (earlier) std::rethrow_exception(earlier);
         validate(o, ranks);
         require(!o.deterministic, "options.deterministic", o.deterministic,
                 "has no meaning for a static mapping: its schedule is fixed already");
-        for (auto const& v : vectors)
-            require(is_lexicographically_positive<N>(v), "dependence vector", to_string<N>(v),
-                    "must be lexicographically positive: its first non-zero component > 0");
         return tiling<N>(space, vectors, tile_extents(space, mapping, workers));
     };
     if (ch.size() == 1) {
         (void)check(1, 1);
-        return run_doacross_alone<Outcome>(ch.transport(), space, doacross_layout{}, body, fields);
+        return run_doacross_alone(ch.transport(), space, doacross_layout{}, body);
     }
 
     loop_link<T> link(ch);
@@ -372,7 +351,7 @@ Outcome run_tiled_doacross(C& source, box<N> const& space, D const& deps, doacro
     std::optional<tiling<N>> tiles;
     auto opened = open_loop(link, [&] {
         rank_plan plan = plan_ranks(ranks, self, space.size(), o);
-        plan.settings.result_bytes = gather ? (sizeof(typename F::value_type) + ...) : 0;
+        plan.settings.result_bytes = gather ? body.point_bytes() : 0;
         tiles.emplace(check(ranks, plan.settings.workers()));
         fingerprint f;
         f.add(mapping.name());
@@ -384,7 +363,7 @@ Outcome run_tiled_doacross(C& source, box<N> const& space, D const& deps, doacro
                              .result_bytes = plan.settings.result_bytes,
                              .policy = f.value(),
                              .mapping = mapping.name(),
-                             .extra = doacross_fingerprint<D, F...>(deps, doacross_layout{}, o)});
+                             .extra = doacross_fingerprint(deps, doacross_layout{}, o, body.fields_fingerprint())});
         return std::pair{std::move(plan), shape};
     });
     auto& plan = opened.plan;
@@ -401,23 +380,26 @@ Outcome run_tiled_doacross(C& source, box<N> const& space, D const& deps, doacro
         }
         shared.place(powers);
     }
-    result_type out;
-    bool const is_root = self == o.root;
-    windows_t* const results = gather && is_root ? &out.value : nullptr;
+    doacross_run out;
+    field_windows<N>* const results = gather && self == o.root ? &body.outcome() : nullptr;
     auto make_master = [&](master_port<T>& port) {
-        if (results) [&]<std::size_t... I>(std::index_sequence<I...>) {
-                (std::get<I>(out.value).reset(space), ...);
-            }
-        (std::index_sequence_for<F...>{});
-        return tiled_master<T, N, windows_t>(port, shared, powers, results);
+        if (results) results->reset(space);
+        return tiled_master<T, N>(port, shared, powers, results);
     };
     auto make_worker = [&](worker_port<T>& port) {
         auto const index = static_cast<std::size_t>(plan.settings.index_of(self));
-        return tiled_worker<T, N, Body, F...>(port, shared, index, plan.profile, body, fields,
-                                              port.is_local() ? results : nullptr, gather);
+        return tiled_worker<T, N>(port, shared, index, plan.profile, body, port.is_local() ? results : nullptr,
+                                  gather);
     };
     out.statistics = run_loop(link, plan.settings, opening, make_master, make_worker);
     return out;
 }
+
+/// The engine a compiled library holds for transport T and a depth it
+/// compiles (doacross_depth_compiled): the body and the fields erased.
+template <Transport T, std::size_t N>
+doacross_run run_compiled_tiled(channel<T>& ch, box<N> const& space, dependence_set<N> const& deps,
+                                doacross_mapping const& mapping, doacross_body<N>& body, doacross_options const& o,
+                                bool gather, std::exception_ptr earlier);
 
 } // namespace loopsched::detail
