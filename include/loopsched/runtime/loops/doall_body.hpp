@@ -7,7 +7,7 @@
 #include <loopsched/detail/fingerprint.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/options.hpp>
-#include <loopsched/runtime/core/messages.hpp>
+#include <loopsched/runtime/core/result_blocks.hpp>
 #include <loopsched/runtime/core/payload.hpp>
 #include <loopsched/schedule.hpp>
 
