@@ -66,10 +66,6 @@ auto take(std::tuple<A...>&& all, std::index_sequence<I...>) {
             std::get<I>(std::move(all))...);
 }
 
-} // namespace detail
-
-namespace detail {
-
 /// parallel_for_doacross's arguments taken apart (fields, body, options),
 /// the body and fields erased, and the loop run by `engines`, whose
 /// self_scheduled(...) and tiled(...) return a doacross_run: the engines over
