@@ -1,6 +1,6 @@
 // loopsched::compiled, continued: the engines over the in-process transport
 // (ranks as threads), compiled once here for every program and test that runs
-// them, as src/compiled.cpp does for MPI.
+// them, as src/compiled_mpi.cpp does for MPI.
 #include "compiled_engines.hpp"
 
 #include <loopsched/transport/in_process.hpp>

@@ -12,7 +12,7 @@ endforeach()
 file(REMOVE_RECURSE ${WORK_DIR})
 if(LOOPSCHED_SOURCE_DIR)
   # loopsched::compiled is built and consumed by the installed-prefix test;
-  # here it would only compile src/compiled.cpp again (about 30 s).
+  # here it would only compile src/compiled_mpi.cpp again (about 30 s).
   set(how -DLOOPSCHED_SOURCE_DIR=${LOOPSCHED_SOURCE_DIR} -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON
           -DLOOPSCHED_COMPILED_LIBRARY=OFF)
 else()

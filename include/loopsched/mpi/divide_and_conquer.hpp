@@ -24,7 +24,7 @@ namespace loopsched {
 
 #ifdef LOOPSCHED_COMPILED
 namespace detail {
-/// The engine loopsched::compiled holds (src/compiled.cpp), with the user's
+/// The engine loopsched::compiled holds (src/compiled_mpi.cpp), with the user's
 /// types erased; options.placement is parsed there.
 dnc_run run_dnc_over_mpi(boost::mpi::communicator const& comm, dnc_calls<mpi_transport> const& calls,
                          dnc_options const& options);

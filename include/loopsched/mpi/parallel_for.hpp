@@ -31,7 +31,7 @@ namespace loopsched {
 namespace detail {
 
 #ifdef LOOPSCHED_COMPILED
-// The engines loopsched::compiled holds (src/compiled.cpp), with the policy,
+// The engines loopsched::compiled holds (src/compiled_mpi.cpp), with the policy,
 // the mapping and the body erased.
 loop_statistics run_doall_over_mpi(boost::mpi::communicator const& comm, doall_call const& call,
                                    any_policy const& policy, any_mapping const& mapping, chunk_body& run,

@@ -23,7 +23,7 @@ namespace loopsched {
 namespace detail {
 
 #ifdef LOOPSCHED_COMPILED
-// The engines loopsched::compiled holds (src/compiled.cpp), N = 2 and 3.
+// The engines loopsched::compiled holds (src/compiled_mpi.cpp), N = 2 and 3.
 template <std::size_t N>
 doacross_run run_doacross_over_mpi(boost::mpi::communicator const& comm, box<N> const& space,
                                    dependence_set<N> const& deps, any_policy const& policy, doacross_body<N>& body,

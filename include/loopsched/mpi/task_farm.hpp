@@ -24,7 +24,7 @@ namespace loopsched {
 
 #ifdef LOOPSCHED_COMPILED
 namespace detail {
-/// The farm engine loopsched::compiled holds (src/compiled.cpp), with the
+/// The farm engine loopsched::compiled holds (src/compiled_mpi.cpp), with the
 /// body, the producer and the delivery erased; options.scheme is parsed there.
 farm_run run_farm_over_mpi(boost::mpi::communicator const& comm, farm_calls const& calls, result_sink to_root,
                            task_farm_options const& options);
