@@ -29,6 +29,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <numeric>
 #include <vector>
 
 using namespace loopsched;
@@ -621,16 +622,23 @@ TEST_CASE("simgrid: hierarchical loops and task farms run everything once, resul
         }
 }
 
+namespace {
+/// 2,560 exponential task costs of mean 1e7 flops (10 ms at 1 Gflop/s), seeded: deterministic.
+std::vector<double> exponential_costs() {
+    std::vector<double> cost(2560);
+    std::mt19937 random(7);
+    std::exponential_distribution<double> exponential(1.0 / 1e7);
+    for (auto& c : cost) c = exponential(random);
+    return cost;
+}
+} // namespace
+
 TEST_CASE("simgrid: a two-level farm: groups pass results on in batches, move work only once the root waits, "
           "and between groups under Kazouris") {
     // 64 workers in groups of 8, 40 exponential 10 ms tasks each (seeded): deterministic.
     auto& s = all().sixty_four;
-    std::vector<double> cost(2560);
-    std::mt19937 random(7);
-    std::exponential_distribution<double> exponential(1.0 / 1e7);
-    double total = 0.0;
-    for (auto& c : cost) total += (c = exponential(random));
-    double const ideal = total / (64 * 1e9);
+    std::vector<double> const cost = exponential_costs();
+    double const ideal = std::accumulate(cost.begin(), cost.end(), 0.0) / (64 * 1e9);
     for (std::string scheme : {"ss/ss", "ss/kazouris", "kazouris/ss"}) {
         CAPTURE(scheme);
         std::vector<int> runs(cost.size(), 0);
@@ -692,12 +700,8 @@ TEST_CASE("simgrid: a flat Kazouris farm's makespan on exponential tasks, to the
     // once it holds fewer than d = 2 tasks (Kazouris's (2)); a change to who asks or who
     // gives moves this makespan, which no exactly-once check would notice.
     auto& s = all().sixty_four;
-    std::vector<double> cost(2560);
-    std::mt19937 random(7);
-    std::exponential_distribution<double> exponential(1.0 / 1e7);
-    double total = 0.0;
-    for (auto& c : cost) total += (c = exponential(random));
-    double const ideal = total / (64 * 1e9);
+    std::vector<double> const cost = exponential_costs();
+    double const ideal = std::accumulate(cost.begin(), cost.end(), 0.0) / (64 * 1e9);
     std::vector<int> runs(cost.size(), 0);
     loop_statistics root;
     std::size_t moved = 0;
