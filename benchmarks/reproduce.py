@@ -1709,7 +1709,6 @@ DOES_NOT_HOLD = frozenset({
     "dnc.uneven-within-1.15",
     "dlpt.kazouris-or-stealing-beats-dlpt",
     "dlpt.slowdown-rank1-dlpt-ahead",
-    "dlpt.slowdown-rank2-stealing-recovers-best",
     "t56.floyd-steinberg-sw-tss-within-25pct",
     "seed001.per-pe-fast-wait-more",
     "seed001.speedup-dedicated-dtss-scales-best",

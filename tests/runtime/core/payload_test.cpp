@@ -14,6 +14,7 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -88,6 +89,18 @@ TEST_CASE("payload: a vector of trivially copyable values travels as its length 
     CHECK_THROWS_AS(read_values(std::span<std::byte const>(bytes), std::span<std::vector<double>>(four)), error);
     std::vector<std::vector<double>> two(2);
     CHECK_THROWS_AS(read_values(std::span<std::byte const>(bytes), std::span<std::vector<double>>(two)), error);
+}
+
+TEST_CASE("payload: byte_size counts what to_bytes would make, for each kind") {
+    CHECK(byte_size(2.5) == to_bytes(2.5).size());
+    CHECK(byte_size(std::array<int, 3>{}) == to_bytes(std::array<int, 3>{}).size());
+    for (std::size_t n : {0, 1, 1000}) {
+        std::vector<int> const v(n, 7);
+        CHECK(byte_size(v) == to_bytes(v).size());
+        CHECK(byte_size(v) == sizeof(std::uint64_t) + n * sizeof(int));
+    }
+    CHECK(byte_size(make_particle(3)) == to_bytes(make_particle(3)).size()); // serialized: measured
+    CHECK(byte_size(std::vector<bool>(9, true)) == to_bytes(std::vector<bool>(9, true)).size());
 }
 
 TEST_CASE("payload: a loop gathers values of a serialized type, dynamic and static, 1-4 ranks") {

@@ -116,6 +116,17 @@ std::vector<std::byte> to_bytes(T const& value) {
     write_values(out, std::span<T const>(&value, 1));
     return out;
 }
+/// How many bytes to_bytes(value) makes, without making them where the kind
+/// fixes the count (a cost measure asks this of every subproblem).
+template <class T>
+std::size_t byte_size(T const& value) {
+    if constexpr (travels_as_bytes<T>)
+        return sizeof(T);
+    else if constexpr (travels_as_counted_bytes<T>)
+        return sizeof(std::uint64_t) + value.size() * sizeof(typename T::value_type);
+    else
+        return to_bytes(value).size();
+}
 template <class T>
 T from_bytes(std::span<std::byte const> in) {
     T value{};

@@ -285,12 +285,16 @@ private:
         std::uint64_t const id = this->frames_.open(f, children.size());
         std::vector<double> costs(children.size());
         for (std::size_t i = 0; i < children.size(); ++i) costs[i] = cost_of(children[i], depth + 1);
+        double subproblems = 0.0;
+        for (double c : costs) subproblems += queue.weight(c);
         if (dividing_weight_ >= 0.0) { // the node's own work: its estimate less its subproblems'
-            double subproblems = 0.0;
-            for (double c : costs) subproblems += queue.weight(c);
             this->account(std::max(0.0, dividing_weight_ - subproblems), divide_seconds_);
             dividing_weight_ = -1.0;
         }
+        // The running task's estimate counted this subtree; from now on its
+        // subproblems do, queued or sent. Else the manager's board would count
+        // the work twice and place tasks away from a worker that has half of it.
+        this->shed_running(subproblems);
         std::vector<std::size_t> by_cost(children.size());
         for (std::size_t i = 0; i < by_cost.size(); ++i) by_cost[i] = i;
         std::ranges::stable_sort(by_cost, [&](std::size_t a, std::size_t b) { return costs[a] > costs[b]; });
@@ -379,7 +383,7 @@ private:
     void choose_measure(Problem const& p, std::vector<Problem> const& children) {
         if constexpr (requires { ops_.cost(p); })
             this->queue_.set_measure(cost_measure::user);
-        else if (!children.empty() && to_bytes(children.front()).size() != to_bytes(p).size())
+        else if (!children.empty() && byte_size(children.front()) != byte_size(p))
             this->queue_.set_measure(cost_measure::size);
         else
             this->queue_.set_measure(cost_measure::depth);
@@ -389,7 +393,7 @@ private:
         case cost_measure::user:
             if constexpr (requires { ops_.cost(p); }) return static_cast<double>(ops_.cost(p));
             break;
-        case cost_measure::size: return static_cast<double>(to_bytes(p).size());
+        case cost_measure::size: return static_cast<double>(byte_size(p));
         default: break;
         }
         return -static_cast<double>(depth);

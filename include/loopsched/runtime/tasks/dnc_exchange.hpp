@@ -178,6 +178,12 @@ protected:
         running_since_ = port_.now();
         dirty_ = true;
     }
+    /// `weight` of the running task's work left it (its subproblems, divided off).
+    void shed_running(double weight) {
+        if (running_estimate_ < 0.0) return;
+        running_estimate_ = std::max(0.0, running_estimate_ - weight);
+        dirty_ = true;
+    }
     void account(double units, double seconds) {
         if (units <= 0.0) return;
         own_units_ += units;
