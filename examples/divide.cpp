@@ -88,7 +88,14 @@ struct mandelbrot_tree {
 template <class Problem, class Ops>
 std::pair<int, dnc_result_t<Ops, Problem>> run(boost::mpi::communicator const& world, std::string const& name,
                                                Problem const& problem, Ops ops, dnc_options const& options,
-                                               bool check) {
+                                               bool check, bool sequential_only) {
+    if (sequential_only) { // the recursion alone, in a fresh process: the baseline a parallel run must beat
+        auto const seq_start = std::chrono::steady_clock::now();
+        auto expected = sequential_divide_and_conquer(problem, ops);
+        double const sequential = std::chrono::duration<double>(std::chrono::steady_clock::now() - seq_start).count();
+        if (world.rank() == options.root) std::cout << name << ": sequential " << sequential << " s\n";
+        return {0, std::move(expected)};
+    }
     world.barrier();
     auto const start = std::chrono::steady_clock::now();
     auto out = divide_and_conquer(world, problem, ops, options);
@@ -123,7 +130,7 @@ int main(int argc, char** argv) {
                       "mpiexec -n 4 divide --problem mandelbrot --placement kazouris");
     std::string problem = "mandelbrot", placement = "kazouris", output;
     int n = 0, leaf = 0;
-    bool no_check = false, dedicated = false;
+    bool no_check = false, dedicated = false, sequential_only = false;
     std::vector<double> powers;
     line.add_option("--problem", problem, "mandelbrot, fib, quicksort or nqueens")->capture_default_str();
     line.add_option("--placement", placement,
@@ -138,6 +145,7 @@ int main(int argc, char** argv) {
             ->delimiter(',');
     line.add_flag("--dedicated-master", dedicated, "the root only manages (no worker of its own)");
     line.add_flag("--no-check", no_check, "skip the sequential run");
+    line.add_flag("--sequential", sequential_only, "only the sequential recursion, timed (no scheduling)");
     if (auto code = line.parse(argc, argv)) return *code;
     try {
         dnc_options options;
@@ -155,7 +163,8 @@ int main(int argc, char** argv) {
             ops.image = mandelbrot{side, side, 255, 1, -2.0, 2.0, -2.0, 2.0};
             ops.leaf = leaf > 0 ? leaf : 100;
             auto [code, image] = run(world, "mandelbrot " + std::to_string(side) + "x" + std::to_string(side),
-                                     region{0, 0, side, side}, ops, options, !no_check);
+                                     region{0, 0, side, side}, ops, options, !no_check, sequential_only);
+            if (sequential_only) return code;
             // The loop version: the same pixels by columns.
             auto const columns = parallel_for(
                     world, make_range(side), fss(),
@@ -191,7 +200,7 @@ int main(int argc, char** argv) {
             int const size = n > 0 ? n : 32;
             detail::require(size <= 90, "--size", size, "must be <= 90 for fib (64-bit results)");
             return run(world, "fib(" + std::to_string(size) + ")", size, fibonacci{leaf > 0 ? leaf : 20, 0}, options,
-                       !no_check)
+                       !no_check, sequential_only)
                     .first;
         }
         if (problem == "quicksort") {
@@ -201,14 +210,14 @@ int main(int argc, char** argv) {
             std::mt19937 random(2002);
             for (auto& x : data) x = static_cast<int>(random() % 1000000);
             return run(world, "quicksort of " + std::to_string(size), data,
-                       quicksort{static_cast<std::size_t>(leaf > 0 ? leaf : 4096)}, options, !no_check)
+                       quicksort{static_cast<std::size_t>(leaf > 0 ? leaf : 4096)}, options, !no_check, sequential_only)
                     .first;
         }
         if (problem == "nqueens") {
             int const size = n > 0 ? n : 12;
             detail::require(size >= 1 && size <= 20, "--size", size, "must be in [1, 20] for nqueens");
             return run(world, std::to_string(size) + "-queens", queens_board{size}, nqueens{leaf > 0 ? leaf : 5},
-                       options, !no_check)
+                       options, !no_check, sequential_only)
                     .first;
         }
         detail::require(false, "--problem", problem, "must be mandelbrot, fib, quicksort or nqueens");
