@@ -94,7 +94,7 @@ TEST_CASE("payload: a vector of trivially copyable values travels as its length 
 TEST_CASE("payload: byte_size counts what to_bytes would make, for each kind") {
     CHECK(byte_size(2.5) == to_bytes(2.5).size());
     CHECK(byte_size(std::array<int, 3>{}) == to_bytes(std::array<int, 3>{}).size());
-    for (std::size_t n : {0, 1, 1000}) {
+    for (std::size_t const n : {std::size_t{0}, std::size_t{1}, std::size_t{1000}}) {
         std::vector<int> const v(n, 7);
         CHECK(byte_size(v) == to_bytes(v).size());
         CHECK(byte_size(v) == sizeof(std::uint64_t) + n * sizeof(int));
