@@ -89,10 +89,14 @@ template <class Problem, class Ops>
 std::pair<int, dnc_result_t<Ops, Problem>> run(boost::mpi::communicator const& world, std::string const& name,
                                                Problem const& problem, Ops ops, dnc_options const& options,
                                                bool check, bool sequential_only) {
-    if (sequential_only) { // the recursion alone, in a fresh process: the baseline a parallel run must beat
+    auto timed_sequential = [&] {
         auto const seq_start = std::chrono::steady_clock::now();
         auto expected = sequential_divide_and_conquer(problem, ops);
-        double const sequential = std::chrono::duration<double>(std::chrono::steady_clock::now() - seq_start).count();
+        return std::pair(std::move(expected),
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - seq_start).count());
+    };
+    if (sequential_only) { // the recursion alone, in a fresh process: the baseline a parallel run must beat
+        auto [expected, sequential] = timed_sequential();
         if (world.rank() == options.root) std::cout << name << ": sequential " << sequential << " s\n";
         return {0, std::move(expected)};
     }
@@ -110,9 +114,7 @@ std::pair<int, dnc_result_t<Ops, Problem>> run(boost::mpi::communicator const& w
                   << w.steals << std::setw(9) << std::fixed << std::setprecision(4) << w.idle_seconds
                   << std::defaultfloat << '\n';
     if (!check) return {0, std::move(out.value)};
-    auto const seq_start = std::chrono::steady_clock::now();
-    auto const expected = sequential_divide_and_conquer(problem, ops);
-    double const sequential = std::chrono::duration<double>(std::chrono::steady_clock::now() - seq_start).count();
+    auto const [expected, sequential] = timed_sequential();
     bool const same = out.value == expected;
     std::cout << "  sequential " << sequential << " s, speedup " << sequential / parallel << "; result "
               << (same ? "identical to" : "DIFFERS from") << " the sequential recursion\n";

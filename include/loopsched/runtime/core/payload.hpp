@@ -46,6 +46,12 @@ constexpr void require_archive() {
                                  "a serialize() member, or include Boost's header for a standard type)");
 }
 
+/// A counted vector's size on the wire: its length, then its elements' bytes.
+template <class V>
+std::size_t counted_size(V const& v) noexcept {
+    return sizeof(std::uint64_t) + v.size() * sizeof(typename V::value_type);
+}
+
 } // namespace detail
 
 /// Appends `values` to `out`: their bytes, or one binary archive of them all.
@@ -59,7 +65,7 @@ void write_values(std::vector<std::byte>& out, std::span<T const> values) {
         if (!b.empty()) std::memcpy(out.data() + at, b.data(), b.size());
     } else if constexpr (travels_as_counted_bytes<T>) {
         std::size_t total = 0;
-        for (auto const& v : values) total += sizeof(std::uint64_t) + v.size() * sizeof(typename T::value_type);
+        for (auto const& v : values) total += detail::counted_size(v);
         std::size_t at = out.size();
         out.resize(at + total);
         for (auto const& v : values) {
@@ -123,7 +129,7 @@ std::size_t byte_size(T const& value) {
     if constexpr (travels_as_bytes<T>)
         return sizeof(T);
     else if constexpr (travels_as_counted_bytes<T>)
-        return sizeof(std::uint64_t) + value.size() * sizeof(typename T::value_type);
+        return detail::counted_size(value);
     else
         return to_bytes(value).size();
 }
