@@ -12,6 +12,7 @@
 #include "../examples/simulation.hpp"
 
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -50,6 +51,7 @@ int main(int argc, char** argv) try {
     int most = 15;
     double overhead = 1e-3, medium = 0.0;
     bool tables = false;
+    std::string trace_prefix;
     line.add_option("--max-processors", most, "the tables' largest processor count (2 to 15)")->capture_default_str();
     line.add_option("--shared-medium", medium,
                     "the tables' workstations share one Ethernet segment of this many bytes/s (0: switched links)")
@@ -57,6 +59,8 @@ int main(int argc, char** argv) try {
     line.add_option("--message-overhead", overhead, "CPU seconds per message sent or received (PVM in 1997)")
             ->capture_default_str();
     line.add_flag("--tables", tables, "print each heterogeneous run's per-worker table (compute, wait, tasks)");
+    line.add_option("--trace", trace_prefix,
+                    "write each heterogeneous run's task trace as Chrome trace JSON to PREFIX<placement>_<cluster>_leaf<L>.json");
     if (auto code = line.parse(argc, argv)) return *code;
     detail::require(most >= 2 && most <= 15, "--max-processors", most, "must be in [2, 15]");
     detail::require(medium >= 0.0, "--shared-medium", medium, "must be >= 0 bytes/s");
@@ -97,11 +101,18 @@ int main(int argc, char** argv) try {
         for (auto const* m : {&coarse, &fine}) {
             double const ideal = ideal_seconds(s.layout(), m->total_flops(), false);
             for (char const* placement : {"kazouris", "steal", "steal-half", "april"}) {
-                auto const run = simulate_dnc(s, *m, placement, false);
+                auto const run = simulate_dnc(s, *m, placement, false, !trace_prefix.empty());
                 double const t = run.seconds;
                 std::printf("dnc_makespan_over_ideal_%s_%s_leaf%d: ours=%.2f baseline=%.2f ratio=%.3f\n", placement,
                             clusters[c].first.c_str(), m->leaf, t, ideal, t / ideal);
                 if (tables) std::cout << run.statistics;
+                if (!trace_prefix.empty()) {
+                    std::string const path = trace_prefix + placement + "_" + clusters[c].first + "_leaf" +
+                                             std::to_string(m->leaf) + ".json";
+                    std::ofstream out(path);
+                    write_chrome_trace(out, run.statistics, placement);
+                    if (!out) throw error("dnc: --trace: cannot write " + path);
+                }
             }
         }
     }

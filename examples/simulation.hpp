@@ -20,6 +20,7 @@
 #include <loopsched/runtime/core/payload.hpp>
 #include <loopsched/runtime/core/trace.hpp>
 #include <loopsched/space/box.hpp>
+#include <loopsched/this_task.hpp>
 #include <loopsched/transport/simgrid.hpp>
 
 #include <boost/serialization/vector.hpp>
@@ -696,7 +697,7 @@ struct sim_region {
 
 /// Runs Kazouris's Mandelbrot quadtree with `placement` on the simulated cluster.
 inline simulated_run simulate_dnc(sim::simulator& simulator, dnc_mandelbrot const& m, std::string const& placement,
-                                  bool master_computes = true) {
+                                  bool master_computes = true, bool trace = false) {
     auto const& p = simulator.layout();
     simulated_run out;
     auto program = [&](sim::transport& t) {
@@ -705,12 +706,17 @@ inline simulated_run simulate_dnc(sim::simulator& simulator, dnc_mandelbrot cons
         o.master_computes = master_computes;
         o.powers = p.powers();
         o.run_queues = p.run_queues();
+        o.trace = trace;
         struct quadtree {
             sim::transport* t;
             dnc_mandelbrot const* m;
             [[nodiscard]] bool is_leaf(sim_region const& r) const { return std::max(r.w, r.h) <= m->leaf; }
+            /// Row by row, as a real leaf loops, looking at messages between rows (this_task::poll).
             [[nodiscard]] std::vector<char> solve(sim_region const& r) const {
-                t->compute(static_cast<double>(m->iterations(r.x, r.y, r.w, r.h)) * m->flops_per_iteration);
+                for (int y = r.y; y < r.y + r.h; ++y) {
+                    t->compute(static_cast<double>(m->iterations(r.x, y, r.w, 1)) * m->flops_per_iteration);
+                    this_task::poll();
+                }
                 return std::vector<char>(static_cast<std::size_t>(r.w) * static_cast<std::size_t>(r.h));
             }
             [[nodiscard]] std::vector<sim_region> divide(sim_region const& r) const {

@@ -172,6 +172,31 @@ TEST_CASE("task_farm: this_task::estimate reaches the master under dlpt and is i
     }
 }
 
+TEST_CASE("task_farm: this_task::poll from long tasks, with redistribution: every task once") {
+    for (char const* scheme : {"kazouris", "ss", "dlpt"}) {
+        CAPTURE(scheme);
+        task_farm_options o;
+        o.scheme = scheme;
+        o.poll_interval = 1e-6;
+        in_process::run(4, [&](in_process::endpoint& t) {
+            auto out = task_farm<int>(
+                    t,
+                    [](auto& farm) {
+                        for (int i = 0; i < 80; ++i) farm.submit(i, task_hints{static_cast<double>(i % 5 + 1)});
+                    },
+                    [&](int const& i) {
+                        for (int k = 0; k < 20; ++k) this_task::poll(); // transfers answered mid-task
+                        return compute(i);
+                    },
+                    o);
+            if (t.rank() == 0) {
+                REQUIRE(out.value.size() == 80);
+                for (int i = 0; i < 80; ++i) CHECK(out.value[static_cast<std::size_t>(i)] == compute(i));
+            }
+        });
+    }
+}
+
 TEST_CASE("task_farm: speeds and load from every reply, a slow worker, tracing") {
     task_farm_options o;
     o.powers = {1.0, 4.0, 1.0};

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <loopsched/error.hpp>
+#include <loopsched/this_task.hpp>
 #include <loopsched/transport/channel.hpp>
 #include <loopsched/transport/transport.hpp>
 
@@ -369,6 +370,7 @@ public:
             double const left = deadline - ::simgrid::s4u::Engine::get_clock();
             if (left <= 0.0) break;
             try {
+                keeps_task_listener const keep;
                 std::unique_ptr<message> m(own_box()->get<message>(left));
                 early_.push_back(std::move(*m));
             } catch (::simgrid::TimeoutException const&) {
@@ -432,6 +434,7 @@ private:
     /// The next message; none if it was lost on the way (a host failed under it).
     std::optional<message> pull() {
         try {
+            keeps_task_listener const keep;
             std::unique_ptr<message> m(own_box()->get<message>());
             return std::move(*m);
         } catch (::simgrid::NetworkFailureException const&) {
@@ -465,8 +468,18 @@ private:
         }
         s.ran_since.reset();
         double const flops = std::exchange(s.pending_flops, 0.0) + seconds * host()->get_speed();
+        keeps_task_listener const keep;
         if (flops > 0.0) ::simgrid::s4u::this_actor::execute(flops);
     }
+    /// Ranks are coroutines of one thread: a rank's this_task listener (a
+    /// thread_local) is its own again when it resumes after a blocking call.
+    struct keeps_task_listener {
+        loopsched::detail::task_listener* mine = loopsched::detail::current_task_listener;
+        keeps_task_listener() = default;
+        keeps_task_listener(keeps_task_listener const&) = delete;
+        keeps_task_listener& operator=(keeps_task_listener const&) = delete;
+        ~keeps_task_listener() { loopsched::detail::current_task_listener = mine; }
+    };
 
     /// Puts a message into a mailbox of dest; it travels at once (eager).
     void post(int dest, int context, message m) const {

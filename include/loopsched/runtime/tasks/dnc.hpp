@@ -186,6 +186,7 @@ private:
         double const weight = this->queue_.weight(t.cost);
         this->running_ += weight; // work in hand too: the manager looks for large inlined subtrees to spill
         std::optional<Result> r;
+        listening const listen(this->listener()); // this_task::poll() from a leaf of the recursion
         this->profile_.run([&] { r.emplace(recurse(t.problem, t.depth)); });
         this->running_ -= weight;
         if (--this->inlining_ == 0) {
@@ -202,22 +203,34 @@ private:
         return std::move(*r);
     }
 
+    /// A queued task run as one node (a leaf solved, or a division): its own
+    /// trace event, which an enclosing inlined task's event does not count again.
+    void trace_node(entry const& t, double start) {
+        if (!this->port_.settings().trace) return;
+        ++traced_nested_;
+        this->trace_.push_back({this->port_.rank(), static_cast<index_t>(t.order), 1, start, this->port_.now()});
+    }
+
     /// A leaf's result; a divided task's comes later, from its continuation.
     std::optional<Result> run_divided_task(entry& t) {
         tick();
-        listening const listen(this->listener()); // this_task::estimate() from the body
+        listening const listen(this->listener()); // this_task::estimate() and poll() from the body
         double const weight = this->queue_.weight(t.cost), start = this->port_.now();
         if (ops_.is_leaf(t.problem)) {
             if (!this->coworkers_.empty() && this->queue_.empty()) return_coworkers();
             Result r;
+            this->solving_ = true;
             this->profile_.run([&] { r = ops_.solve(t.problem); });
+            this->solving_ = false;
             this->account(weight, this->port_.now() - start);
+            trace_node(t, start);
             return r;
         }
         std::vector<Problem> children;
         this->profile_.run([&] { children = divide(t.problem); });
         dividing_weight_ = weight;
         divide_seconds_ = this->port_.now() - start;
+        trace_node(t, start);
         if (t.depth >= max_continuation_depth)
             throw error("loopsched: divide_and_conquer: the tree is deeper than a worker may hold: at depth " +
                         std::to_string(t.depth) + " its divided tasks wait for their subproblems off the stack, " +

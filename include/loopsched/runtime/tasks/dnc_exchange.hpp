@@ -28,7 +28,7 @@ namespace loopsched::detail {
 /// (transfers, steals, spills), and the reports to the manager. dnc_worker
 /// runs the tasks and goes idle on top of it.
 template <Transport T, class Problem, class Result>
-class dnc_exchange : private estimate_listener {
+class dnc_exchange : private task_listener {
 public:
     void on_work(message_view m) {
         wire_reader r(m.payload);
@@ -167,8 +167,8 @@ protected:
     }
     /// A request for work waits for this worker's next division (a spill).
     [[nodiscard]] bool has_pending() const noexcept { return !pending_.empty(); }
-    /// Who hears this_task::estimate() from a running body: this worker, when the manager places by estimates.
-    [[nodiscard]] estimate_listener* listener() noexcept { return estimates_ ? this : nullptr; }
+    /// Who hears this_task::estimate() and this_task::poll() from a running body.
+    [[nodiscard]] task_listener* listener() noexcept { return this; }
 
     // ---- reports when the manager places by estimates
 
@@ -230,6 +230,7 @@ protected:
     std::vector<placed_worker> coworkers_;
     dnc_frames<Result> frames_;
     int inlining_ = 0;
+    bool solving_ = false; ///< a queued leaf is being solved (it may poll: this_task::poll)
     double running_ = 0.0; ///< the inlined task's weight: the manager hears it with the queue's
     double polled_ = 0.0, informed_ = -1e300;
     bool stopped_ = false;
@@ -268,7 +269,7 @@ private:
         refuse(a);
     }
     bool try_give(ask const& a) {
-        bool const busy = inlining_ > 0 || !frames_.empty();
+        bool const busy = inlining_ > 0 || solving_ || !frames_.empty();
         bool const deeper = a.deeper_than >= 0;
         auto const depth = static_cast<std::uint32_t>(std::max<std::int64_t>(0, a.deeper_than));
         auto chosen = placement_.give(deeper ? queue_.view_deeper(depth) : queue_.view(), busy);
@@ -308,11 +309,16 @@ private:
         w.put(to).put(static_cast<std::uint64_t>(n)).put(last_load_);
         port_.send_master(kind::moved, w.view());
     }
-    /// this_task::estimate(remaining) from a running body: reported at once.
-    void revise(double remaining) override {
+    /// this_task::estimate(remaining) from a running body: reported at once
+    /// when the manager places by estimates (nobody else reads it).
+    bool revise(double remaining) override {
+        if (!estimates_) return false;
         set_running(remaining);
         report_queue(true);
+        return true;
     }
+    /// this_task::poll() from a running body: its messages, as between problems.
+    void poll() override { maybe_poll(); }
 
     std::vector<ask> pending_;
     std::vector<std::byte> scratch_;

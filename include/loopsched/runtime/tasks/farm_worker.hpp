@@ -27,7 +27,7 @@ namespace loopsched::detail {
 /// `hears_estimates`: the master places by estimates, so this_task::estimate()
 /// from a running task reaches it.
 template <Transport T, class Run>
-class farm_worker : private estimate_listener {
+class farm_worker : private task_listener {
 public:
     static constexpr worker_hooks hooks{.waited = true};
 
@@ -47,7 +47,8 @@ public:
             std::push_heap(queue_.begin(), queue_.end(), runs_later);
         }
         ++mine_.chunks;
-        if (left_ || leaving()) depart(); // tasks that reached it after it left, or as it leaves
+        // tasks that reached it after it left, or as it leaves (from a polling task: at its next step)
+        if ((left_ || leaving()) && !in_task_) depart();
     }
     [[nodiscard]] bool can_step() const noexcept { return !queue_.empty(); }
     /// Transfers and cancels are looked for between tasks; with none left the
@@ -70,8 +71,10 @@ public:
             std::size_t const at = out.size();
             out.resize(at + sizeof(double));
             running_ = t.head.id;
-            listening const listen(hears_estimates_ ? this : nullptr); // this_task::estimate() from the body
+            listening const listen(this); // this_task::estimate() and poll() from the body
+            in_task_ = true;
             profile_.run([&] { run_(t.payload, out); });
+            in_task_ = false;
             end = port_.now(); // the result's encoding is counted with the task
             double const seconds = end - start;
             std::memcpy(out.data() + at, &seconds, sizeof seconds);
@@ -120,10 +123,23 @@ private:
         port_.send_master(kind::leave, w.view());
     }
 
-    /// this_task::estimate(remaining) from the running task: told to the master at once.
-    void revise(double remaining) override {
+    /// this_task::estimate(remaining) from the running task: told to the master
+    /// at once when it places by estimates.
+    bool revise(double remaining) override {
+        if (!hears_estimates_) return false;
         farm_revision const r{running_, remaining};
         port_.send_master(kind::info, std::as_bytes(std::span(&r, 1)));
+        return true;
+    }
+    /// this_task::poll() from the running task: a transfer or a cancel is
+    /// answered from the queue now (the running task is not in it), at most
+    /// once per poll interval.
+    void poll() override {
+        if (left_ || leaving()) return; // it gives its tasks back at its next step
+        double const now = port_.now();
+        if (now - polled_ < port_.settings().poll_interval) return;
+        polled_ = now;
+        port_.pump(false);
     }
 
     /// A transfer: the largest tasks whose estimates fit in the amount go to
@@ -166,6 +182,8 @@ private:
     worker_status status_;
     bool hears_estimates_;
     std::uint64_t running_ = 0; ///< the task running now, or last
+    double polled_ = 0.0;       ///< when this_task::poll() last looked at messages
+    bool in_task_ = false;
     bool left_ = false;         ///< it left the farm (departure)
 };
 
