@@ -533,6 +533,21 @@ TEST_CASE(
     CHECK(k.give(std::vector<queued_task>{}, true).empty());
 }
 
+TEST_CASE("placement: kazouris sizes a transfer by the amount asked: the second first, the costliest last") {
+    kazouris_placement k;
+    // costs 12, 14, 11, 13 (weights as costs: the size measure)
+    std::vector<queued_task> q{{12, 2, 12}, {14, 3, 14}, {11, 4, 11}, {13, 5, 13}};
+    CHECK(k.give(q, true, 13.0) == std::vector<std::size_t>{3});          // the one choice fits
+    CHECK(k.give(q, true, 25.0) == std::vector<std::size_t>{3, 0});       // 13 + 12
+    CHECK(k.give(q, true, 36.0) == std::vector<std::size_t>{3, 0, 2});    // + 11, nearer 36 than 25
+    CHECK(k.give(q, true, 100.0) == std::vector<std::size_t>{3, 0, 2, 1}); // the costliest last
+    CHECK(k.give(q, false, 100.0) == std::vector<std::size_t>{3, 0, 2});  // nothing running: one stays
+    CHECK(k.give(q, true, 19.0) == std::vector<std::size_t>{3});          // 13 + 12 is further from 19 than 13
+    CHECK(k.give(q, true, 6.0).empty()); // 13 > 2 x 6: the receiver would finish after the giver (rule 4.5)
+    CHECK(k.give(q, true, 6.5) == std::vector<std::size_t>{3});
+    CHECK(k.give(std::vector<queued_task>{{5, 0, 5}}, false, 100.0).empty());
+}
+
 TEST_CASE("placement: april sends along a binomial tree and never balances") {
     april_placement a;
     std::vector<placed_worker> eight;

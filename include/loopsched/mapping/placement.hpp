@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -40,6 +41,7 @@ struct placed_worker {
 struct queued_task {
     double cost = 0.0;
     std::uint64_t order = 0;
+    double weight = 0.0; ///< its part of the queue's load (the cost, or 2^-depth under the depth measure)
 };
 
 /// What a worker with nothing to run does.
@@ -62,7 +64,9 @@ enum class idle_action : std::uint8_t {
 ///  - `next(queue, dividing)`: the queued task to run next (an index into `queue`).
 ///  - `give(queue, running)`: the queued tasks to give to a worker that asked
 ///    (indices; none: refuse); `running`: this worker is in the middle of a
-///    task, which it keeps.
+///    task, which it keeps. Optionally also `give(queue, running, amount)`:
+///    the manager sized the transfer by speeds, so that giver and receiver
+///    finish together; `amount` is the load (in queue weights) to give.
 ///  - `when_idle()`: what a worker with nothing to run does.
 ///  - `balances()`: whether the manager answers an idle worker by moving a busy worker's task to it.
 ///  - `spills()`: whether a worker asked for work while it recurses with an
@@ -177,6 +181,31 @@ public:
                 (q[i].cost > q[second].cost || (q[i].cost == q[second].cost && q[i].order < q[second].order)))
                 second = i;
         return {second};
+    }
+    /// A transfer sized by speeds (the document's master-worker rule (4.6),
+    /// here for a dividing tree): the one task above first, then the costliest
+    /// others (the costliest of all last), while the sum comes nearer `amount`.
+    /// Refused when even the first task is over twice the amount: the receiver
+    /// would finish after this worker (rule (4.5)). A worker with nothing
+    /// running keeps one task.
+    [[nodiscard]] std::vector<std::size_t> give(std::span<queued_task const> q, bool running, double amount) const {
+        auto chosen = give(q, running);
+        if (chosen.empty()) return chosen;
+        double given = q[chosen.front()].weight;
+        if (given > 2.0 * amount) return {};
+        std::size_t const top = detail::costliest(q);
+        std::vector<std::size_t> rest;
+        for (std::size_t i = 0; i < q.size(); ++i)
+            if (i != chosen.front() && i != top) rest.push_back(i);
+        std::ranges::stable_sort(rest, [&](std::size_t a, std::size_t b) { return q[a].cost > q[b].cost; });
+        if (top != chosen.front()) rest.push_back(top);
+        for (std::size_t const i : rest) {
+            if (!running && chosen.size() + 1 >= q.size()) break;
+            if (std::abs(given + q[i].weight - amount) >= std::abs(given - amount)) break;
+            given += q[i].weight;
+            chosen.push_back(i);
+        }
+        return chosen;
     }
     [[nodiscard]] idle_action when_idle() const { return idle_action::report; }
     [[nodiscard]] bool balances() const { return true; }
@@ -304,6 +333,10 @@ public:
     [[nodiscard]] virtual bool divides(std::size_t queued, std::size_t workers) const = 0;
     [[nodiscard]] virtual std::size_t next(std::span<queued_task const> queue, bool dividing) const = 0;
     [[nodiscard]] virtual std::vector<std::size_t> give(std::span<queued_task const> queue, bool running) const = 0;
+    /// A transfer sized to `amount` (queue weights): the placement's sized
+    /// choice if it has one, else its one choice.
+    [[nodiscard]] virtual std::vector<std::size_t> give(std::span<queued_task const> queue, bool running,
+                                                        double amount) const = 0;
     [[nodiscard]] virtual idle_action when_idle() const = 0;
     [[nodiscard]] virtual bool balances() const = 0;
     [[nodiscard]] virtual bool spills() const = 0;
@@ -334,6 +367,13 @@ public:
     }
     [[nodiscard]] std::vector<std::size_t> give(std::span<queued_task const> queue, bool running) const override {
         return state_.give(queue, running);
+    }
+    [[nodiscard]] std::vector<std::size_t> give(std::span<queued_task const> queue, bool running,
+                                                double amount) const override {
+        if constexpr (requires { { state_.give(queue, running, amount) } -> std::same_as<std::vector<std::size_t>>; })
+            return state_.give(queue, running, amount);
+        else
+            return state_.give(queue, running);
     }
     [[nodiscard]] idle_action when_idle() const override { return state_.when_idle(); }
     [[nodiscard]] bool balances() const override { return state_.balances(); }

@@ -62,7 +62,7 @@ public:
         }
         case kind::transfer: {
             auto const t = r.get<dnc_transfer>();
-            answer(ask{true, static_cast<int>(t.to_rank), t.to_index, t.task});
+            answer(ask{true, static_cast<int>(t.to_rank), t.to_index, t.task, -1, t.share});
             break;
         }
         case kind::steal: {
@@ -254,6 +254,7 @@ private:
         std::uint64_t task = 0;  ///< the task the manager names: its order + 1 (0: the placement chooses)
         /// A thief whose own problem waits runs only tasks deeper than this (-1: any).
         std::int64_t deeper_than = -1;
+        double share = 0.0; ///< the load to give, as a share of this worker's (transfer; 0: one task)
     };
 
     /// Gives what the placement allows; a worker recursing inline defers
@@ -272,7 +273,10 @@ private:
         bool const busy = inlining_ > 0 || solving_ || !frames_.empty();
         bool const deeper = a.deeper_than >= 0;
         auto const depth = static_cast<std::uint32_t>(std::max<std::int64_t>(0, a.deeper_than));
-        auto chosen = placement_.give(deeper ? queue_.view_deeper(depth) : queue_.view(), busy);
+        auto const& view = deeper ? queue_.view_deeper(depth) : queue_.view();
+        // sized by the manager: a share of this worker's load, its inlined task's included
+        auto chosen = a.share > 0.0 ? placement_.give(view, busy, a.share * (queue_.load() + running_))
+                                    : placement_.give(view, busy);
         if (chosen.empty()) return false;
         if (deeper)
             for (auto& i : chosen) i = queue_.position(i);

@@ -66,6 +66,8 @@ struct dnc_transfer {
     std::uint64_t to_index = 0;
     std::int64_t to_rank = 0;
     std::uint64_t task = 0; ///< the queued task's order + 1 (placing by estimates); 0: the placement chooses
+    /// The donor's load to give, as a share of it (seed 000's (4.6)); 0: the placement's one choice.
+    double share = 0.0;
 };
 
 /// A worker's info to the manager: its queue's summed cost (kazouris), the
@@ -278,6 +280,7 @@ private:
         // simulation's time).
         if (no_donor_epoch_ == donor_epoch_) return; // none found, and none may donate since
         double asked_speed = 0.0;
+        std::vector<std::size_t> donors;
         while (asked_speed < w_[to].speed) {
             std::optional<std::size_t> best;
             double most = -1.0;
@@ -294,8 +297,20 @@ private:
             w_[*best].donating = true;
             ++w_[to].incoming;
             asked_speed += w_[*best].speed;
-            dnc_transfer const ask{to, port_.settings().worker_ranks[to]};
-            port_.send_worker(*best, kind::transfer, std::as_bytes(std::span(&ask, 1)));
+            donors.push_back(*best);
+        }
+        // Every donor and the idle worker to finish together (seed 000's (4.5)):
+        // T = summed load over summed speed; donor j keeps T x its speed.
+        double load = 0.0, speed = w_[to].speed;
+        for (auto const j : donors) {
+            load += w_[j].load;
+            speed += w_[j].speed;
+        }
+        double const together = load / speed;
+        for (auto const j : donors) {
+            double const share = w_[j].load > 0.0 ? std::clamp(1.0 - together * w_[j].speed / w_[j].load, 0.0, 1.0) : 0.0;
+            dnc_transfer const ask{to, port_.settings().worker_ranks[to], 0, share};
+            port_.send_worker(j, kind::transfer, std::as_bytes(std::span(&ask, 1)));
         }
         if (w_[to].incoming == 0) {
             no_donor_epoch_ = donor_epoch_;
@@ -380,7 +395,7 @@ private:
             if (auto const m = sched_->place_from(k, t, now)) ask_move(*m);
     }
     void ask_move(task_move const& m) {
-        dnc_transfer const ask{m.to, port_.settings().worker_ranks[m.to], order_of(m.id) + 1};
+        dnc_transfer const ask{m.to, port_.settings().worker_ranks[m.to], order_of(m.id) + 1, 0.0};
         est_[m.from].asked.push_back({port_.now(), m.bytes, order_of(m.id)});
         ++est_[m.to].incoming;
         port_.send_worker(m.from, kind::transfer, std::as_bytes(std::span(&ask, 1)));

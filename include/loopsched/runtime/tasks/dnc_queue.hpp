@@ -64,7 +64,7 @@ public:
     /// The queue as a placement sees it.
     std::vector<queued_task> const& view() {
         view_.clear();
-        for (auto const& e : entries_) view_.push_back({e.cost, e.order});
+        for (auto const& e : entries_) view_.push_back({e.cost, e.order, weight(e.cost)});
         return view_;
     }
     /// Whether a task deeper than `depth` is queued.
@@ -77,7 +77,7 @@ public:
         positions_.clear();
         for (std::size_t i = 0; i < entries_.size(); ++i)
             if (entries_[i].depth > depth) {
-                view_.push_back({entries_[i].cost, entries_[i].order});
+                view_.push_back({entries_[i].cost, entries_[i].order, weight(entries_[i].cost)});
                 positions_.push_back(i);
             }
         return view_;
