@@ -1704,7 +1704,6 @@ DOES_NOT_HOLD = frozenset({
     "h.b-curve-minimum-right-of-model",
     "balance.floyd-steinberg-weighted-within-1.35",
     "balance.hydro-weighted-within-1.35",
-    "dnc.monotone-past-10",
     "dnc.shared-medium-small",
     "dnc.uneven-within-1.15",
     "dlpt.kazouris-or-stealing-beats-dlpt",
