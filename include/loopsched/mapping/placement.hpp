@@ -370,7 +370,9 @@ public:
     }
     [[nodiscard]] std::vector<std::size_t> give(std::span<queued_task const> queue, bool running,
                                                 double amount) const override {
-        if constexpr (requires { { state_.give(queue, running, amount) } -> std::same_as<std::vector<std::size_t>>; })
+        if constexpr (requires {
+                          { state_.give(queue, running, amount) } -> std::same_as<std::vector<std::size_t>>;
+                      })
             return state_.give(queue, running, amount);
         else
             return state_.give(queue, running);

@@ -308,7 +308,8 @@ private:
         }
         double const together = load / speed;
         for (auto const j : donors) {
-            double const share = w_[j].load > 0.0 ? std::clamp(1.0 - together * w_[j].speed / w_[j].load, 0.0, 1.0) : 0.0;
+            double const share =
+                    w_[j].load > 0.0 ? std::clamp(1.0 - together * w_[j].speed / w_[j].load, 0.0, 1.0) : 0.0;
             dnc_transfer const ask{to, port_.settings().worker_ranks[to], 0, share};
             port_.send_worker(j, kind::transfer, std::as_bytes(std::span(&ask, 1)));
         }
