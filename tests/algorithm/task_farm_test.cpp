@@ -766,6 +766,37 @@ std::vector<loop_statistics> run_copied_farm(int ranks, int n, int slow, std::ch
 
 } // namespace
 
+TEST_CASE("task_farm with reissue: a copy that polls may hear the stop mid-task; the next farms run clean") {
+    // Rank 2's tasks take 20 ms in slices with a poll between: the farm ends
+    // (another copy's result came in) while it runs one, and its poll takes the
+    // stop. Its result then must not go out after its report.
+    task_farm_options o;
+    o.scheme = "ss";
+    o.expected_tasks = 120;
+    o.master_computes = false;
+    o.reissue = true;
+    o.poll_interval = 1e-6;
+    in_process::run(4, [&](in_process::endpoint& t) {
+        for (int round = 0; round < 3; ++round) {
+            auto out = task_farm<int>(
+                    t, [&](auto& farm) { for (int i = 0; i < 120; ++i) farm.submit(i); },
+                    [&](int const& i) {
+                        auto const slice = std::chrono::microseconds(t.rank() == 2 ? 1000 : 3);
+                        for (int k = 0; k < 20; ++k) {
+                            std::this_thread::sleep_for(slice);
+                            this_task::poll();
+                        }
+                        return compute(i);
+                    },
+                    o);
+            if (t.rank() == 0) {
+                REQUIRE(out.value.size() == 120);
+                for (int i = 0; i < 120; ++i) CHECK(out.value[static_cast<std::size_t>(i)] == compute(i));
+            }
+        }
+    });
+}
+
 TEST_CASE("task_farm with reissue: a slow worker's tasks are copied to idle ones, results once as a sequential run") {
     for (std::string scheme : {"kazouris", "ss", "fss"})
         for (bool computes : {true, false}) {

@@ -82,6 +82,7 @@ public:
         });
         if (port_.settings().trace) trace_.push_back({port_.rank(), static_cast<index_t>(t.head.id), 1, start, end});
         ++mine_.iterations;
+        if (reported_) return end; // stopped while it ran (it polled): the farm has every result
         status_ = profile_.status(end);
         port_.request(status_, chunk_timing{1, end - start, end - start}, results_);
         return end;
@@ -103,7 +104,12 @@ public:
     }
     void waited(double seconds) noexcept { mine_.wait_seconds += seconds; }
 
-    worker_statistics statistics(double) const { return mine_; }
+    /// Its report (the stop came): after it nothing more goes out, not even
+    /// the result of a task whose poll heard the stop (another copy's came first).
+    worker_statistics statistics(double) {
+        reported_ = true;
+        return mine_;
+    }
     [[nodiscard]] result_blocks& results() noexcept { return results_; }
     [[nodiscard]] std::span<chunk_event const> trace() const noexcept { return trace_; }
 
@@ -183,7 +189,7 @@ private:
     bool hears_estimates_;
     std::uint64_t running_ = 0; ///< the task running now, or last
     double polled_ = 0.0;       ///< when this_task::poll() last looked at messages
-    bool in_task_ = false;
+    bool in_task_ = false, reported_ = false;
     bool left_ = false;         ///< it left the farm (departure)
 };
 
