@@ -153,7 +153,7 @@ private:
         entry t = deeper ? queue.take_deeper(this->placement_.next(queue.view_deeper(below), dividing))
                          : queue.take(this->placement_.next(queue.view(), dividing));
         ++this->stats_.tasks;
-        if (this->estimates_) this->set_running(queue.weight(t.cost));
+        if (this->estimates_) this->set_running(t.weight);
         std::optional<Result> r = dividing ? run_divided_task(t) : run_inlined_task(t);
         if (this->estimates_) this->set_running(-1.0);
         if (r) this->deliver(t.parent, std::move(*r));
@@ -183,7 +183,7 @@ private:
         double const start = port.now();
         std::uint64_t const nodes = this->stats_.nodes, traced_before = traced_nested_;
         ++this->inlining_;
-        double const weight = this->queue_.weight(t.cost);
+        double const weight = t.weight;
         this->running_ += weight; // work in hand too: the manager looks for large inlined subtrees to spill
         std::optional<Result> r;
         listening const listen(this->listener()); // this_task::poll() from a leaf of the recursion
@@ -215,7 +215,7 @@ private:
     std::optional<Result> run_divided_task(entry& t) {
         tick();
         listening const listen(this->listener()); // this_task::estimate() and poll() from the body
-        double const weight = this->queue_.weight(t.cost), start = this->port_.now();
+        double const weight = t.weight, start = this->port_.now();
         if (ops_.is_leaf(t.problem)) {
             if (!this->coworkers_.empty() && this->queue_.empty()) return_coworkers();
             Result r;

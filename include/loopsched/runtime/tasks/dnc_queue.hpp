@@ -28,6 +28,7 @@ public:
     struct entry {
         Problem problem;
         double cost = 0.0;
+        double weight = 0.0; ///< its part of the load, by the measure (computed once, at push)
         std::uint64_t order = 0;
         std::uint32_t depth = 0;
         result_address parent;
@@ -45,13 +46,13 @@ public:
 
     /// A task at the end: the newest, numbered in arrival order.
     void push(Problem problem, double cost, std::uint32_t depth, result_address parent, bool fresh) {
-        entries_.push_back(entry{std::move(problem), cost, next_order_++, depth, parent, fresh});
-        load_ += weight(cost);
+        entries_.push_back(entry{std::move(problem), cost, weight(cost), next_order_++, depth, parent, fresh});
+        load_ += entries_.back().weight;
     }
     entry take(std::size_t at) {
         entry e = std::move(entries_[at]);
         entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(at));
-        load_ -= weight(e.cost);
+        load_ -= e.weight;
         if (entries_.empty()) load_ = 0.0; // no drift from the sums
         return e;
     }
@@ -64,7 +65,7 @@ public:
     /// The queue as a placement sees it.
     std::vector<queued_task> const& view() {
         view_.clear();
-        for (auto const& e : entries_) view_.push_back({e.cost, e.order, weight(e.cost)});
+        for (auto const& e : entries_) view_.push_back({e.cost, e.order, e.weight});
         return view_;
     }
     /// Whether a task deeper than `depth` is queued.
@@ -77,7 +78,7 @@ public:
         positions_.clear();
         for (std::size_t i = 0; i < entries_.size(); ++i)
             if (entries_[i].depth > depth) {
-                view_.push_back({entries_[i].cost, entries_[i].order, weight(entries_[i].cost)});
+                view_.push_back({entries_[i].cost, entries_[i].order, entries_[i].weight});
                 positions_.push_back(i);
             }
         return view_;
@@ -97,7 +98,7 @@ public:
         if (old_.size() > listed_old_tasks) {
             auto const cheap = [&](std::size_t a, std::size_t b) { return entries_[a].cost < entries_[b].cost; };
             std::ranges::nth_element(old_, old_.begin() + static_cast<std::ptrdiff_t>(listed_old_tasks), cheap);
-            for (std::size_t i = listed_old_tasks; i < old_.size(); ++i) h.unlisted += weight(entries_[old_[i]].cost);
+            for (std::size_t i = listed_old_tasks; i < old_.size(); ++i) h.unlisted += entries_[old_[i]].weight;
             h.unlisted_count = old_.size() - listed_old_tasks;
             old_.resize(listed_old_tasks);
         }
@@ -108,7 +109,7 @@ public:
             auto& e = entries_[i];
             dnc_reported_task t;
             t.order = e.order;
-            t.cost = weight(e.cost);
+            t.cost = e.weight;
             if (measure_ == cost_measure::size)
                 t.bytes = e.cost;
             else if constexpr (std::is_trivially_copyable_v<Problem>)
