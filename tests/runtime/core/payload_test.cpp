@@ -4,6 +4,7 @@
 #include <loopsched/concepts.hpp>
 #include <loopsched/mapping/mapping.hpp>
 #include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/runtime/core/wire.hpp>
 #include <loopsched/serialization.hpp>
 #include <loopsched/space/box.hpp>
 #include <loopsched/spec.hpp>
@@ -17,6 +18,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 using namespace loopsched;
@@ -101,6 +103,27 @@ TEST_CASE("payload: byte_size counts what to_bytes would make, for each kind") {
     }
     CHECK(byte_size(make_particle(3)) == to_bytes(make_particle(3)).size()); // serialized: measured
     CHECK(byte_size(std::vector<bool>(9, true)) == to_bytes(std::vector<bool>(9, true)).size());
+}
+
+TEST_CASE("payload: a value written in place into a message's room is the bytes to_bytes makes") {
+    static_assert(travels_in_place<double> && travels_in_place<std::vector<int>>);
+    static_assert(!travels_in_place<particle> && !travels_in_place<std::vector<bool>>);
+    auto in_place = [](auto const& v) {
+        using V = std::remove_cvref_t<decltype(v)>;
+        detail::wire_writer w;
+        w.put(std::uint32_t{7}); // a header before it, as a task's
+        write_bytes_to(w.put_room(byte_size(v)), std::span<V const>(&v, 1));
+        auto const all = w.view();
+        return std::vector<std::byte>(all.begin() + sizeof(std::uint32_t), all.end());
+    };
+    CHECK(in_place(2.5) == to_bytes(2.5));
+    for (std::size_t const n : {std::size_t{0}, std::size_t{3}, std::size_t{100000}}) { // 100,000: past the writer's own array
+        std::vector<int> v(n);
+        for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<int>(i * 7);
+        auto const bytes = in_place(v);
+        CHECK(bytes == to_bytes(v));
+        CHECK(from_bytes<std::vector<int>>(bytes) == v);
+    }
 }
 
 TEST_CASE("payload: a loop gathers values of a serialized type, dynamic and static, 1-4 ranks") {

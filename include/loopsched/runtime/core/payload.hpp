@@ -54,20 +54,21 @@ std::size_t counted_size(V const& v) noexcept {
 
 } // namespace detail
 
-/// Appends `values` to `out`: their bytes, or one binary archive of them all.
+/// True for the types whose bytes' count is known without writing them, so
+/// that they may be written in place (write_bytes_to).
 template <class T>
-void write_values(std::vector<std::byte>& out, std::span<T const> values) {
+inline constexpr bool travels_in_place = travels_as_bytes<T> || travels_as_counted_bytes<T>;
+
+/// Writes `values` into `out`, which holds exactly their bytes' count (the sum
+/// of byte_size): a message's room, so a large payload is copied once.
+template <class T>
+requires travels_in_place<T>
+void write_bytes_to(std::span<std::byte> out, std::span<T const> values) {
     if constexpr (travels_as_bytes<T>) {
-        // resize and copy, not a range insert: GCC 12 warns falsely (stringop-overflow) on that into an empty vector
         auto const b = std::as_bytes(values);
-        std::size_t const at = out.size();
-        out.resize(at + b.size());
-        if (!b.empty()) std::memcpy(out.data() + at, b.data(), b.size());
-    } else if constexpr (travels_as_counted_bytes<T>) {
-        std::size_t total = 0;
-        for (auto const& v : values) total += detail::counted_size(v);
-        std::size_t at = out.size();
-        out.resize(at + total);
+        if (!b.empty()) std::memcpy(out.data(), b.data(), b.size());
+    } else {
+        std::size_t at = 0;
         for (auto const& v : values) {
             std::uint64_t const count = v.size();
             std::memcpy(out.data() + at, &count, sizeof count);
@@ -76,6 +77,22 @@ void write_values(std::vector<std::byte>& out, std::span<T const> values) {
             if (size != 0) std::memcpy(out.data() + at, v.data(), size);
             at += size;
         }
+    }
+}
+
+/// Appends `values` to `out`: their bytes, or one binary archive of them all.
+template <class T>
+void write_values(std::vector<std::byte>& out, std::span<T const> values) {
+    if constexpr (travels_in_place<T>) {
+        std::size_t total = 0;
+        if constexpr (travels_as_bytes<T>)
+            total = values.size_bytes();
+        else
+            for (auto const& v : values) total += detail::counted_size(v);
+        // resize and copy, not a range insert: GCC 12 warns falsely (stringop-overflow) on that into an empty vector
+        std::size_t const at = out.size();
+        out.resize(at + total);
+        write_bytes_to(std::span<std::byte>(out).subspan(at), values);
     } else {
         detail::require_archive<T>();
         detail::archived<T>::write(out, values);

@@ -41,6 +41,9 @@ public:
         if (!data.empty()) std::memcpy(grow(data.size()), data.data(), data.size());
         return *this;
     }
+    /// Room for `n` bytes the caller fills at once (a payload written in
+    /// place, not copied in from a buffer of its own); valid until the next put.
+    [[nodiscard]] std::span<std::byte> put_room(std::size_t n) { return {grow(n), n}; }
     /// The bytes written so far; valid until the next put or take.
     [[nodiscard]] std::span<std::byte const> view() const noexcept { return {data_, used_}; }
     bytes take() && {

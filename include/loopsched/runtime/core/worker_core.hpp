@@ -43,6 +43,13 @@ public:
         else
             link_.send(settings_.root, what, data);
     }
+    /// As above, for bytes made to be sent: over a link they leave as they are, not copied.
+    void send_master(kind what, bytes data) {
+        if (local_)
+            local_->to_master(link_.rank(), what, std::span<std::byte const>(data.data(), data.size()));
+        else
+            link_.send(settings_.root, what, std::move(data));
+    }
     /// To another rank's worker (never this one).
     void send_rank(int rank, kind what, bytes data) { link_.send(rank, what, std::move(data)); }
 

@@ -396,7 +396,7 @@ private:
         run(chunk{next_, slice});
         double const end = port_.now();
         if (settings_.detects_failures() && !port_.is_local() && end - spoke_ >= settings_.silence / 4) {
-            port_.send_master(kind::alive, {}); // a long chunk is no silence
+            port_.send_master(kind::alive, std::span<std::byte const>()); // a long chunk is no silence
             spoke_ = end;
         }
         next_ += slice;

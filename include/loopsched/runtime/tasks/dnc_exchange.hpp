@@ -118,14 +118,14 @@ protected:
 
     void deliver(result_address const& to, Result r) {
         if (to.rank == port_.rank()) return frames_.fill(to.frame, to.index, std::move(r));
-        scratch_.clear();
-        write_values(scratch_, std::span<Result const>(&r, 1));
         wire_writer w;
         if (to.rank < 0) {
-            port_.send_master(kind::solution, w.put_raw(scratch_).view());
+            put_value(w, r);
+            port_.send_master(kind::solution, std::move(w).take());
             stopped_ = true; // nothing more goes to the manager: it stops every worker now
         } else {
-            w.put(to.frame).put(to.index).put_raw(scratch_);
+            w.put(to.frame).put(to.index);
+            put_value(w, r);
             port_.send_rank(to.rank, kind::reply, std::move(w).take());
         }
     }
@@ -137,18 +137,20 @@ protected:
         wire_writer w;
         w.put(static_cast<std::uint8_t>(origin)).put(static_cast<std::uint64_t>(tasks.size()));
         for (auto const& t : tasks) {
-            scratch_.clear();
-            write_values(scratch_, std::span<Problem const>(t.problem, 1));
+            if constexpr (!travels_in_place<Problem>) { // an archive: its size is known once written
+                scratch_.clear();
+                write_values(scratch_, std::span<Problem const>(t.problem, 1));
+            }
             dnc_task_header h;
             h.parent = t.parent;
             h.cost = t.cost;
             h.depth = t.depth;
             h.measure = static_cast<std::uint8_t>(queue_.measure());
             h.list = t.list.size();
-            h.bytes = scratch_.size();
+            h.bytes = travels_in_place<Problem> ? byte_size(*t.problem) : scratch_.size();
             w.put(h);
             for (auto const& x : t.list) w.put(x);
-            w.put_raw(scratch_);
+            put_value(w, *t.problem, true);
         }
         stats_.given += tasks.size();
         if (rank == port_.rank()) throw error("loopsched: protocol: tasks sent to the worker that holds them");
@@ -323,6 +325,22 @@ private:
     }
     /// this_task::poll() from a running body: its messages, as between problems.
     void poll() override { maybe_poll(); }
+
+    /// A problem or a result at the end of a message: its bytes written in
+    /// place (a subproblem of megabytes is copied once, not twice), or an
+    /// archive's (`archived`: scratch_ holds it already, to size a header).
+    template <class V>
+    void put_value(wire_writer& w, V const& v, bool archived = false) {
+        if constexpr (travels_in_place<V>) {
+            write_bytes_to(w.put_room(byte_size(v)), std::span<V const>(&v, 1));
+        } else {
+            if (!archived) {
+                scratch_.clear();
+                write_values(scratch_, std::span<V const>(&v, 1));
+            }
+            w.put_raw(scratch_);
+        }
+    }
 
     std::vector<ask> pending_;
     std::vector<std::byte> scratch_;
