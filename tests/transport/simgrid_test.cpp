@@ -1,10 +1,12 @@
 // The runtime's own engines on the SimGrid transport: exactly-once and
 // bit-identical results as on real transports, simulated times that follow
-// the platform (speeds, links, background load), the error paths (divide and
-// conquer: simgrid_dnc_test.cpp).
+// the platform (speeds, links, background load), the error paths.
+#include "../../examples/dnc_problems.hpp"
 #include "../../examples/doacross_kernels.hpp"
+#include "../../examples/uts.hpp"
 
 #include <loopsched/adaptor/synchronized.hpp>
+#include <loopsched/algorithm/divide_and_conquer.hpp>
 #include <loopsched/algorithm/parallel_for.hpp>
 #include <loopsched/algorithm/parallel_for_doacross.hpp>
 #include <loopsched/algorithm/task_farm.hpp>
@@ -15,6 +17,7 @@
 #include <loopsched/mapping/dlpt.hpp>
 #include <loopsched/space/box.hpp>
 #include <loopsched/spec.hpp>
+#include <loopsched/this_task.hpp>
 #include <loopsched/transport/simgrid.hpp>
 
 #include <doctest/doctest.h>
@@ -30,12 +33,102 @@
 #include <numeric>
 #include <vector>
 
-#include "../support/simgrid_clusters.hpp"
-
 using namespace loopsched;
-using namespace loopsched::testing;
 
 namespace {
+
+/// 1 master + the given workers, all on 100 Mbit/s links.
+sim::platform cluster(std::vector<double> const& worker_speeds, std::vector<int> const& background = {}) {
+    sim::platform p;
+    p.add({"master", 1e9, 12.5e6, 50e-6, 0});
+    for (std::size_t k = 0; k < worker_speeds.size(); ++k)
+        p.add({"w" + std::to_string(k + 1), worker_speeds[k], 12.5e6, 50e-6, background.empty() ? 0 : background[k]});
+    return p;
+}
+
+/// A master and 4 equal workers, `count` of them (chosen by `seed`) failing
+/// at random times in [0.02, 0.6] s.
+sim::platform randomly_failing(int count, unsigned seed) {
+    auto p = cluster({1e9, 1e9, 1e9, 1e9});
+    std::mt19937 random(seed);
+    std::vector<int> ranks{1, 2, 3, 4};
+    std::shuffle(ranks.begin(), ranks.end(), random);
+    std::uniform_real_distribution<double> when(0.02, 0.6);
+    for (int i = 0; i < count; ++i) p.fail({.rank = ranks[static_cast<std::size_t>(i)], .at = when(random)});
+    return p;
+}
+
+std::string testing_text(std::vector<int> const& ranks) {
+    std::string out;
+    for (int r : ranks) out += (out.empty() ? "" : ",") + std::to_string(r);
+    return "{" + out + "}";
+}
+
+/// Every simulator of this program, made before any runs (SimGrid seals its
+/// platform when the first simulation starts).
+struct clusters {
+    sim::simulator mixed{cluster({3e9, 1e9, 1e9, 2e9}, {0, 1, 0, 2})};
+    sim::simulator equal{cluster({1e9, 1e9})};
+    sim::simulator fast_slow{cluster({3e9, 1e9})};
+    sim::simulator free_loaded{cluster({1e9, 1e9}, {0, 1})};
+    sim::simulator three{cluster({2e9, 1e9, 1e9}, {0, 1, 0})};
+    sim::simulator doacross{cluster({1e9, 0.5e9, 1e9}, {0, 1, 0})};
+    sim::simulator plain{cluster({1e9, 1e9, 1e9})};
+    sim::simulator four_one{cluster({4e9, 1e9, 1e9, 1e9})};
+    sim::simulator nine{cluster({2e9, 1e9, 1e9, 1e9, 2e9, 1e9, 1e9, 1e9, 3e9}, {0, 0, 1, 0, 0, 0, 2, 0, 0})};
+    sim::simulator sixty_four{cluster(std::vector<double>(64, 1e9))};
+    sim::simulator many{cluster(std::vector<double>(511, 1e9))};
+    sim::simulator most{cluster(std::vector<double>(1023, 1e9))};
+    sim::simulator switched4{cluster({1e9, 1e9, 1e9})};
+    sim::simulator shared4{cluster({1e9, 1e9, 1e9}).share_medium(12.5e6)};
+    // Rank 1 10x slower from 0.25 s; rank 2 stopped from 0.1 to 0.3 s; rank 3 at half speed
+    // for the first 0.1 s of every 0.2 s.
+    sim::simulator perturbed{[] {
+        auto p = cluster({1e9, 1e9, 1e9});
+        p.perturb({.rank = 1, .from = 0.25, .slowdown = 10.0});
+        p.perturb({.rank = 2, .from = 0.1, .until = 0.3, .slowdown = std::numeric_limits<double>::infinity()});
+        p.perturb({.rank = 3, .slowdown = 2.0, .period = 0.2, .on = 0.1});
+        return p;
+    }()};
+    // Rank 1 10x slower from 0.3 s: reissue's test.
+    sim::simulator slowed{[] {
+        auto p = cluster({1e9, 1e9, 1e9, 1e9});
+        p.perturb({.rank = 1, .from = 0.3, .slowdown = 10.0});
+        return p;
+    }()};
+    // Ranks 2 and 4's hosts fail at 0.3 and 0.7 s: the failure detector's test.
+    sim::simulator failing{[] {
+        auto p = cluster({1e9, 1e9, 1e9, 1e9});
+        p.fail({.rank = 4, .at = 0.7});
+        p.fail({.rank = 2, .at = 0.3});
+        return p;
+    }()};
+    // A master and 4 workers; 1, 2 and all 4 workers' hosts fail at random times in the
+    // first 0.6 s (seeded): failures at any moment, the root left alone at worst.
+    sim::simulator random_failures[3] = {sim::simulator(randomly_failing(1, 11)), sim::simulator(randomly_failing(2, 12)),
+                                         sim::simulator(randomly_failing(4, 13))};
+    sim::simulator charged{cluster({1e9}), [] {
+                               sim::simulation_options o;
+                               o.charge_engine_time = true;
+                               return o;
+                           }()};
+    sim::simulator rendezvous{cluster({1e9}), [] {
+                                  sim::simulation_options o;
+                                  o.rendezvous_bytes = 1000;
+                                  o.rendezvous_round_trip = 1e-3;
+                                  return o;
+                              }()};
+};
+clusters& all() {
+    static clusters c;
+    return c;
+}
+
+bytes bytes_of(std::size_t n) { return bytes(n, std::byte{1}); }
+
+double seconds_per_iteration(worker_statistics const& w) {
+    return w.compute_seconds / static_cast<double>(w.iterations);
+}
 
 struct doall_outcome {
     loop_statistics root;
@@ -325,6 +418,171 @@ TEST_CASE("simgrid: a DOACROSS loop on simulated hosts gives the sequential loop
     }
 }
 
+TEST_CASE("simgrid: divide and conquer gives the sequential result with every placement, faster on faster hosts") {
+    auto& s = all().mixed;
+    using examples::uneven_tree;
+    auto const expected = sequential_divide_and_conquer(uneven_tree::node{}, uneven_tree{10});
+    for (char const* placement : {"kazouris", "april", "steal", "steal-half"})
+        for (bool master_computes : {true, false}) {
+            CAPTURE(placement);
+            CAPTURE(master_computes);
+            std::uint64_t got = 0;
+            double seconds = 0.0;
+            s.run([&](sim::transport& t) {
+                dnc_options o;
+                o.placement = placement;
+                o.master_computes = master_computes;
+                o.powers = s.layout().powers();
+                o.run_queues = s.layout().run_queues();
+                struct timed : uneven_tree { // every leaf costs 1e6 flops of simulated time
+                    sim::transport* t;
+                    [[nodiscard]] std::uint64_t solve(node const& p) const {
+                        t->compute(1e6);
+                        return uneven_tree::solve(p);
+                    }
+                };
+                timed ops{{10}, &t};
+                auto out = divide_and_conquer(t, uneven_tree::node{}, ops, o);
+                if (t.rank() == 0) {
+                    got = out.value;
+                    seconds = out.statistics.parallel_seconds;
+                }
+            });
+            CHECK(got == expected);
+            CHECK(seconds > 0.0);
+        }
+}
+
+namespace {
+/// 256 leaves, a quarter of them (a block, as a fractal's inside is) 12
+/// times dearer: a slow worker's dear leaf takes 0.12 s. Its leaves compute in
+/// `slices`, calling this_task::poll() between them when `polls`.
+struct blocky {
+    sim::transport* t;
+    int slices = 1;
+    bool polls = false;
+    struct node {
+        std::uint32_t level = 0, index = 0;
+    };
+    [[nodiscard]] bool is_leaf(node const& p) const { return p.level == 8; }
+    [[nodiscard]] std::uint64_t solve(node const& p) const {
+        bool const dear = p.index >= 96 && p.index < 160;
+        for (int i = 0; i < slices; ++i) {
+            t->compute((dear ? 1.2e8 : 1e7) / slices);
+            if (polls) this_task::poll();
+        }
+        return examples::uneven_tree::mix(p.index + 1);
+    }
+    [[nodiscard]] std::vector<node> divide(node const& p) const {
+        return {{p.level + 1, p.index * 2}, {p.level + 1, p.index * 2 + 1}};
+    }
+    [[nodiscard]] std::uint64_t combine(node const&, std::span<std::uint64_t> r) const {
+        return examples::uneven_tree::mix(r[0] * 31 + r[1]);
+    }
+    [[nodiscard]] static std::uint64_t expected() {
+        std::vector<std::uint64_t> level(256);
+        for (std::uint32_t i = 0; i < 256; ++i) level[i] = examples::uneven_tree::mix(i + 1);
+        for (; level.size() > 1;) {
+            std::vector<std::uint64_t> up(level.size() / 2);
+            for (std::size_t i = 0; i < up.size(); ++i)
+                up[i] = examples::uneven_tree::mix(level[2 * i] * 31 + level[2 * i + 1]);
+            level = std::move(up);
+        }
+        return level[0];
+    }
+    static constexpr double ideal_on_4_1_1_1 = (64 * 1.2e8 + 192 * 1e7) / 7e9; // seconds
+};
+
+/// The blocky tree under Kazouris's scheme on speeds 4:1:1:1: its parallel time.
+double kazouris_blocky(blocky const& shape) {
+    auto& s = all().four_one;
+    std::uint64_t got = 0;
+    double seconds = 0.0;
+    s.run([&](sim::transport& t) {
+        dnc_options o;
+        o.placement = "kazouris";
+        o.master_computes = false;
+        o.powers = s.layout().powers();
+        o.run_queues = s.layout().run_queues();
+        blocky ops = shape; // each rank's own, charging its own host
+        ops.t = &t;
+        auto out = divide_and_conquer(t, blocky::node{}, ops, o);
+        if (t.rank() == 0) {
+            got = out.value;
+            seconds = out.statistics.parallel_seconds;
+        }
+    });
+    CHECK(got == blocky::expected());
+    return seconds;
+}
+} // namespace
+
+TEST_CASE("simgrid: kazouris on speeds 4:1:1:1: an idle fast worker asks several slow donors, not one busy with a long "
+          "leaf") {
+    // A donor answers only between leaves here. Asking one donor, the fast
+    // worker waited on dear leaves while the other slow workers had tasks to give.
+    double const seconds = kazouris_blocky(blocky{});
+    // One donor asked at a time: 2.80 times the ideal; three at once: 1.42.
+    CHECK(seconds <= 1.6 * blocky::ideal_on_4_1_1_1);
+}
+
+TEST_CASE("simgrid: leaves that call this_task::poll answer transfers while they run") {
+    // The same tree, its leaves in 12 slices: with a poll between slices a
+    // slow donor answers in a twelfth of a dear leaf, not after all of it.
+    double const sliced = kazouris_blocky(blocky{nullptr, 12, false});
+    double const polled = kazouris_blocky(blocky{nullptr, 12, true});
+    CAPTURE(sliced / blocky::ideal_on_4_1_1_1);
+    CAPTURE(polled / blocky::ideal_on_4_1_1_1);
+    // 1.204 and 1.095 times the ideal
+    CHECK(polled < 0.95 * sliced);
+    CHECK(polled <= 1.15 * blocky::ideal_on_4_1_1_1);
+}
+
+TEST_CASE("simgrid: divide and conquer on 512 and 1,024 workers with 1 MiB stacks: exact, waits bounded by the tree") {
+    // Before waiting problems ran only deeper tasks, transfers arriving at
+    // waiting workers nested without bound: 785 nested waits at 512 workers
+    // under kazouris on this tree, and a stack overflow at 1,024.
+    using examples::uts_tree;
+    uts_tree const u = uts_tree::named("T1-medium"); // 8 levels
+    std::uint64_t const nodes = u.count(u.root());
+    for (auto* s : {&all().many, &all().most})
+        for (char const* placement : {"kazouris", "april", "steal", "steal-half"}) {
+            CAPTURE(s->layout().powers().size());
+            CAPTURE(placement);
+            std::uint64_t counted = 0, waits = 0;
+            s->run([&](sim::transport& t) {
+                dnc_options o;
+                o.placement = placement;
+                struct timed : examples::uts_search { // nodes cost simulated time, charged 30 at a time
+                    sim::transport* t = nullptr;
+                    mutable int pending = 0;
+                    void charge() const {
+                        if (++pending < 30) return;
+                        t->compute(pending * 3.5e4);
+                        pending = 0;
+                    }
+                    [[nodiscard]] std::uint64_t solve(examples::uts_node const&) const {
+                        charge();
+                        return 1;
+                    }
+                    [[nodiscard]] auto divide(examples::uts_node const& n) const {
+                        charge();
+                        return uts_search::divide(n);
+                    }
+                };
+                timed ops;
+                ops.tree = u;
+                ops.t = &t;
+                auto out = divide_and_conquer(t, u.root(), ops, o);
+                if (t.rank() == 0) {
+                    counted = out.value;
+                    for (auto const& w : out.workers) waits = std::max(waits, w.peak_waits);
+                }
+            });
+            CHECK(counted == nodes);
+            CHECK(waits <= 8);
+        }
+}
 
 TEST_CASE("simgrid: hierarchical loops and task farms run everything once, results as a sequential run") {
     auto& s = all().nine;
