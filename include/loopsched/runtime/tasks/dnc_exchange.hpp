@@ -150,7 +150,10 @@ protected:
             h.bytes = travels_in_place<Problem> ? byte_size(*t.problem) : scratch_.size();
             w.put(h);
             for (auto const& x : t.list) w.put(x);
-            put_value(w, *t.problem, true);
+            if constexpr (travels_in_place<Problem>)
+                put_value(w, *t.problem);
+            else
+                w.put_raw(scratch_);
         }
         stats_.given += tasks.size();
         if (rank == port_.rank()) throw error("loopsched: protocol: tasks sent to the worker that holds them");
@@ -328,16 +331,14 @@ private:
 
     /// A problem or a result at the end of a message: its bytes written in
     /// place (a subproblem of megabytes is copied once, not twice), or an
-    /// archive's (`archived`: scratch_ holds it already, to size a header).
+    /// archive made in scratch_ and copied in.
     template <class V>
-    void put_value(wire_writer& w, V const& v, bool archived = false) {
+    void put_value(wire_writer& w, V const& v) {
         if constexpr (travels_in_place<V>) {
             write_bytes_to(w.put_room(byte_size(v)), std::span<V const>(&v, 1));
         } else {
-            if (!archived) {
-                scratch_.clear();
-                write_values(scratch_, std::span<V const>(&v, 1));
-            }
+            scratch_.clear();
+            write_values(scratch_, std::span<V const>(&v, 1));
             w.put_raw(scratch_);
         }
     }
