@@ -45,6 +45,15 @@ struct farm_parameters {
     /// queue (unless another worker holds a copy); without, every other rank
     /// throws the same error. Infinity (the default): never.
     double presumed_lost_after = std::numeric_limits<double>::infinity();
+    /// Two levels only: the producer runs on every sub-master instead of the
+    /// root, and each group's farm runs the tasks its own producer makes
+    /// (task_farm_handle::group() and groups() say which share is its). No
+    /// task passes through the root, so the root's cost per task is gone;
+    /// each group's results stay on its sub-master (its outcome's value; the
+    /// root's and the workers' are empty), and work moves within a group,
+    /// not between groups. Not with stop_after_results, time_limit or
+    /// expected_tasks (a group's chunk policy takes its queue in batches).
+    bool producers_in_groups = false;
 
     template <class F>
     friend void describe(farm_parameters const& p, F&& f) {
@@ -62,6 +71,7 @@ struct farm_parameters {
         f("presumed_lost_after", p.presumed_lost_after,
           detail::option_rule{0.0, std::numeric_limits<double>::infinity(), false,
                               "must be > 0 seconds (infinity: never)", true, false});
+        f("producers_in_groups", p.producers_in_groups, detail::any_value);
     }
 };
 

@@ -31,6 +31,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 using namespace loopsched;
@@ -494,6 +495,142 @@ TEST_CASE("hierarchy: a task farm in work cycles, and one stopped early whose ca
             CHECK(delivered < 400);
         });
     }
+}
+
+TEST_CASE("hierarchy: producers in groups: each sub-master makes and runs its share; results stay in the group") {
+    struct shape {
+        int ranks;
+        std::size_t group;
+        bool compute;
+    };
+    int const n = 157;
+    for (std::string scheme : {"ss/ss", "ss/kazouris", "kazouris/fss", "ss/dlpt"})
+        for (auto const s : {shape{2, 0, false}, shape{5, 2, false}, shape{7, 3, true}, shape{8, 2, false}}) {
+            CAPTURE(scheme);
+            CAPTURE(s.ranks);
+            CAPTURE(s.group);
+            CAPTURE(s.compute);
+            task_farm_options o;
+            auto levels = parse_farm_hierarchy(scheme);
+            levels.group_size = s.group;
+            levels.sub_masters_compute = s.compute;
+            o.scheme = levels;
+            o.producers_in_groups = true;
+            o.root = s.ranks > 4 ? 1 : 0;
+            std::vector<std::atomic<int>> runs(static_cast<std::size_t>(n));
+            std::vector<std::atomic<int>> made(static_cast<std::size_t>(n));
+            std::vector<std::vector<double>> values(static_cast<std::size_t>(s.ranks));
+            std::vector<std::pair<std::size_t, std::size_t>> place(static_cast<std::size_t>(s.ranks), {0, 0});
+            std::vector<std::pair<std::uint64_t, std::uint64_t>> part(static_cast<std::size_t>(s.ranks));
+            std::vector<loop_statistics> all(static_cast<std::size_t>(s.ranks));
+            in_process::run(s.ranks, [&](in_process::endpoint& t) {
+                auto out = task_farm<int>(
+                        t,
+                        [&](auto& farm) {
+                            place[static_cast<std::size_t>(t.rank())] = {farm.group(), farm.groups()};
+                            // The group's part of the n tasks, by its power; a cost for every task.
+                            auto const [first, last] = farm.share(static_cast<std::uint64_t>(n));
+                            part[static_cast<std::size_t>(t.rank())] = {first, last};
+                            for (auto i = first; i < last; ++i) {
+                                made[static_cast<std::size_t>(i)]++;
+                                farm.submit(static_cast<int>(i), task_hints{static_cast<double>(i % 5 + 1)});
+                            }
+                        },
+                        [&](int const& i) {
+                            runs[static_cast<std::size_t>(i)]++;
+                            return farm_work(i);
+                        },
+                        o);
+                values[static_cast<std::size_t>(t.rank())] = std::move(out.value);
+                all[static_cast<std::size_t>(t.rank())] = std::move(out.statistics);
+            });
+            std::size_t const groups = all[0].groups.size();
+            REQUIRE(groups >= 1);
+            for (int i = 0; i < n; ++i) {
+                REQUIRE(made[static_cast<std::size_t>(i)] == 1);
+                REQUIRE(runs[static_cast<std::size_t>(i)] == 1);
+            }
+            // A producer ran on each sub-master only, as group g of `groups`,
+            // the parts in group order tiling [0, n); its results,
+            // bit-identical, in its creation order.
+            std::vector<int> producers_of_group(groups, 0);
+            std::vector<std::pair<std::uint64_t, std::uint64_t>> parts(groups);
+            for (int r = 0; r < s.ranks; ++r) {
+                auto const [g, count] = place[static_cast<std::size_t>(r)];
+                auto const& v = values[static_cast<std::size_t>(r)];
+                if (count == 0) { // no producer ran here: the root or a group's worker
+                    CHECK(v.empty());
+                    continue;
+                }
+                CHECK(r != o.root);
+                CHECK(count == groups);
+                REQUIRE(g < groups);
+                ++producers_of_group[g];
+                auto const [first, last] = part[static_cast<std::size_t>(r)];
+                parts[g] = {first, last};
+                REQUIRE(v.size() == last - first);
+                for (auto i = first; i < last; ++i) CHECK(v[i - first] == farm_work(static_cast<int>(i)));
+            }
+            for (int p : producers_of_group) CHECK(p == 1);
+            std::uint64_t next = 0;
+            for (std::size_t g = 0; g < groups; ++g) {
+                CHECK(parts[g].first == next);
+                CHECK(parts[g].second > parts[g].first); // every group has workers, so power
+                next = parts[g].second;
+            }
+            CHECK(next == static_cast<std::uint64_t>(n));
+            for (auto const& st : all) {
+                CHECK(st.iterations() == n);
+                CHECK(sum_iterations(st.groups) == n);
+                CHECK(st.groups.size() == groups);
+            }
+        }
+}
+
+TEST_CASE("hierarchy: producers in groups: a one-level scheme, a stop or a throwing producer fail on every rank") {
+    struct bad {
+        std::string scheme;
+        std::size_t stop_after;
+        char const* parameter;
+    };
+    for (auto const& b : {bad{"kazouris", 0, "options.producers_in_groups"},
+                          bad{"ss/ss", 10, "options.stop_after_results"}}) {
+        CAPTURE(b.scheme);
+        std::vector<std::string> named(5);
+        in_process::run(5, [&](in_process::endpoint& t) {
+            task_farm_options o;
+            o.scheme = b.scheme;
+            o.producers_in_groups = true;
+            o.stop_after_results = b.stop_after;
+            try {
+                task_farm<int>(
+                        t, [](auto& farm) { farm.submit(1); }, [](int const& i) { return i; }, o);
+            } catch (invalid_parameter const& e) {
+                named[static_cast<std::size_t>(t.rank())] = e.parameter();
+            }
+        });
+        for (auto const& p : named) CHECK(p == b.parameter);
+    }
+    std::vector<std::string> seen(7);
+    in_process::run(7, [&](in_process::endpoint& t) {
+        task_farm_options o;
+        o.scheme = hierarchical{self_scheduling_placement{}, kazouris_placement{}, 2};
+        o.producers_in_groups = true;
+        try {
+            task_farm<int>(
+                    t,
+                    [](auto& farm) {
+                        for (int i = 0; i < 50; ++i) farm.submit(i);
+                        if (farm.group() == 1) throw std::runtime_error("producer of group 1 failed");
+                    },
+                    [](int const& i) { return i; }, o);
+        } catch (remote_error const& e) {
+            seen[static_cast<std::size_t>(t.rank())] = e.original_message();
+        } catch (std::runtime_error const& e) {
+            seen[static_cast<std::size_t>(t.rank())] = e.what();
+        }
+    });
+    for (auto const& s : seen) CHECK(s == "producer of group 1 failed");
 }
 
 TEST_CASE("hierarchy: a task farm whose task throws, or whose scheme is bad, fails on every rank") {

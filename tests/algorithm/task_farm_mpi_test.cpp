@@ -23,6 +23,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 using namespace loopsched;
@@ -107,6 +108,49 @@ int main(int argc, char** argv) {
         o.root = world.size() - 1;
         check_farm(world, t, 150, o, "hierarchical ss/ss, groups of two, the root last");
     }
+
+    // Producers in groups: each sub-master makes its part of the tasks (alone,
+    // the one rank makes them all); results stay where they were made.
+    for (std::string scheme : {"ss/kazouris", "kazouris/ss"})
+        for (bool computing : {true, false}) {
+            task_farm_options o;
+            auto levels = parse_farm_hierarchy(scheme);
+            levels.group_size = computing ? 3 : 2;
+            levels.sub_masters_compute = computing;
+            o.scheme = levels;
+            o.producers_in_groups = true;
+            std::string const what = "producers in groups, " + scheme + (computing ? " computing" : " scheduling");
+            int const n = 173;
+            std::vector<int> ran(static_cast<std::size_t>(n), 0), made(static_cast<std::size_t>(n), 0);
+            std::uint64_t first = 0, last = 0;
+            auto out = task_farm<int>(
+                    world,
+                    [&](auto& farm) {
+                        std::tie(first, last) = farm.share(static_cast<std::uint64_t>(n));
+                        for (auto i = first; i < last; ++i) {
+                            ++made[static_cast<std::size_t>(i)];
+                            farm.submit(static_cast<int>(i));
+                        }
+                    },
+                    [&](int const& i) {
+                        ++ran[static_cast<std::size_t>(i)];
+                        return compute(i);
+                    },
+                    o);
+            t.check(out.statistics.iterations() == n, what + ": statistics count every task");
+            bool identical = out.value.size() == last - first;
+            for (auto i = first; identical && i < last; ++i)
+                identical = out.value[static_cast<std::size_t>(i - first)] == compute(static_cast<int>(i));
+            t.check(identical, what + ": each group's results identical to a sequential run");
+            std::vector<int> ran_total(ran.size(), 0), made_total(made.size(), 0);
+            boost::mpi::reduce(world, ran.data(), n, ran_total.data(), std::plus<>(), 0);
+            boost::mpi::reduce(world, made.data(), n, made_total.data(), std::plus<>(), 0);
+            if (world.rank() != 0) continue;
+            bool once = true;
+            for (int i = 0; i < n; ++i)
+                once = once && ran_total[static_cast<std::size_t>(i)] == 1 && made_total[static_cast<std::size_t>(i)] == 1;
+            t.check(once, what + ": every task made once and ran once");
+        }
 
     { // heterogeneous, emulated: rank 0 four times as fast, speeds from every reply
         task_farm_options o;

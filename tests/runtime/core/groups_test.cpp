@@ -75,7 +75,7 @@ TEST_CASE("groups: a group weighs the sum of its workers' V/Q; the group message
 
     std::vector<int> const workers{4, 5, 6};
     d::wire_writer w;
-    d::write_group(w, workers, statuses);
+    d::write_group(w, workers, statuses, {2, 3, 0.5, 1.0}); // the third of three groups, half the power
     d::runtime_settings base;
     base.root = 0;
     auto const bytes = w.view();
@@ -89,6 +89,10 @@ TEST_CASE("groups: a group weighs the sum of its workers' V/Q; the group message
     CHECK(joined.settings.index_of(0) == -1);
     CHECK(joined.statuses == statuses);
     CHECK(joined.opening[6] == statuses[2]);
+    CHECK(joined.place.group == 2);
+    CHECK(joined.place.groups == 3);
+    CHECK(joined.place.share_begin == 0.5);
+    CHECK(joined.place.share_end == 1.0);
     // A sub-master that does not compute is not among its workers.
     auto const apart = d::join_group(3, 8, base, message_view(0, 0, bytes));
     CHECK(apart.settings.own_index == -1);

@@ -224,6 +224,9 @@ public:
     explicit with_groups(std::size_t groups, Args&&... args) : inner_(std::forward<Args>(args)...), leaves_(groups) {}
 
     [[nodiscard]] Client& inner() noexcept { return inner_; }
+    /// The groups make their own work (a farm's producers in groups): each
+    /// group's row counts what its workers ran, not what the root gave it.
+    void groups_make_work() noexcept { groups_make_work_ = true; }
     index_t serve(std::size_t k, request const& r) { return inner_.serve(k, r); }
     [[nodiscard]] bool done() const noexcept { return inner_.done(); }
     [[nodiscard]] bool holds(std::size_t k) const noexcept requires(Client::hooks.holds) { return inner_.holds(k); }
@@ -241,6 +244,14 @@ public:
     void complete(loop_statistics& table) {
         table.groups = std::move(table.workers);
         table.workers.clear();
+        if (groups_make_work_)
+            for (std::size_t k = 0; k < leaves_.size() && k < table.groups.size(); ++k) {
+                table.groups[k].iterations = table.groups[k].chunks = 0;
+                for (auto const& w : leaves_[k]) {
+                    table.groups[k].iterations += w.iterations;
+                    table.groups[k].chunks += w.chunks;
+                }
+            }
         for (auto& rows : leaves_) table.workers.insert(table.workers.end(), rows.begin(), rows.end());
         std::ranges::sort(table.workers, {}, &worker_statistics::rank);
     }
@@ -248,6 +259,7 @@ public:
 private:
     Client inner_;
     std::vector<std::vector<worker_statistics>> leaves_;
+    bool groups_make_work_ = false;
 };
 
 /// The root's view of its groups: the settings with one "worker" per group
@@ -261,10 +273,20 @@ struct group_opening {
     [[nodiscard]] std::size_t smallest() const { return sizes.empty() ? 1 : std::ranges::min(sizes); }
 };
 
-/// A group message: the group's workers and their statuses (join_group reads it).
-inline void write_group(wire_writer& w, std::span<int const> workers, std::span<worker_status const> statuses) {
+/// Which group of how many, and its share of the groups' summed power: the
+/// fractions [begin, end) of it that come before it and with it.
+struct group_place {
+    std::size_t group = 0, groups = 1;
+    double share_begin = 0.0, share_end = 1.0;
+};
+
+/// A group message: the group's workers and their statuses, then its place
+/// among the groups (join_group reads it).
+inline void write_group(wire_writer& w, std::span<int const> workers, std::span<worker_status const> statuses,
+                        group_place const& place) {
     w.put(workers.size());
     for (std::size_t i = 0; i < workers.size(); ++i) w.put(workers[i]).put(statuses[i]);
+    w.put(place);
 }
 
 /// Decides the groups and tells each sub-master its workers and their statuses.
@@ -278,21 +300,36 @@ group_opening open_groups(loop_link<T>& link, runtime_settings const& base, std:
     out.settings.worker_ranks.clear();
     out.settings.index_of_rank.assign(static_cast<std::size_t>(ranks), -1);
     out.settings.own_index = -1;
-    for (auto const& members : layout.members) {
-        // The group's workers: its sub-master too when it computes.
+    // The group's workers: its sub-master too when it computes (a group of one computes).
+    auto const workers_of = [&](std::vector<int> const& members) {
         std::span<int const> workers(members);
-        if (!sub_masters_compute && workers.size() > 1) workers = workers.subspan(1); // a group of one computes
+        return !sub_masters_compute && workers.size() > 1 ? workers.subspan(1) : workers;
+    };
+    double total = 0.0;
+    for (auto const& members : layout.members) {
+        std::vector<worker_status> statuses;
+        for (int r : workers_of(members)) statuses.push_back(agreed[static_cast<std::size_t>(r)]);
+        out.powers.push_back(group_status(statuses));
+        total += out.powers.back().power;
+    }
+    double summed = 0.0, before = 0.0;
+    for (std::size_t g = 0; g < layout.members.size(); ++g) {
+        auto const& members = layout.members[g];
+        std::span<int const> const workers = workers_of(members);
         std::vector<worker_status> statuses;
         for (int r : workers) statuses.push_back(agreed[static_cast<std::size_t>(r)]);
+        summed += out.powers[g].power;
+        // The next group's begin is this one's end, the very same double: shares tile [0, 1).
+        double const after = g + 1 == layout.members.size() ? 1.0 : summed / total;
         wire_writer w;
-        write_group(w, workers, statuses);
+        write_group(w, workers, statuses, group_place{g, layout.members.size(), before, after});
+        before = after;
         link.send(members.front(), kind::group, w.view());
         out.settings.index_of_rank[static_cast<std::size_t>(members.front())] =
                 static_cast<int>(out.settings.worker_ranks.size());
         out.settings.worker_ranks.push_back(members.front());
-        out.powers.push_back(group_status(statuses));
         out.sizes.push_back(workers.size());
-        out.opening[static_cast<std::size_t>(members.front())] = out.powers.back();
+        out.opening[static_cast<std::size_t>(members.front())] = out.powers[g];
     }
     return out;
 }
@@ -304,10 +341,11 @@ struct group_membership {
     status_by_rank opening;
     std::vector<worker_status> statuses;
     int root = 0; ///< the hierarchy's root, its own master
+    group_place place; ///< which group (the root's order), of how many, and its share of their power
 };
 
 inline group_membership join_group(int self, int ranks, runtime_settings const& base, message_view group) {
-    group_membership out{base, status_by_rank(static_cast<std::size_t>(ranks)), {}, base.root};
+    group_membership out{base, status_by_rank(static_cast<std::size_t>(ranks)), {}, base.root, {}};
     auto& settings = out.settings;
     settings.root = self;
     settings.worker_ranks.clear();
@@ -323,6 +361,7 @@ inline group_membership join_group(int self, int ranks, runtime_settings const& 
         out.opening[static_cast<std::size_t>(rank)] = s;
         out.statuses.push_back(s);
     }
+    out.place = r.get<group_place>();
     return out;
 }
 

@@ -73,7 +73,9 @@ public:
               workers_(port.settings(), statuses, fs.load_aware, fs.capacity),
               redistribution_(port, fs, model_, workers_) {
         if (fs.scheme == farm_scheme_kind::estimates) estimates_.emplace(*fs.estimates, workers_.speeds());
-        if (fs.scheme == farm_scheme_kind::policy) chunks_.emplace(*policy, workers_, fs.batches, fs.expected_tasks);
+        // A group's producer submits as it goes: its chunk policy takes the queue in batches, as a fed group's does.
+        if (fs.scheme == farm_scheme_kind::policy)
+            chunks_.emplace(*policy, workers_, fs.batches || fs.producers_in_groups, fs.expected_tasks);
         if (fs.reissue) {
             copies_.emplace(workers_.size());
             book_.keep_payloads();
@@ -111,7 +113,7 @@ public:
     /// The producer returned: no task will come.
     void finish_production() {
         producing_ = false;
-        if (chunks_ && !fs_.batches && !stopping_ && book_.size() != fs_.expected_tasks)
+        if (chunks_ && !fs_.batches && !fs_.producers_in_groups && !stopping_ && book_.size() != fs_.expected_tasks)
             require(false, "options.expected_tasks", fs_.expected_tasks,
                     "must equal the number of tasks submitted (" + std::to_string(book_.size()) + ")");
         distribute();

@@ -11,6 +11,7 @@
 #include <loopsched/runtime/tasks/farm.hpp>
 #include <loopsched/runtime/tasks/farm_calls.hpp>
 #include <loopsched/runtime/tasks/farm_hierarchy.hpp>
+#include <loopsched/runtime/tasks/farm_producer.hpp>
 #include <loopsched/runtime/core/payload.hpp>
 #include <loopsched/runtime/core/plan.hpp>
 #include <loopsched/runtime/core/statistics.hpp>
@@ -34,7 +35,8 @@ namespace loopsched::detail {
 
 /// The checks of one level's placement (every rank, before any message; the
 /// farm's numbers are checked by their description in validate) and the
-/// engine's settings; a group's (`batches`) chunk policy needs no task count.
+/// engine's settings; a group's (`batches`, or with producers in groups)
+/// chunk policy needs no task count.
 inline farm_settings check_farm(task_farm_options const& o, any_placement const& chosen,
                                 std::optional<any_policy>& policy, bool batches = false) {
     farm_settings fs;
@@ -43,7 +45,7 @@ inline farm_settings check_farm(task_farm_options const& o, any_placement const&
     if (auto const* estimates = chosen.estimates()) fs.estimates = *estimates;
     if (auto const* chunks = chosen.policy()) {
         policy = *chunks;
-        require(batches || o.expected_tasks > 0, "options.expected_tasks", o.expected_tasks,
+        require(batches || o.producers_in_groups || o.expected_tasks > 0, "options.expected_tasks", o.expected_tasks,
                 "must be the number of tasks for the chunk-policy scheme '" + chosen.spec() + "'");
     }
     if (batches) { // the root's to decide: the group runs what it is given
@@ -54,37 +56,6 @@ inline farm_settings check_farm(task_farm_options const& o, any_placement const&
     }
     return fs;
 }
-
-/// The root's side of a handle: the farm's master and the root's loop.
-template <class Loop, class Master>
-class farm_driver_on : public farm_driver {
-public:
-    farm_driver_on(Loop& loop, Master& master) : loop_(loop), master_(master) {}
-
-    std::uint64_t submit(std::vector<std::byte> task, std::optional<double> cost, double priority) override {
-        std::uint64_t id = 0;
-        try {
-            id = master_.submit(std::move(task), cost, priority);
-        } catch (invalid_parameter const&) { // a misuse, not the producer's own failure: named as such everywhere
-            loop_.master().fail(failure::current(loop_.master().settings().root, false));
-        }
-        master_.check_limits();
-        loop_.master().settle();
-        loop_.poll(); // replies that arrived meanwhile free workers for the next tasks
-        return id;
-    }
-    void wait_all() override {
-        master_.set_flushing(true);
-        loop_.master().settle();
-        loop_.run_until([&] { return master_.all_resolved(); });
-        master_.set_flushing(false);
-    }
-    [[nodiscard]] bool stopping() const override { return master_.stopping(); }
-
-private:
-    Loop& loop_;
-    Master& master_;
-};
 
 /// Runs a farm on this rank: checks, agreement, then master and/or worker;
 /// for two levels, the root, a sub-master, or a group's worker. `scheme` is
@@ -115,9 +86,18 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, 
                     o.presumed_lost_after, "must be infinity in a hierarchical farm (its failure detector is for one level)");
             check_hierarchy(*h);
             check_root_serves(o);
+            if (o.producers_in_groups) {
+                for (auto const& [name, value] : {std::pair{"options.stop_after_results", o.stop_after_results},
+                                                  std::pair{"options.expected_tasks", o.expected_tasks}})
+                    require(value == 0, name, value,
+                            "must be 0 with producers_in_groups (each group's producer makes its own tasks)");
+                require(o.time_limit == 0.0, "options.time_limit", o.time_limit,
+                        "must be 0 with producers_in_groups (each group's producer makes its own tasks)");
+            }
             levels = *h;
-            fs = check_farm(o, h->between, policy);
-            within = check_farm(o, h->within, within_policy, true);
+            // With producers in groups, the root hands out nothing and each group is a farm of its own.
+            fs = check_farm(o, h->between, policy, o.producers_in_groups);
+            within = check_farm(o, h->within, within_policy, !o.producers_in_groups);
             placements = hierarchy_fingerprint(*h, h->between.fingerprint(), h->within.fingerprint());
         } else {
             fs = check_farm(o, *chosen.placement(), policy);
@@ -127,6 +107,9 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, 
                     "needs a scheme that hands out work as workers ask (kazouris, ss or a chunk policy), not the "
                     "estimates scheme '" + chosen.placement()->spec() + "'");
             placements = chosen.placement()->fingerprint();
+            require(!o.producers_in_groups, "options.producers_in_groups", true,
+                    "needs a hierarchical scheme (\"BETWEEN/WITHIN\", e.g. \"ss/kazouris\"): a one-level farm "
+                    "has no groups, and its producer runs on the root");
         }
         auto plan = plan_ranks(link.size(), self, 0, o);
         plan.settings.silence = o.presumed_lost_after; // the agreement waits no longer for a hello
@@ -153,17 +136,15 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, 
     };
     using master_type = farm_master<T, decltype(deliver)>;
     // The producer on the root, over whichever loop serves it.
-    auto drive = [&](auto& loop, master_type& master) {
-        master.start_clock();
-        farm_driver_on<std::remove_reference_t<decltype(loop)>, master_type> driver(loop, master);
-        calls.produce(driver);
-        try {
+    auto drive = [&](auto& loop, master_type& master, bool produces) {
+        if (!produces) { // the root over groups that make their own tasks
+            master.start_clock();
             master.finish_production();
-        } catch (invalid_parameter const&) {
-            loop.master().fail(failure::current(self, false));
+            loop.master().settle();
+            loop.run();
+        } else {
+            produce_and_run(loop, master, calls, self);
         }
-        loop.master().settle();
-        loop.run(); // to the last result and the table
         out.cancelled = master.cancelled();
         out.moved = master.moved();
         std::ranges::sort(out.cancelled);
@@ -172,7 +153,7 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, 
         out.statistics = run_loop(
                 link, plan.settings, opening,
                 [&](master_port<T>& port) { return master_type(port, fs, opening, policy, deliver); }, make_worker,
-                [&](auto& loop) { drive(loop, loop.master().client()); });
+                [&](auto& loop) { drive(loop, loop.master().client(), true); });
     } else if (self == o.root) {
         out.statistics = as_root(link, [&](bool& aborted) {
             auto const others = static_cast<std::size_t>(link.size() - 1);
@@ -192,13 +173,17 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, 
                         return client_type(groups.sizes.size(), port, fs, statuses, policy, deliver);
                     },
                     no_own_worker{});
-            return node.run(statuses, [&](auto& loop) { drive(loop, node.client().inner()); });
+            if (o.producers_in_groups) node.client().groups_make_work();
+            return node.run(statuses,
+                            [&](auto& loop) { drive(loop, node.client().inner(), !o.producers_in_groups); });
         });
     } else {
         out.statistics = as_worker(link, o.root, [&](bool& verdict) -> loop_statistics {
             message_view const first = link.receive();
             if (kind_of(first.tag) == kind::group && !first.payload.empty())
-                return run_farm_sub_master(link, first, plan, within, within_policy, make_worker, verdict);
+                return run_farm_sub_master(link, first, plan, within, within_policy, make_worker, verdict,
+                                           o.producers_in_groups ? group_production{&calls, deliver}
+                                                                 : group_production{});
             return run_farm_group_worker(link, first, plan, make_worker, verdict);
         });
     }

@@ -7,9 +7,11 @@
 #include <loopsched/error.hpp>
 #include <loopsched/runtime/core/core.hpp>
 #include <loopsched/runtime/tasks/farm.hpp>
+#include <loopsched/runtime/tasks/farm_producer.hpp>
 #include <loopsched/runtime/core/groups.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <utility>
@@ -48,6 +50,11 @@ public:
     }
 
     void attach(group_farm_master<T>& master) noexcept { master_ = &master; }
+    /// With producers in groups: this group's producer makes its tasks, and
+    /// their results, [seconds][result], go to `sink`, not to the root.
+    void produce_here(std::function<void(std::uint64_t, std::span<std::byte const>)> sink) {
+        local_ = std::move(sink);
+    }
 
     /// Tasks another group moved here (Kazouris's redistribution between
     /// groups) come to the relay, not to the group's master.
@@ -62,7 +69,7 @@ public:
     void handle(message_view m) {
         if (m.source != this->root_) return take_tasks(m); // a transfer from another group
         if (this->handle_common(m)) {
-            if (this->root_done() && !production_over_) { // no task will come
+            if (this->root_done() && !production_over_ && !local_) { // no task will come from the root
                 production_over_ = true;
                 master_->finish_production();
             }
@@ -85,6 +92,7 @@ public:
 
     /// A result of the group's task `id`: kept for the root under its own id.
     void deliver(std::uint64_t id, std::span<std::byte const> block) {
+        if (local_) return local_(id, block);
         auto room = this->results().add(static_cast<index_t>(root_id_[id]), 1, block.size());
         std::ranges::copy(block, room.begin());
         resolved(id);
@@ -103,7 +111,7 @@ public:
         }
         if (cancelling_ && master_->all_resolved()) answer_cancel();
         this->report_when_done(loop, loop.master(), [&](chunk_event& e) {
-            if (e.level == 0) e.first = static_cast<index_t>(root_id_[static_cast<std::size_t>(e.first)]);
+            if (e.level == 0 && !local_) e.first = static_cast<index_t>(root_id_[static_cast<std::size_t>(e.first)]);
         });
     }
 
@@ -191,6 +199,7 @@ private:
     std::vector<std::uint32_t> batch_of_; ///< by the group's task id: the message it came in
     std::vector<batch> batches_;
     std::vector<bool> member_; ///< by rank: in this group (or its sub-master)
+    std::function<void(std::uint64_t, std::span<std::byte const>)> local_; ///< set: the group makes its own tasks
     std::size_t cancels_told_ = 0;
     bool cancelling_ = false, production_over_ = false;
 };
@@ -200,12 +209,21 @@ void farm_forward<T>::operator()(std::uint64_t id, std::span<std::byte const> bl
     relay->deliver(id, block);
 }
 
+/// What a group whose producer runs on its sub-master needs: the producer,
+/// and where its results go ([seconds][result]).
+struct group_production {
+    farm_calls const* calls = nullptr;
+    std::function<void(std::uint64_t, std::span<std::byte const>)> results;
+};
+
 /// A farm's sub-master: tells its workers who their master is, then runs its
 /// group's farm (and its own worker when it computes) until the root's table.
-/// `within` is the group's scheme; `make_worker(worker_port&)` the farm worker.
+/// `within` is the group's scheme; `make_worker(worker_port&)` the farm worker;
+/// with `production`, the group's tasks are made here by its producer.
 template <Transport T, class MakeWorker>
 loop_statistics run_farm_sub_master(loop_link<T>& link, message_view group, rank_plan& plan, farm_settings within,
-                                    std::optional<any_policy> const& policy, MakeWorker&& make_worker, bool& verdict) {
+                                    std::optional<any_policy> const& policy, MakeWorker&& make_worker, bool& verdict,
+                                    group_production production = {}) {
     group_membership joined = join_group(link.rank(), link.size(), plan.settings, group);
     auto const& settings = joined.settings;
     for (int r : settings.worker_ranks)
@@ -222,12 +240,18 @@ loop_statistics run_farm_sub_master(loop_link<T>& link, message_view group, rank
             },
             make_worker);
     auto& farm = node.client();
-    farm.set_flushing(true); // a chunk goes with the tasks at hand: the root sends more as results return
     relay.attach(farm);
     relay_parent<farm_relay<T>> up{relay};
     auto loop = node.loop(&up);
-    loop.open(opening);
-    loop.run();
+    if (production.calls) { // a farm of its own, with its producer here, as a root's
+        relay.produce_here(std::move(production.results));
+        loop.open(opening);
+        produce_and_run(loop, farm, *production.calls, link.rank(), {joined.place, false});
+    } else {
+        farm.set_flushing(true); // a chunk goes with the tasks at hand: the root sends more as results return
+        loop.open(opening);
+        loop.run();
+    }
     return relay.take_table();
 }
 
