@@ -66,7 +66,7 @@ int main(int argc, char** argv) try {
     std::vector<std::string> policies{"ss", "fss", "af", "w-fss", "dtss", "tss", "gss"};
     std::vector<std::string> farms;
     std::size_t group = 0, task_bytes = 0;
-    bool flat = true, compute = false;
+    bool flat = true, compute = false, in_groups = false, charged = true;
     std::string dist = "exp";
     double ahead = 0.0;
     line.add_option("workers", sizes, "simulated worker counts")->check(examples::positive_number)->capture_default_str();
@@ -94,19 +94,26 @@ int main(int argc, char** argv) try {
                     "bytes each farm task carries to its worker (0: its 8-byte index; 800: 100 doubles)")
             ->capture_default_str();
     line.add_flag("--sub-masters-compute", compute, "sub-masters also run iterations");
+    line.add_flag("--producers-in-groups", in_groups,
+                  "hierarchical farms: each sub-master makes its group's part of the tasks (none pass through the "
+                  "root)");
     line.add_flag("!--no-flat", flat, "skip the flat loops (they take the longest at 16,384 workers)");
+    line.add_flag("!--no-engine-time", charged,
+                  "charge no engine time, only the messages' 1 us (deterministic: what the engines' measured time "
+                  "costs, side by side)");
     if (auto code = line.parse(argc, argv)) return *code;
     std::erase(policies, ""); // --policies "": farms only
     // 1 us of CPU per message sent or received (MPI's o on a fast network):
     // a master pays it twice per chunk, on top of its engine's measured time.
     sim::simulation_options costs;
     costs.message_overhead = 1e-6;
-    costs.charge_engine_time = true;
+    costs.charge_engine_time = charged;
     std::vector<sim::simulator> simulators; // all made before the first run
     for (int n : sizes) simulators.emplace_back(examples::make_platform("uniform:n=" + std::to_string(n)), costs);
     std::printf("| workers | task | bound | policy | flat | chunks | hierarchical | groups | fraction | chunks | "
-                "simulator s (flat, hierarchical) | root engine us per iteration (flat, hierarchical) |\n"
-                "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                "simulator s (flat, hierarchical) | root engine us per iteration (flat, hierarchical) | "
+                "busiest sub-master's engine us per iteration of its group |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     examples::progress shown("scale", sizes.size() * task_ms.size() * (policies.size() + farms.size()));
     for (double ms : task_ms) {
         for (std::size_t s = 0; s < sizes.size(); ++s) {
@@ -137,10 +144,16 @@ int main(int argc, char** argv) try {
                     auto const ran = x.statistics.iterations();
                     return ran > 0 ? 1e6 * x.root_engine_seconds / static_cast<double>(ran) : 0.0;
                 };
-                std::printf("| %d | %g ms %s | %.3f | %s | %s | %s | %s | %zu | %.3f | %lld | %.1f, %.1f | %.2f, %.2f |\n",
+                double busiest = 0.0; // the sub-master that spent the most engine time on each iteration of its group
+                for (auto const& g : r.statistics.groups)
+                    if (g.iterations > 0 && static_cast<std::size_t>(g.rank) < r.engine_seconds.size())
+                        busiest = std::max(busiest, 1e6 * r.engine_seconds[static_cast<std::size_t>(g.rank)] /
+                                                            static_cast<double>(g.iterations));
+                std::printf("| %d | %g ms %s | %.3f | %s | %s | %s | %s | %zu | %.3f | %lld | %.1f, %.1f | %.2f, %.2f | "
+                            "%.2f |\n",
                             n, ms, dist.c_str(), bound, name.c_str(), flat_text, flat_chunks, levels.c_str(),
                             r.statistics.groups.size(), fraction(r), static_cast<long long>(r.statistics.chunks()),
-                            f.wall, r.wall, flat ? per_iteration(f) : 0.0, per_iteration(r));
+                            f.wall, r.wall, flat ? per_iteration(f) : 0.0, per_iteration(r), busiest);
                 std::fflush(stdout);
             };
             for (auto const& spec : policies) {
@@ -159,8 +172,8 @@ int main(int argc, char** argv) try {
                 examples::simulated_run f;
                 if (flat) f = examples::simulate_farm(simulators[s], w, scheme);
                 std::string const levels = "ss/" + scheme;
-                row("farm " + scheme, "farm " + levels, f,
-                    examples::simulate_farm(simulators[s], w, levels, false, false, group, ms * 1e-3));
+                row("farm " + scheme, in_groups ? "farm " + levels + ", made in groups" : "farm " + levels, f,
+                    examples::simulate_farm(simulators[s], w, levels, false, false, group, ms * 1e-3, {}, in_groups));
             }
         }
     }

@@ -448,6 +448,7 @@ struct simulated_run {
     double seconds = 0.0;       ///< simulated parallel time
     double wall = 0.0;          ///< the simulator's own run time
     double root_engine_seconds = 0.0; ///< rank 0's engine time charged (when the simulation charges it)
+    std::vector<double> engine_seconds{}; ///< every rank's, by rank
     index_t interval = 0;       ///< DOACROSS: h
     std::optional<interval_model> model{}; ///< DOACROSS with h=auto: Ciorba's model as measured
 };
@@ -457,6 +458,7 @@ inline simulated_run finished(simulated_run out, sim::run_result const& r) {
     out.seconds = out.statistics.parallel_seconds;
     out.wall = r.wall_seconds;
     out.root_engine_seconds = r.engine_seconds.empty() ? 0.0 : r.engine_seconds.front();
+    out.engine_seconds = r.engine_seconds;
     return out;
 }
 
@@ -603,9 +605,12 @@ inline simulated_run simulate_hierarchy(sim::simulator& simulator, workload cons
 /// hierarchical farm, its groups of `group_size` or chosen from the expected
 /// task time): each task carries `task_bytes` to its worker, costs its
 /// iteration's flops, and returns `result_bytes`. Options as simulate().
+/// A farm over the workload's iterations, one task each; with
+/// `producers_in_groups` (two levels) each sub-master makes its group's part.
 inline simulated_run simulate_farm(sim::simulator& simulator, workload const& w, std::string const& scheme,
                                    bool master_computes = false, bool trace = false, std::size_t group_size = 0,
-                                   double expected_task_seconds = 0.0, robustness robust = {}) {
+                                   double expected_task_seconds = 0.0, robustness robust = {},
+                                   bool producers_in_groups = false) {
     if (w.doacross()) throw invalid_parameter("workload", w.kind, "a task farm runs DOALL workloads only");
     auto const& p = simulator.layout();
     simulated_run out;
@@ -616,7 +621,8 @@ inline simulated_run simulate_farm(sim::simulator& simulator, workload const& w,
         o.run_queues = p.run_queues();
         o.load_aware = true; // speeds V/Q, as the distributed loop schemes see a loaded host
         o.trace = trace;
-        o.expected_tasks = static_cast<std::size_t>(w.iterations());
+        o.expected_tasks = producers_in_groups ? 0 : static_cast<std::size_t>(w.iterations());
+        o.producers_in_groups = producers_in_groups;
         o.reissue = robust.reissue;
         o.presumed_lost_after = robust.presumed_lost_after;
         if (scheme.find('/') == std::string::npos) {
@@ -632,7 +638,8 @@ inline simulated_run simulate_farm(sim::simulator& simulator, workload const& w,
         auto stats = task_farm<payload>(
                              t,
                              [&](auto& farm) {
-                                 for (index_t i = 0; i < w.iterations(); ++i) {
+                                 auto const [first, last] = farm.share(static_cast<std::uint64_t>(w.iterations()));
+                                 for (auto i = static_cast<index_t>(first); i < static_cast<index_t>(last); ++i) {
                                      payload task(std::max<std::size_t>(w.task_bytes, sizeof(index_t)));
                                      std::memcpy(task.data(), &i, sizeof i);
                                      farm.submit(task);
