@@ -31,6 +31,7 @@
 #include <string>
 #include <thread>
 #include <numeric>
+#include <tuple>
 #include <vector>
 
 using namespace loopsched;
@@ -77,6 +78,8 @@ struct clusters {
     sim::simulator four_one{cluster({4e9, 1e9, 1e9, 1e9})};
     sim::simulator nine{cluster({2e9, 1e9, 1e9, 1e9, 2e9, 1e9, 1e9, 1e9, 3e9}, {0, 0, 1, 0, 0, 0, 2, 0, 0})};
     sim::simulator sixty_four{cluster(std::vector<double>(64, 1e9))};
+    // Three groups of four in rank order: four times, once and twice as fast.
+    sim::simulator three_groups{cluster({4e9, 4e9, 4e9, 4e9, 1e9, 1e9, 1e9, 1e9, 2e9, 2e9, 2e9, 2e9})};
     sim::simulator many{cluster(std::vector<double>(511, 1e9))};
     sim::simulator most{cluster(std::vector<double>(1023, 1e9))};
     sim::simulator switched4{cluster({1e9, 1e9, 1e9})};
@@ -722,6 +725,56 @@ TEST_CASE("simgrid: a two-level farm: groups pass results on in batches, move wo
         }
         CHECK(root.parallel_seconds > ideal);
     }
+}
+
+TEST_CASE("simgrid: producers in groups: each group makes its share by power; equal shares leave a group late") {
+    // 12 workers in three computing groups of four, speeds 4:1:2 by group; 1,400 tasks of 1e7 flops.
+    auto& s = all().three_groups;
+    int const n = 1400;
+    double const ideal = n * 1e7 / (4 * (4e9 + 1e9 + 2e9));
+    auto makespan = [&](bool by_power) {
+        std::vector<int> runs(static_cast<std::size_t>(n), 0);
+        std::vector<std::size_t> made(3, 0);
+        loop_statistics root;
+        s.run([&](sim::transport& t) {
+            task_farm_options o;
+            auto levels = parse_farm_hierarchy("ss/kazouris");
+            levels.group_size = 4;
+            levels.sub_masters_compute = true;
+            o.scheme = levels;
+            o.producers_in_groups = true;
+            o.powers = s.layout().powers();
+            auto out = task_farm<int>(
+                    t,
+                    [&](auto& farm) {
+                        auto const count = static_cast<std::uint64_t>(n);
+                        std::uint64_t first = farm.group() * count / farm.groups(),
+                                      last = (farm.group() + 1) * count / farm.groups();
+                        if (by_power) std::tie(first, last) = farm.share(count);
+                        made[farm.group()] = last - first;
+                        for (auto i = first; i < last; ++i) farm.submit(static_cast<int>(i));
+                    },
+                    [&](int const& i) {
+                        runs[static_cast<std::size_t>(i)]++;
+                        t.compute(1e7);
+                        return i;
+                    },
+                    o);
+            if (t.rank() == 0) root = out.statistics;
+        });
+        for (int r : runs) REQUIRE(r == 1);
+        REQUIRE(root.groups.size() == 3);
+        if (by_power) { // 4:1:2 of 1,400
+            CHECK(made[0] == 800);
+            CHECK(made[1] == 200);
+            CHECK(made[2] == 400);
+        }
+        return root.parallel_seconds;
+    };
+    double const shared = makespan(true), equal = makespan(false);
+    CHECK(shared > ideal);
+    CHECK(shared < 1.1 * ideal); // 1.021
+    CHECK(equal > 1.5 * ideal);  // 2.361: the slow group's third of the tasks, 7/3 of the ideal
 }
 
 TEST_CASE("simgrid: a flat Kazouris farm's makespan on exponential tasks, to the hundredth") {
