@@ -3,6 +3,7 @@
 #pragma once
 
 #include <loopsched/concepts.hpp>
+#include <loopsched/detail/group_place.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/runtime/core/payload.hpp>
 
@@ -38,11 +39,8 @@ struct farm_driver {
     virtual std::uint64_t submit(std::vector<std::byte> task, std::optional<double> cost, double priority) = 0;
     virtual void wait_all() = 0;
     [[nodiscard]] virtual bool stopping() const = 0;
-    /// Which group's producer this is, of how many, and the fractions of the
-    /// groups' summed power before it and with it (0 of 1, [0, 1) on the root).
-    [[nodiscard]] virtual std::size_t group() const = 0;
-    [[nodiscard]] virtual std::size_t groups() const = 0;
-    [[nodiscard]] virtual std::pair<double, double> power_share() const = 0;
+    /// Which group's producer this is, and its share of the groups' power (the whole on the root).
+    [[nodiscard]] virtual group_place place() const = 0;
 
 protected:
     ~farm_driver() = default;
@@ -79,18 +77,18 @@ public:
     /// With task_farm_options::producers_in_groups, which group this producer
     /// makes tasks for, from 0, and how many groups there are (each makes its
     /// share); otherwise 0 and 1.
-    [[nodiscard]] std::size_t group() const { return driver_ ? driver_->group() : 0; }
-    [[nodiscard]] std::size_t groups() const { return driver_ ? driver_->groups() : 1; }
+    [[nodiscard]] std::size_t group() const { return place().group; }
+    [[nodiscard]] std::size_t groups() const { return place().groups; }
     /// This producer's part of `n` tasks numbered 0 to n-1, as the first and
     /// one past the last: with producers in groups, each group's part in
     /// proportion to its workers' summed power (V/Q), the parts of all groups
     /// tiling [0, n) exactly; otherwise all of it.
     [[nodiscard]] std::pair<std::uint64_t, std::uint64_t> share(std::uint64_t n) const {
-        auto const [begin, end] = driver_ ? driver_->power_share() : std::pair{0.0, 1.0};
         auto const at = [n](double fraction) {
             return fraction >= 1.0 ? n : static_cast<std::uint64_t>(static_cast<double>(n) * fraction + 0.5);
         };
-        return {at(begin), at(end)};
+        auto const p = place();
+        return {at(p.share_begin), at(p.share_end)};
     }
     /// The farm stopped (stop_after_results or time_limit): further tasks are cancelled at once.
     [[nodiscard]] bool stopping() const { return driver_ && driver_->stopping(); }
@@ -117,6 +115,8 @@ public:
     std::vector<Result> take_results() { return std::move(results_); }
 
 private:
+    [[nodiscard]] detail::group_place place() const { return driver_ ? driver_->place() : detail::group_place{}; }
+
     detail::farm_driver* driver_ = nullptr;
     std::function<void(std::uint64_t, Result&&)> callback_;
     std::vector<Result> results_;

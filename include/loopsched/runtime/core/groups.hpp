@@ -5,6 +5,7 @@
 #pragma once
 
 #include <loopsched/concepts.hpp>
+#include <loopsched/detail/group_place.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/runtime/core/core.hpp>
 #include <loopsched/runtime/core/plan.hpp>
@@ -273,13 +274,6 @@ struct group_opening {
     [[nodiscard]] std::size_t smallest() const { return sizes.empty() ? 1 : std::ranges::min(sizes); }
 };
 
-/// Which group of how many, and its share of the groups' summed power: the
-/// fractions [begin, end) of it that come before it and with it.
-struct group_place {
-    std::size_t group = 0, groups = 1;
-    double share_begin = 0.0, share_end = 1.0;
-};
-
 /// A group message: the group's workers and their statuses, then its place
 /// among the groups (join_group reads it).
 inline void write_group(wire_writer& w, std::span<int const> workers, std::span<worker_status const> statuses,
@@ -305,19 +299,19 @@ group_opening open_groups(loop_link<T>& link, runtime_settings const& base, std:
         std::span<int const> workers(members);
         return !sub_masters_compute && workers.size() > 1 ? workers.subspan(1) : workers;
     };
+    // Every group's power first: each group's message carries its share of their sum.
+    std::vector<std::vector<worker_status>> statuses_of(layout.members.size());
     double total = 0.0;
-    for (auto const& members : layout.members) {
-        std::vector<worker_status> statuses;
-        for (int r : workers_of(members)) statuses.push_back(agreed[static_cast<std::size_t>(r)]);
-        out.powers.push_back(group_status(statuses));
+    for (std::size_t g = 0; g < layout.members.size(); ++g) {
+        for (int r : workers_of(layout.members[g])) statuses_of[g].push_back(agreed[static_cast<std::size_t>(r)]);
+        out.powers.push_back(group_status(statuses_of[g]));
         total += out.powers.back().power;
     }
     double summed = 0.0, before = 0.0;
     for (std::size_t g = 0; g < layout.members.size(); ++g) {
         auto const& members = layout.members[g];
         std::span<int const> const workers = workers_of(members);
-        std::vector<worker_status> statuses;
-        for (int r : workers) statuses.push_back(agreed[static_cast<std::size_t>(r)]);
+        auto const& statuses = statuses_of[g];
         summed += out.powers[g].power;
         // The next group's begin is this one's end, the very same double: shares tile [0, 1).
         double const after = g + 1 == layout.members.size() ? 1.0 : summed / total;

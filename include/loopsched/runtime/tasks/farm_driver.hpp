@@ -135,16 +135,10 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, 
         return farm_worker<T, decltype(run)>(port, plan.profile, run, hears_estimates);
     };
     using master_type = farm_master<T, decltype(deliver)>;
-    // The producer on the root, over whichever loop serves it.
+    // The producer on the root, over whichever loop serves it (none on a root
+    // over groups that make their own tasks).
     auto drive = [&](auto& loop, master_type& master, bool produces) {
-        if (!produces) { // the root over groups that make their own tasks
-            master.start_clock();
-            master.finish_production();
-            loop.master().settle();
-            loop.run();
-        } else {
-            produce_and_run(loop, master, calls, self);
-        }
+        produce_and_run(loop, master, produces ? &calls : nullptr, self);
         out.cancelled = master.cancelled();
         out.moved = master.moved();
         std::ranges::sort(out.cancelled);

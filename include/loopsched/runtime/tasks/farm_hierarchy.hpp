@@ -246,7 +246,7 @@ loop_statistics run_farm_sub_master(loop_link<T>& link, message_view group, rank
     if (production.calls) { // a farm of its own, with its producer here, as a root's
         relay.produce_here(std::move(production.results));
         loop.open(opening);
-        produce_and_run(loop, farm, *production.calls, link.rank(), {joined.place, false});
+        produce_and_run(loop, farm, production.calls, link.rank(), {joined.place, false});
     } else {
         farm.set_flushing(true); // a chunk goes with the tasks at hand: the root sends more as results return
         loop.open(opening);

@@ -2,9 +2,9 @@
 // and its loop, on the root or (producers in groups) on a sub-master.
 #pragma once
 
+#include <loopsched/detail/group_place.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/runtime/core/core.hpp>
-#include <loopsched/runtime/core/groups.hpp>
 #include <loopsched/runtime/tasks/farm_calls.hpp>
 #include <loopsched/task_farm_handle.hpp>
 
@@ -50,11 +50,7 @@ public:
         master_.set_flushing(false);
     }
     [[nodiscard]] bool stopping() const override { return master_.stopping(); }
-    [[nodiscard]] std::size_t group() const override { return place_.place.group; }
-    [[nodiscard]] std::size_t groups() const override { return place_.place.groups; }
-    [[nodiscard]] std::pair<double, double> power_share() const override {
-        return {place_.place.share_begin, place_.place.share_end};
-    }
+    [[nodiscard]] group_place place() const override { return place_.place; }
 
 private:
     Loop& loop_;
@@ -62,13 +58,14 @@ private:
     producer_place place_;
 };
 
-/// Runs the producer over `master` on `loop` (opened), then the loop to its
-/// end: the root's, or with producers in groups a sub-master's.
+/// Runs the producer, if any, over `master` on `loop` (opened), then the loop
+/// to its end: the root's, or with producers in groups a sub-master's (and
+/// then the root's without one).
 template <class Loop, class Master>
-void produce_and_run(Loop& loop, Master& master, farm_calls const& calls, int self, producer_place place = {}) {
+void produce_and_run(Loop& loop, Master& master, farm_calls const* calls, int self, producer_place place = {}) {
     master.start_clock();
     farm_driver_on<Loop, Master> driver(loop, master, place);
-    calls.produce(driver);
+    if (calls) calls->produce(driver);
     try {
         master.finish_production();
     } catch (invalid_parameter const&) {
