@@ -30,7 +30,7 @@ farm_run run_compiled_farm(channel<T>& ch, farm_calls const& calls, result_sink 
 }
 
 template <Transport T>
-dnc_run run_compiled_dnc(loop_link<T>& link, dnc_calls<T> const& calls, dnc_options const& o,
+dnc_run run_compiled_dnc(loop_link<T>& link, dnc_calls const& calls, dnc_options const& o,
                          resolved_choice const& placement_spec) {
     return run_dnc_engine(link, calls, o, placement_spec);
 }

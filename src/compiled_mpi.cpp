@@ -36,7 +36,7 @@ farm_run run_farm_over_mpi(boost::mpi::communicator const& comm, farm_calls cons
                            resolve_choice(options.scheme, "options.scheme"));
 }
 
-dnc_run run_dnc_over_mpi(boost::mpi::communicator const& comm, dnc_calls<mpi_transport> const& calls,
+dnc_run run_dnc_over_mpi(boost::mpi::communicator const& comm, dnc_calls const& calls,
                          dnc_options const& options) {
     loop_link<mpi_transport> link(mpi_channel(comm));
     return run_dnc_engine(link, calls, options, resolve_choice(options.placement, "options.placement"));

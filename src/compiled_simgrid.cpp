@@ -13,7 +13,7 @@ template loop_statistics run_compiled_hierarchical_doall(loop_link<sim::transpor
                                                          parallel_for_options const&);
 template farm_run run_compiled_farm(channel<sim::transport>&, farm_calls const&, result_sink,
                                     task_farm_options const&, resolved_choice const&);
-template dnc_run run_compiled_dnc(loop_link<sim::transport>&, dnc_calls<sim::transport> const&, dnc_options const&,
+template dnc_run run_compiled_dnc(loop_link<sim::transport>&, dnc_calls const&, dnc_options const&,
                                   resolved_choice const&);
 template doacross_run run_compiled_doacross(channel<sim::transport>&, box<2> const&, dependence_set<2> const&,
                                             any_policy const&, doacross_body<2>&, doacross_options const&, bool,

@@ -1,18 +1,18 @@
 // divide_and_conquer over a Boost.MPI communicator (see algorithm/divide_and_conquer.hpp).
-// With loopsched::compiled (config.hpp) the engine (the manager, the protocol
-// core) comes compiled and this header instantiates only the worker's
-// recursion over the user's operations.
+// With loopsched::compiled (config.hpp) the engine (the manager, the workers,
+// the protocol core) comes compiled and this header instantiates only the
+// recursion over the user's operations (runtime/tasks/dnc_recursion.hpp).
 #pragma once
 
 #include <loopsched/config.hpp>
 #include <loopsched/divide_and_conquer_ops.hpp>
-#include <loopsched/transport/mpi.hpp>
 
 #ifdef LOOPSCHED_COMPILED
 #include <loopsched/runtime/tasks/dnc_calls.hpp>
 #include <loopsched/task_options.hpp>
 #else
 #include <loopsched/algorithm/divide_and_conquer.hpp>
+#include <loopsched/transport/mpi.hpp>
 #endif
 
 #include <boost/mpi/communicator.hpp>
@@ -26,7 +26,7 @@ namespace loopsched {
 namespace detail {
 /// The engine loopsched::compiled holds (src/compiled_mpi.cpp), with the user's
 /// types erased; options.placement is parsed there.
-dnc_run run_dnc_over_mpi(boost::mpi::communicator const& comm, dnc_calls<mpi_transport> const& calls,
+dnc_run run_dnc_over_mpi(boost::mpi::communicator const& comm, dnc_calls const& calls,
                          dnc_options const& options);
 } // namespace detail
 #endif
@@ -39,7 +39,7 @@ divide_and_conquer(boost::mpi::communicator const& comm, Problem const& problem,
     using Result = dnc_result_t<Ops, Problem>;
     dnc_outcome<Result> out;
     detail::take_dnc_run<Result>(
-            detail::run_dnc_over_mpi(comm, detail::dnc_calls_for<mpi_transport, Problem, Result>(problem, ops),
+            detail::run_dnc_over_mpi(comm, detail::dnc_calls_for<Problem, Result>(problem, ops),
                                      options),
             comm.rank() == options.root, out);
     return out;

@@ -2,6 +2,7 @@
 // the summed weight by cost measure, what a report to a manager placing by
 // estimates lists, and results that fill a frame once each.
 #include <loopsched/runtime/tasks/dnc_queue.hpp>
+#include <loopsched/runtime/tasks/dnc_recursion.hpp>
 
 #include <doctest/doctest.h>
 
@@ -17,9 +18,9 @@ using loopsched::detail::wire_reader;
 using loopsched::detail::wire_writer;
 
 TEST_CASE("dnc queue: tasks keep their arrival numbers and the queue its summed weight by measure") {
-    dnc_queue<int> q;
+    dnc_queue q;
     q.set_measure(cost_measure::user);
-    for (int i = 0; i < 4; ++i) q.push(10 + i, 1.0 + i, 1, result_address{}, false);
+    for (std::uint32_t i = 0; i < 4; ++i) q.push(10 + i, 1.0 + i, 1, result_address{}, false);
     CHECK(q.size() == 4);
     CHECK(q.load() == 1.0 + 2.0 + 3.0 + 4.0);
     auto const view = q.view();
@@ -27,14 +28,14 @@ TEST_CASE("dnc queue: tasks keep their arrival numbers and the queue its summed 
     for (std::size_t i = 0; i < 4; ++i) CHECK(view[i].order == i);
     REQUIRE(q.find(2).has_value());
     auto const e = q.take(*q.find(2));
-    CHECK(e.problem == 12);
+    CHECK(e.slot == 12);
     CHECK(e.order == 2);
     CHECK_FALSE(q.find(2).has_value());
     CHECK(q.load() == 1.0 + 2.0 + 4.0);
     while (!q.empty()) (void)q.take(0);
     CHECK(q.load() == 0.0);
 
-    dnc_queue<int> by_depth; // depth: a task at depth d weighs 2^-d
+    dnc_queue by_depth; // depth: a task at depth d weighs 2^-d
     by_depth.set_measure(cost_measure::depth);
     by_depth.push(1, -1.0, 1, result_address{}, false);
     by_depth.push(2, -2.0, 2, result_address{}, false);
@@ -42,12 +43,12 @@ TEST_CASE("dnc queue: tasks keep their arrival numbers and the queue its summed 
 }
 
 TEST_CASE("dnc queue: a report lists the new tasks and the eight cheapest others, and sums the rest") {
-    dnc_queue<int> q;
+    dnc_queue q;
     q.set_measure(cost_measure::user);
-    for (int i = 0; i < 12; ++i) q.push(i, 100.0 - i, 1, result_address{}, false); // old: costs 100 .. 89
-    for (int i = 0; i < 2; ++i) q.push(i, 5.0, 2, result_address{}, true);          // new
+    for (std::uint32_t i = 0; i < 12; ++i) q.push(i, 100.0 - i, 1, result_address{}, false); // old: costs 100 .. 89
+    for (std::uint32_t i = 0; i < 2; ++i) q.push(i, 5.0, 2, result_address{}, true);          // new
     wire_writer w;
-    q.report(detail::dnc_queue_report{}, w);
+    q.report(detail::dnc_queue_report{}, w, sizeof(int)); // every problem an int
     wire_reader r(w.view());
     CHECK(r.get<std::uint8_t>() == detail::info_queue);
     auto const h = r.get<detail::dnc_queue_report>();
@@ -63,7 +64,7 @@ TEST_CASE("dnc queue: a report lists the new tasks and the eight cheapest others
     }
     CHECK(fresh == 2);
     wire_writer again; // reported once, new tasks are new no more
-    q.report(detail::dnc_queue_report{}, again);
+    q.report(detail::dnc_queue_report{}, again, sizeof(int));
     wire_reader r2(again.view());
     (void)r2.get<std::uint8_t>();
     auto const h2 = r2.get<detail::dnc_queue_report>();

@@ -6,7 +6,8 @@
 #include <loopsched/detail/arithmetic.hpp>
 
 #include <cstdint>
-#include <iomanip>
+#include <initializer_list>
+#include <ios>
 #include <ostream>
 #include <vector>
 
@@ -67,22 +68,44 @@ struct loop_statistics {
     }
 };
 
+namespace detail {
+/// One row of the table (the widths as std::setw would give them, without <iomanip>).
+inline void print_statistics_row(std::ostream& out, int rank, double compute, double wait, double comm,
+                                 index_t iterations, index_t chunks) {
+    out.width(6);
+    out << rank;
+    for (double v : {compute, wait, comm}) {
+        out.width(12);
+        out << v;
+    }
+    out.width(12);
+    out << iterations;
+    out.width(8);
+    out << chunks << '\n';
+}
+} // namespace detail
+
 /// Prints the table: one row per worker, then T_p.
 inline std::ostream& operator<<(std::ostream& out, loop_statistics const& s) {
-    out << std::setw(6) << "rank" << std::setw(12) << "T_comp(s)" << std::setw(12) << "T_wait(s)" << std::setw(12)
-        << "T_comm(s)" << std::setw(12) << "iterations" << std::setw(8) << "chunks" << '\n';
+    char const* const heads[] = {"rank", "T_comp(s)", "T_wait(s)", "T_comm(s)", "iterations", "chunks"};
+    int const widths[] = {6, 12, 12, 12, 12, 8};
+    for (int i = 0; i < 6; ++i) {
+        out.width(widths[i]);
+        out << heads[i];
+    }
+    out << '\n';
     auto const flags = out.flags();
     auto const precision = out.precision(); // the caller's numbers after the table print as before it
-    out << std::fixed << std::setprecision(4);
+    out.setf(std::ios_base::fixed, std::ios_base::floatfield);
+    out.precision(4);
     for (auto const& w : s.workers)
-        out << std::setw(6) << w.rank << std::setw(12) << w.compute_seconds << std::setw(12) << w.wait_seconds
-            << std::setw(12) << w.comm_seconds << std::setw(12) << w.iterations << std::setw(8) << w.chunks << '\n';
+        detail::print_statistics_row(out, w.rank, w.compute_seconds, w.wait_seconds, w.comm_seconds, w.iterations,
+                                     w.chunks);
     if (!s.groups.empty()) {
         out << "groups (by sub-master rank):\n";
         for (auto const& g : s.groups)
-            out << std::setw(6) << g.rank << std::setw(12) << g.compute_seconds << std::setw(12) << g.wait_seconds
-                << std::setw(12) << g.comm_seconds << std::setw(12) << g.iterations << std::setw(8) << g.chunks
-                << '\n';
+            detail::print_statistics_row(out, g.rank, g.compute_seconds, g.wait_seconds, g.comm_seconds, g.iterations,
+                                         g.chunks);
     }
     out << "T_p = " << s.parallel_seconds << " s, " << s.iterations() << " iterations in " << s.chunks() << " chunks";
     if (s.reissued > 0) out << " (" << s.reissued << " re-issued, " << s.dropped << " dropped)";

@@ -7,7 +7,7 @@
 #include <loopsched/divide_and_conquer_ops.hpp>
 #include <loopsched/runtime/core/payload.hpp>
 #include <loopsched/runtime/core/statistics.hpp>
-#include <loopsched/runtime/tasks/dnc.hpp>
+#include <loopsched/runtime/tasks/dnc_recursion.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -24,14 +24,12 @@ std::uint64_t dnc_types_fingerprint() {
 }
 
 /// What the engine needs of the user's types, erased at the seams the
-/// runtime has (the worker's steps and messages, the problem's and the
-/// solution's bytes), so that run_dnc_engine is compiled once per transport.
-template <Transport T>
+/// runtime has (the recursion a worker calls once per queued task or message,
+/// the problem's and the solution's bytes), so that run_dnc_engine is
+/// compiled once per transport, whatever the transport.
 struct dnc_calls {
     std::function<std::vector<std::byte>()> problem; ///< the problem's bytes: asked on the root only
-    std::function<std::unique_ptr<dnc_worker_interface<T>>(worker_port<T>&, rank_profile&, task_decisions const&,
-                                                           dnc_settings const&)>
-            make_worker;
+    std::function<std::unique_ptr<dnc_recursion_base>(dnc_engine&)> make_recursion;
     std::uint64_t types = 0; ///< the problem and result types' fingerprint, agreed by the ranks
 };
 
@@ -44,12 +42,11 @@ struct dnc_run {
 };
 
 /// The user's problem and operations at the engine's seams.
-template <Transport T, class Problem, class Result, class Ops>
-dnc_calls<T> dnc_calls_for(Problem const& problem, Ops& ops) {
+template <class Problem, class Result, class Ops>
+dnc_calls dnc_calls_for(Problem const& problem, Ops& ops) {
     return {.problem = [&problem] { return to_bytes(problem); },
-            .make_worker = [&ops](worker_port<T>& port, rank_profile& profile, task_decisions const& placement,
-                                  dnc_settings const& ds) -> std::unique_ptr<dnc_worker_interface<T>> {
-                return std::make_unique<dnc_worker<T, Ops, Problem, Result>>(port, profile, placement, ds, ops);
+            .make_recursion = [&ops](dnc_engine& engine) -> std::unique_ptr<dnc_recursion_base> {
+                return std::make_unique<dnc_recursion<Problem, Result, Ops>>(engine, ops);
             },
             .types = dnc_types_fingerprint<Problem, Result>()};
 }

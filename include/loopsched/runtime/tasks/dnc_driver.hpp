@@ -27,7 +27,7 @@ namespace loopsched::detail {
 /// The engine: checks, agreement, then the manager (on the root) and a
 /// worker. `placement_spec` is options.placement with its spec parsed by the caller.
 template <Transport T>
-dnc_run run_dnc_engine(loop_link<T>& link, dnc_calls<T> const& calls, dnc_options const& o,
+dnc_run run_dnc_engine(loop_link<T>& link, dnc_calls const& calls, dnc_options const& o,
                        resolved_choice const& placement_spec) {
     int const self = link.rank();
     std::unique_ptr<task_decisions> placement;
@@ -57,7 +57,8 @@ dnc_run run_dnc_engine(loop_link<T>& link, dnc_calls<T> const& calls, dnc_option
             link, plan.settings, opening,
             [&](master_port<T>& port) { return dnc_manager<T>(port, *placement, opening, calls.problem(), cost); },
             [&](worker_port<T>& port) {
-                return any_dnc_worker<T>(calls.make_worker(port, plan.profile, *placement, ds));
+                return any_dnc_worker<T>(
+                        std::make_unique<dnc_worker<T>>(port, plan.profile, *placement, ds, calls.make_recursion));
             },
             [&](auto& loop) {
                 loop.run();
@@ -73,7 +74,7 @@ dnc_run run_dnc_engine(loop_link<T>& link, dnc_calls<T> const& calls, dnc_option
 /// the worker's recursion over the user's types comes in `calls`. Defined and
 /// instantiated there.
 template <Transport T>
-dnc_run run_compiled_dnc(loop_link<T>& link, dnc_calls<T> const& calls, dnc_options const& o,
+dnc_run run_compiled_dnc(loop_link<T>& link, dnc_calls const& calls, dnc_options const& o,
                          resolved_choice const& placement_spec);
 
 /// Runs a divide-and-conquer computation on this rank: the engine
@@ -85,7 +86,7 @@ void run_divide_and_conquer(C& source, Problem const& problem, Ops& ops, dnc_opt
     auto& ch = channel_of(source);
     using T = std::remove_cvref_t<decltype(ch.transport())>;
     loop_link<T> link(ch);
-    auto const calls = dnc_calls_for<T, Problem, Result>(problem, ops);
+    auto const calls = dnc_calls_for<Problem, Result>(problem, ops);
     if constexpr (engines_compiled_for<T>)
         take_dnc_run<Result>(run_compiled_dnc(link, calls, o, placement_spec), link.rank() == o.root, out);
     else

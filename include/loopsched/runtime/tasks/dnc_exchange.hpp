@@ -1,6 +1,7 @@
 // A divide-and-conquer worker's dealings with the others, whatever the
-// user's operations: its queue, the results it waits for, answers to
-// requests for work, going idle, and the reports to the manager.
+// user's operations: its queue, answers to requests for work, the results it
+// sends, and the reports to the manager. The problems and results themselves
+// are the recursion's (runtime/tasks/dnc_recursion.hpp).
 #pragma once
 
 #include <loopsched/error.hpp>
@@ -10,11 +11,14 @@
 #include <loopsched/runtime/core/profile.hpp>
 #include <loopsched/runtime/tasks/dnc_manager.hpp>
 #include <loopsched/runtime/tasks/dnc_queue.hpp>
+#include <loopsched/runtime/tasks/dnc_recursion.hpp>
+#include <loopsched/runtime/tasks/dnc_wire.hpp>
 #include <loopsched/this_task.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <random>
 #include <span>
 #include <string>
@@ -24,11 +28,11 @@
 namespace loopsched::detail {
 
 /// A worker's dealings with the others, whatever the user's operations: its
-/// queue, the results it waits for (frames), answers to requests for work
-/// (transfers, steals, spills), and the reports to the manager. dnc_worker
-/// runs the tasks and goes idle on top of it.
-template <Transport T, class Problem, class Result>
-class dnc_exchange : private task_listener {
+/// queue, answers to requests for work (transfers, steals, spills), the
+/// results it sends, and the reports to the manager. dnc_worker runs the
+/// tasks and goes idle on top of it.
+template <Transport T>
+class dnc_exchange : public dnc_engine, private task_listener {
 public:
     void on_work(message_view m) {
         wire_reader r(m.payload);
@@ -38,7 +42,8 @@ public:
             auto const h = r.get<dnc_task_header>();
             for (std::uint64_t j = 0; j < h.list; ++j) coworkers_.push_back(r.get<placed_worker>());
             if (queue_.measure() == cost_measure::unknown) queue_.set_measure(static_cast<cost_measure>(h.measure));
-            queue_.push(from_bytes<Problem>(r.get_raw(static_cast<std::size_t>(h.bytes))), h.cost, h.depth, h.parent,
+            auto const bytes = r.get<std::uint64_t>();
+            queue_.push(rec_->problem_from(r.get_raw(static_cast<std::size_t>(bytes))), h.cost, h.depth, h.parent,
                         false);
         }
         if (n > 0) {
@@ -57,7 +62,7 @@ public:
         case kind::reply: {
             auto const id = r.get<std::uint64_t>();
             auto const index = r.get<std::uint32_t>();
-            frames_.fill(id, index, from_bytes<Result>(r.get_raw(r.remaining())));
+            rec_->result_from(id, index, r.get_raw(r.remaining()));
             break;
         }
         case kind::transfer: {
@@ -80,6 +85,9 @@ public:
 
     worker_statistics statistics(double) {
         stopped_ = true; // the report: steal answers arriving late are dropped
+        stats_.nodes = counters.nodes;
+        stats_.tasks = counters.tasks;
+        stats_.inlined = counters.inlined;
         mine_.iterations = static_cast<index_t>(stats_.nodes);
         mine_.chunks = static_cast<index_t>(stats_.tasks);
         mine_.wait_seconds = stats_.idle_seconds;
@@ -96,7 +104,7 @@ public:
 protected:
     /// A task for another worker, with the workers it is to divide among.
     struct outgoing {
-        Problem const* problem;
+        std::uint32_t slot; ///< the recursion's
         double cost;
         std::uint32_t depth;
         result_address parent;
@@ -112,20 +120,20 @@ protected:
         stats_.rank = port.rank();
         auto const s = profile.status();
         speed_ = s.power / s.run_queue;
+        own_rank = port.rank();
+        estimates = estimates_;
+        tracing = port.settings().trace;
+        slowed = profile.slowness.slowdown() > 0.0;
+        listener = this;
     }
 
     // ---- results
 
-    void deliver(result_address const& to, Result r) {
-        if (to.rank == port_.rank()) return frames_.fill(to.frame, to.index, std::move(r));
-        wire_writer w;
+    void send_result(result_address const& to, wire_writer&& w) final {
         if (to.rank < 0) {
-            put_value(w, r);
             port_.send_master(kind::solution, std::move(w).take());
             stopped_ = true; // nothing more goes to the manager: it stops every worker now
         } else {
-            w.put(to.frame).put(to.index);
-            put_value(w, r);
             port_.send_rank(to.rank, kind::reply, std::move(w).take());
         }
     }
@@ -137,59 +145,49 @@ protected:
         wire_writer w;
         w.put(static_cast<std::uint8_t>(origin)).put(static_cast<std::uint64_t>(tasks.size()));
         for (auto const& t : tasks) {
-            if constexpr (!travels_in_place<Problem>) { // an archive: its size is known once written
-                scratch_.clear();
-                write_values(scratch_, std::span<Problem const>(t.problem, 1));
-            }
             dnc_task_header h;
             h.parent = t.parent;
             h.cost = t.cost;
             h.depth = t.depth;
             h.measure = static_cast<std::uint8_t>(queue_.measure());
             h.list = t.list.size();
-            h.bytes = travels_in_place<Problem> ? byte_size(*t.problem) : scratch_.size();
             w.put(h);
             for (auto const& x : t.list) w.put(x);
-            if constexpr (travels_in_place<Problem>)
-                put_value(w, *t.problem);
-            else
-                w.put_raw(scratch_);
+            rec_->put_problem(t.slot, w);
         }
         stats_.given += tasks.size();
         if (rank == port_.rank()) throw error("loopsched: protocol: tasks sent to the worker that holds them");
         port_.send_rank(rank, kind::work, std::move(w).take());
     }
-    void answer_pending() {
+    void answer_pending() final {
         auto asks = std::move(pending_);
         pending_.clear();
+        counters.pending = false;
         for (auto const& a : asks)
             if (!try_give(a)) refuse(a);
     }
-    void refuse_pending() {
+    void refuse_pending() final {
         auto asks = std::move(pending_);
         pending_.clear();
+        counters.pending = false;
         for (auto const& a : asks) refuse(a);
     }
-    /// A request for work waits for this worker's next division (a spill).
-    [[nodiscard]] bool has_pending() const noexcept { return !pending_.empty(); }
-    /// Who hears this_task::estimate() and this_task::poll() from a running body.
-    [[nodiscard]] task_listener* listener() noexcept { return this; }
 
     // ---- reports when the manager places by estimates
 
     /// The running task's estimate (cost units; < 0: none) as of now.
-    void set_running(double weight) {
+    void set_running(double weight) final {
         running_estimate_ = weight;
         running_since_ = port_.now();
         dirty_ = true;
     }
     /// `weight` of the running task's work left it (its subproblems, divided off).
-    void shed_running(double weight) {
+    void shed_running(double weight) final {
         if (running_estimate_ < 0.0) return;
         running_estimate_ = std::max(0.0, running_estimate_ - weight);
         dirty_ = true;
     }
-    void account(double units, double seconds) {
+    void account(double units, double seconds) final {
         if (units <= 0.0) return;
         own_units_ += units;
         own_seconds_ += seconds * speed_;
@@ -204,7 +202,7 @@ protected:
         dnc_queue_report h{running_estimate_, now - running_since_, own_units_, own_seconds_};
         h.revised = revised ? 1 : 0;
         wire_writer w;
-        queue_.report(h, w);
+        queue_.report(h, w, problem_bytes_);
         port_.send_master(kind::info, w.view());
         informed_ = now;
         dirty_ = false;
@@ -216,9 +214,10 @@ protected:
         polled_ = now;
         port_.pump(false);
         maybe_report();
-        if (placement_.balances() && queue_.load() + running_ != last_load_ && now - informed_ >= ds_.info_period) {
+        if (placement_.balances() && queue_.load() + counters.running != last_load_ &&
+            now - informed_ >= ds_.info_period) {
             informed_ = now;
-            last_load_ = queue_.load() + running_;
+            last_load_ = queue_.load() + counters.running;
             wire_writer w;
             w.put(info_load).put(last_load_);
             port_.send_master(kind::info, w.view());
@@ -231,12 +230,10 @@ protected:
     dnc_settings const& ds_;
     std::size_t self_, workers_;
     double speed_ = 1.0;
-    dnc_queue<Problem> queue_;
+    std::unique_ptr<dnc_recursion_base> rec_; ///< the user's problems and operations
+    double problem_bytes_ = 0.0;              ///< rec_'s fixed_problem_bytes()
+    dnc_queue queue_;
     std::vector<placed_worker> coworkers_;
-    dnc_frames<Result> frames_;
-    int inlining_ = 0;
-    bool solving_ = false; ///< a queued leaf is being solved (it may poll: this_task::poll)
-    double running_ = 0.0; ///< the inlined task's weight: the manager hears it with the queue's
     double polled_ = 0.0, informed_ = -1e300;
     bool stopped_ = false;
     bool const estimates_; ///< the manager places every task (task_decisions::estimates)
@@ -268,31 +265,33 @@ private:
         if (stopped_) return;
         if (a.task != 0) return give_named(a);
         if (try_give(a)) return;
-        if (placement_.spills() && inlining_ > 0) {
+        if (placement_.spills() && counters.inlining > 0) {
             pending_.push_back(a);
+            counters.pending = true;
             return;
         }
         refuse(a);
     }
     bool try_give(ask const& a) {
-        bool const busy = inlining_ > 0 || solving_ || !frames_.empty();
+        bool const busy = counters.inlining > 0 || counters.solving || rec_->waiting();
         bool const deeper = a.deeper_than >= 0;
         auto const depth = static_cast<std::uint32_t>(std::max<std::int64_t>(0, a.deeper_than));
         auto const& view = deeper ? queue_.view_deeper(depth) : queue_.view();
         // sized by the manager: a share of this worker's load, its inlined task's included
-        auto chosen = a.share > 0.0 ? placement_.give(view, busy, a.share * (queue_.load() + running_))
+        auto chosen = a.share > 0.0 ? placement_.give(view, busy, a.share * (queue_.load() + counters.running))
                                     : placement_.give(view, busy);
         if (chosen.empty()) return false;
         if (deeper)
             for (auto& i : chosen) i = queue_.position(i);
-        std::vector<typename dnc_queue<Problem>::entry> given;
         auto sorted = chosen;
         std::ranges::sort(sorted, std::greater<>());
-        for (auto const i : sorted) given.push_back(queue_.take(i));
         std::vector<outgoing> out;
-        for (auto const& e : given) out.push_back(outgoing{&e.problem, e.cost, e.depth, e.parent, {}});
+        for (auto const i : sorted) {
+            auto const e = queue_.take(i);
+            out.push_back(outgoing{e.slot, e.cost, e.depth, e.parent, {}});
+        }
         send_tasks(a.rank, a.transfer ? task_origin::transfer : task_origin::steal, out);
-        if (a.transfer) tell_moved(a.index, given.size());
+        if (a.transfer) tell_moved(a.index, out.size());
         return true;
     }
     /// The task the manager named, if it is still queued (else: refused).
@@ -300,7 +299,7 @@ private:
         std::size_t given = 0;
         if (auto const at = queue_.find(a.task - 1)) {
             auto const e = queue_.take(*at);
-            send_tasks(a.rank, task_origin::named, {outgoing{&e.problem, e.cost, e.depth, e.parent, {}}});
+            send_tasks(a.rank, task_origin::named, {outgoing{e.slot, e.cost, e.depth, e.parent, {}}});
             given = 1;
         }
         tell_moved(a.index, given);
@@ -314,7 +313,7 @@ private:
     void tell_moved(std::uint64_t to, std::size_t n) {
         if (estimates_) report_queue(); // first, so that the manager's board is current when it hears
         wire_writer w;
-        last_load_ = queue_.load() + running_;
+        last_load_ = queue_.load() + counters.running;
         w.put(to).put(static_cast<std::uint64_t>(n)).put(last_load_);
         port_.send_master(kind::moved, w.view());
     }
@@ -329,22 +328,7 @@ private:
     /// this_task::poll() from a running body: its messages, as between problems.
     void poll() override { maybe_poll(); }
 
-    /// A problem or a result at the end of a message: its bytes written in
-    /// place (a subproblem of megabytes is copied once, not twice), or an
-    /// archive made in scratch_ and copied in.
-    template <class V>
-    void put_value(wire_writer& w, V const& v) {
-        if constexpr (travels_in_place<V>) {
-            write_bytes_to(w.put_room(byte_size(v)), std::span<V const>(&v, 1));
-        } else {
-            scratch_.clear();
-            write_values(scratch_, std::span<V const>(&v, 1));
-            w.put_raw(scratch_);
-        }
-    }
-
     std::vector<ask> pending_;
-    std::vector<std::byte> scratch_;
     double last_load_ = 0.0;
     bool dirty_ = false; ///< the running task changed since the last queue report
     double running_estimate_ = -1.0, running_since_ = 0.0, own_units_ = 0.0, own_seconds_ = 0.0;

@@ -1,13 +1,14 @@
-// A divide-and-conquer worker's queue (the tasks it holds, in arrival order,
-// their summed weight, the cost measure they carry, and the report of them a
-// manager placing by estimates reads) and its frames (the divided problems
-// waiting for their subproblems' results).
+// A divide-and-conquer worker's queue: the tasks it holds, in arrival order
+// (their problems stay with the recursion, by slot), their summed weight, the
+// cost measure they carry, and the report of them a manager placing by
+// estimates reads.
 #pragma once
 
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/placement.hpp>
-#include <loopsched/runtime/tasks/dnc_manager.hpp>
 #include <loopsched/runtime/core/wire.hpp>
+#include <loopsched/runtime/tasks/dnc_recursion.hpp>
+#include <loopsched/runtime/tasks/dnc_wire.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -15,25 +16,14 @@
 #include <iterator>
 #include <optional>
 #include <string>
-#include <type_traits>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 namespace loopsched::detail {
 
-template <class Problem>
 class dnc_queue {
 public:
-    struct entry {
-        Problem problem;
-        double cost = 0.0;
-        double weight = 0.0; ///< its part of the load, by the measure (computed once, at push)
-        std::uint64_t order = 0;
-        std::uint32_t depth = 0;
-        result_address parent;
-        bool fresh = false; ///< created here and not yet reported (placing by estimates)
-    };
+    using entry = dnc_task;
 
     [[nodiscard]] bool empty() const noexcept { return entries_.empty(); }
     [[nodiscard]] std::size_t size() const noexcept { return entries_.size(); }
@@ -45,8 +35,8 @@ public:
     [[nodiscard]] double weight(double cost) const noexcept { return queue_weight(cost, measure_); }
 
     /// A task at the end: the newest, numbered in arrival order.
-    void push(Problem problem, double cost, std::uint32_t depth, result_address parent, bool fresh) {
-        entries_.push_back(entry{std::move(problem), cost, weight(cost), next_order_++, depth, parent, fresh});
+    void push(std::uint32_t slot, double cost, std::uint32_t depth, result_address parent, bool fresh) {
+        entries_.push_back(entry{slot, cost, weight(cost), next_order_++, depth, parent, fresh});
         load_ += entries_.back().weight;
     }
     entry take(std::size_t at) {
@@ -90,8 +80,9 @@ public:
 
     /// Writes the queue's report after `h` (the running task's part): the new
     /// tasks and the cheapest others listed, the rest summed; new tasks are
-    /// new no more.
-    void report(dnc_queue_report h, wire_writer& w) {
+    /// new no more. `problem_bytes`: a problem's size where every problem has
+    /// the same (else 0).
+    void report(dnc_queue_report h, wire_writer& w, double problem_bytes) {
         listed_.clear();
         old_.clear();
         for (std::size_t i = 0; i < entries_.size(); ++i) (entries_[i].fresh ? listed_ : old_).push_back(i);
@@ -112,8 +103,8 @@ public:
             t.cost = e.weight;
             if (measure_ == cost_measure::size)
                 t.bytes = e.cost;
-            else if constexpr (std::is_trivially_copyable_v<Problem>)
-                t.bytes = static_cast<double>(sizeof(Problem));
+            else
+                t.bytes = problem_bytes;
             t.fresh = e.fresh ? 1 : 0;
             e.fresh = false;
             w.put(t);
@@ -128,48 +119,6 @@ private:
     double load_ = 0.0;
     std::uint64_t next_order_ = 0;
     cost_measure measure_ = cost_measure::unknown;
-};
-
-/// The divided problems waiting for their subproblems' results, by id. A
-/// frame lives on the stack of the wait that opened it, or, for a queued
-/// task divided as a continuation, with the worker until its combine; a
-/// continuation's id is listed in completed() when its last result arrives.
-template <class Result>
-class dnc_frames {
-public:
-    struct frame {
-        std::vector<Result> results;
-        std::vector<char> filled;
-        std::size_t missing = 0;
-        bool continuation = false;
-    };
-
-    /// `f` waits for `n` results; its id, until close(id).
-    std::uint64_t open(frame& f, std::size_t n) {
-        f.results.resize(n);
-        f.filled.assign(n, 0);
-        f.missing = n;
-        frames_.emplace(next_, &f);
-        return next_++;
-    }
-    void close(std::uint64_t id) { frames_.erase(id); }
-    [[nodiscard]] bool empty() const noexcept { return frames_.empty(); }
-    void fill(std::uint64_t id, std::uint32_t index, Result r) {
-        auto it = frames_.find(id);
-        if (it == frames_.end() || index >= it->second->results.size() || it->second->filled[index])
-            throw error("loopsched: protocol: a result nobody waits for (frame " + std::to_string(id) + ")");
-        frame& f = *it->second;
-        f.results[index] = std::move(r);
-        f.filled[index] = 1;
-        if (--f.missing == 0 && f.continuation) completed_.push_back(id);
-    }
-    /// Continuations whose results are all in, oldest first; the worker combines them.
-    [[nodiscard]] std::vector<std::uint64_t>& completed() noexcept { return completed_; }
-
-private:
-    std::unordered_map<std::uint64_t, frame*> frames_;
-    std::vector<std::uint64_t> completed_;
-    std::uint64_t next_ = 0;
 };
 
 } // namespace loopsched::detail

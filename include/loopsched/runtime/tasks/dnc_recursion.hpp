@@ -1,0 +1,489 @@
+// A divide-and-conquer worker's recursion over the user's operations: the only
+// part of the engine typed on the problem, the result and the operations. It
+// holds the problems queued at its worker (by slot) and the frames waiting for
+// results, and asks the engine (dnc_engine, runtime/tasks/dnc.hpp) for the
+// rest once per queued task or message, so that the engine is compiled once
+// per transport (a program linked to loopsched::compiled includes only this).
+#pragma once
+
+#include <loopsched/detail/stack.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/runtime/core/wire.hpp>
+#include <loopsched/runtime/tasks/dnc_wire.hpp>
+#include <loopsched/this_task.hpp>
+
+#include <boost/container/small_vector.hpp>
+
+#include <algorithm>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <ranges>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace loopsched::detail {
+
+/// A queued task as the engine holds it; its problem stays with the recursion.
+struct dnc_task {
+    std::uint32_t slot = 0; ///< where the recursion holds its problem
+    double cost = 0.0;
+    double weight = 0.0; ///< its part of the load, by the measure (computed once, at push)
+    std::uint64_t order = 0;
+    std::uint32_t depth = 0;
+    result_address parent;
+    bool fresh = false; ///< created here and not yet reported (placing by estimates)
+};
+
+/// What a worker's counters say of it while it runs; both sides keep them.
+struct dnc_counters {
+    std::uint64_t nodes = 0, tasks = 0, inlined = 0;
+    int inlining = 0;      ///< inlined tasks on the stack
+    bool solving = false;  ///< a queued leaf is being solved (it may poll: this_task::poll)
+    double running = 0.0;  ///< the inlined tasks' weight: the manager hears it with the queue's
+    bool pending = false;  ///< a request for work waits for the next division (a spill)
+};
+
+/// The engine as the recursion sees it (dnc_worker<T> is it): one virtual
+/// call per queued task, division, message, or 64 problems at most.
+class dnc_engine {
+public:
+    dnc_counters counters;
+    int own_rank = 0;          ///< this worker's rank
+    bool estimates = false;    ///< the manager places every task (it hears every running task's)
+    bool tracing = false;      ///< trace events are recorded
+    bool slowed = false;       ///< this rank emulates slowness: user code is timed
+    std::size_t stack_left = 0; ///< the recursion's stack (0: unknown)
+    task_listener* listener = nullptr; ///< who hears this_task::estimate() and poll()
+
+    [[nodiscard]] virtual double now() = 0;
+    /// The poll interval passed since the last look at messages: looked now.
+    [[nodiscard]] virtual bool poll_if_due() = 0;
+    /// Runs `work(context)`, user code, as this rank's profile asks (emulated slowness sleeps after it).
+    virtual void run_slowed(void (*work)(void*), void* context) = 0;
+    [[nodiscard]] virtual cost_measure measure() = 0;
+    virtual void set_measure(cost_measure m) = 0;
+    /// Estimated own work (cost units) done in `seconds`.
+    virtual void account(double units, double seconds) = 0;
+    /// The running task's estimate: set (< 0: none), or less `weight` divided off.
+    virtual void set_running(double weight) = 0;
+    virtual void shed_running(double weight) = 0;
+    /// A result for another rank (`to.rank`; < 0: the manager's solution) in `w`.
+    virtual void send_result(result_address const& to, wire_writer&& w) = 0;
+    /// A queued leaf is about to be solved: list workers unused go back.
+    virtual void leaf_reached() = 0;
+    /// Subproblems of frame `frame` at `depth`, held at `slots` with `costs`:
+    /// some sent along the worker list, the rest queued.
+    virtual void place(std::span<double const> costs, std::span<std::uint32_t const> slots, std::uint32_t depth,
+                       std::uint64_t frame) = 0;
+    /// A queued task at `depth` was divided here (its continuation waits).
+    virtual void divided_at(std::uint32_t depth) = 0;
+    virtual void answer_pending() = 0;
+    virtual void refuse_pending() = 0;
+    /// Runs other tasks (deeper than `depth`) until `missing` is 0.
+    virtual void wait_for(std::size_t const& missing, std::uint32_t depth) = 0;
+    /// A trace event: task `order`, `nodes` problems, from `start` to now.
+    virtual void trace_event(std::uint64_t order, std::uint64_t nodes, double start) = 0;
+
+protected:
+    ~dnc_engine() = default;
+};
+
+/// The recursion as the engine sees it, whatever the user's types.
+class dnc_recursion_base {
+public:
+    virtual ~dnc_recursion_base() = default;
+    /// A problem received: held at the slot returned.
+    virtual std::uint32_t problem_from(std::span<std::byte const> bytes) = 0;
+    /// Writes the problem at `slot` (its byte count, then its bytes) and lets it go.
+    virtual void put_problem(std::uint32_t slot, wire_writer& w) = 0;
+    /// Every problem's size in bytes where all have the same (else 0).
+    [[nodiscard]] virtual double fixed_problem_bytes() const = 0;
+    /// A result received for frame `frame`, place `index`.
+    virtual void result_from(std::uint64_t frame, std::uint32_t index, std::span<std::byte const> bytes) = 0;
+    /// Frames wait for results.
+    [[nodiscard]] virtual bool waiting() const = 0;
+    /// Continuations whose results are all in.
+    [[nodiscard]] virtual bool has_completed() const = 0;
+    /// Combines the completed continuations and delivers their results; whether there were any.
+    virtual bool combine_completed() = 0;
+    /// Runs a queued task, divided (its subproblems placed) or inlined, and
+    /// delivers its result (a divided task's later, from its continuation).
+    virtual void run(dnc_task const& t, bool dividing) = 0;
+};
+
+/// The divided problems waiting for their subproblems' results, by id. A
+/// frame lives on the stack of the wait that opened it, or, for a queued
+/// task divided as a continuation, with the worker until its combine; a
+/// continuation's id is listed in completed() when its last result arrives.
+template <class Result>
+class dnc_frames {
+public:
+    struct frame {
+        std::vector<Result> results;
+        std::vector<char> filled;
+        std::size_t missing = 0;
+        bool continuation = false;
+    };
+
+    /// `f` waits for `n` results; its id, until close(id).
+    std::uint64_t open(frame& f, std::size_t n) {
+        f.results.resize(n);
+        f.filled.assign(n, 0);
+        f.missing = n;
+        frames_.emplace(next_, &f);
+        return next_++;
+    }
+    void close(std::uint64_t id) { frames_.erase(id); }
+    [[nodiscard]] bool empty() const noexcept { return frames_.empty(); }
+    void fill(std::uint64_t id, std::uint32_t index, Result r) {
+        auto it = frames_.find(id);
+        if (it == frames_.end() || index >= it->second->results.size() || it->second->filled[index])
+            throw error("loopsched: protocol: a result nobody waits for (frame " + std::to_string(id) + ")");
+        frame& f = *it->second;
+        f.results[index] = std::move(r);
+        f.filled[index] = 1;
+        if (--f.missing == 0 && f.continuation) completed_.push_back(id);
+    }
+    /// Continuations whose results are all in, oldest first; the worker combines them.
+    [[nodiscard]] std::vector<std::uint64_t>& completed() noexcept { return completed_; }
+    [[nodiscard]] bool any_completed() const noexcept { return !completed_.empty(); }
+
+private:
+    std::unordered_map<std::uint64_t, frame*> frames_;
+    std::vector<std::uint64_t> completed_;
+    std::uint64_t next_ = 0;
+};
+
+/// The recursion over the user's operations (Ops: is_leaf, solve, divide,
+/// combine and optionally cost, as divide_and_conquer documents).
+template <class Problem, class Result, class Ops>
+class dnc_recursion final : public dnc_recursion_base {
+    using frame = typename dnc_frames<Result>::frame;
+
+public:
+    dnc_recursion(dnc_engine& engine, Ops& ops) : e_(engine), ops_(ops), stack_(engine.stack_left) {}
+
+    std::uint32_t problem_from(std::span<std::byte const> bytes) override { return hold(from_bytes<Problem>(bytes)); }
+    void put_problem(std::uint32_t slot, wire_writer& w) override {
+        Problem const& p = *problems_[slot];
+        if constexpr (travels_in_place<Problem>) {
+            std::size_t const n = byte_size(p);
+            w.put(static_cast<std::uint64_t>(n));
+            write_bytes_to(w.put_room(n), std::span<Problem const>(&p, 1));
+        } else { // an archive: its size is known once written
+            scratch_.clear();
+            write_values(scratch_, std::span<Problem const>(&p, 1));
+            w.put(static_cast<std::uint64_t>(scratch_.size())).put_raw(scratch_);
+        }
+        release(slot);
+    }
+    [[nodiscard]] double fixed_problem_bytes() const override {
+        if constexpr (std::is_trivially_copyable_v<Problem>)
+            return static_cast<double>(sizeof(Problem));
+        else
+            return 0.0;
+    }
+    void result_from(std::uint64_t id, std::uint32_t index, std::span<std::byte const> bytes) override {
+        frames_.fill(id, index, from_bytes<Result>(bytes));
+    }
+    [[nodiscard]] bool waiting() const override { return !frames_.empty(); }
+    [[nodiscard]] bool has_completed() const override {
+        return frames_.any_completed();
+    }
+
+    /// Combines every continuation whose results are in and delivers its
+    /// result; one delivered here may complete another, combined in turn.
+    bool combine_completed() override {
+        auto& done = frames_.completed();
+        if (done.empty()) return false;
+        for (std::size_t i = 0; i < done.size(); ++i) { // deliver() may append
+            std::uint64_t const id = done[i];
+            auto node = continuations_.extract(id);
+            frames_.close(id);
+            continuation& c = *node.mapped();
+            Result r;
+            run_user([&] { r = ops_.combine(c.problem, std::span<Result>(c.f.results)); });
+            deliver(c.parent, std::move(r));
+        }
+        done.clear();
+        return true;
+    }
+
+    void run(dnc_task const& t, bool dividing) override {
+        if (e_.estimates) e_.set_running(t.weight);
+        std::optional<Result> r = dividing ? run_divided_task(t) : run_inlined_task(t);
+        if (e_.estimates) e_.set_running(-1.0);
+        if (r) deliver(t.parent, std::move(*r));
+    }
+
+private:
+    // ---- problems held by slot
+
+    std::uint32_t hold(Problem&& p) {
+        if (!free_.empty()) {
+            std::uint32_t const slot = free_.back();
+            free_.pop_back();
+            problems_[slot].emplace(std::move(p));
+            return slot;
+        }
+        problems_.emplace_back(std::move(p));
+        return static_cast<std::uint32_t>(problems_.size() - 1);
+    }
+    Problem take(std::uint32_t slot) {
+        Problem p = std::move(*problems_[slot]);
+        release(slot);
+        return p;
+    }
+    void release(std::uint32_t slot) {
+        problems_[slot].reset();
+        free_.push_back(slot);
+    }
+
+    /// The user's code, timed when this rank emulates slowness.
+    template <class Work>
+    void run_user(Work&& work) {
+        if (!e_.slowed) return work();
+        e_.run_slowed([](void* w) { (*static_cast<std::remove_reference_t<Work>*>(w))(); }, &work);
+    }
+
+    void deliver(result_address const& to, Result r) {
+        if (to.rank == e_.own_rank) return frames_.fill(to.frame, to.index, std::move(r));
+        wire_writer w;
+        if (to.rank >= 0) w.put(to.frame).put(to.index);
+        put_value(w, r);
+        e_.send_result(to, std::move(w));
+    }
+    /// A result at the end of a message: its bytes written in place (a
+    /// result of megabytes is copied once, not twice), or an archive made in
+    /// scratch_ and copied in.
+    void put_value(wire_writer& w, Result const& v) {
+        if constexpr (travels_in_place<Result>) {
+            write_bytes_to(w.put_room(byte_size(v)), std::span<Result const>(&v, 1));
+        } else {
+            scratch_.clear();
+            write_values(scratch_, std::span<Result const>(&v, 1));
+            w.put_raw(scratch_);
+        }
+    }
+
+    // ---- running tasks
+
+    std::optional<Result> run_inlined_task(dnc_task const& t) {
+        auto& c = e_.counters;
+        ++c.inlined;
+        double const start = e_.now();
+        std::uint64_t const nodes = c.nodes, traced_before = traced_nested_;
+        ++c.inlining;
+        double const weight = t.weight;
+        c.running += weight; // work in hand too: the manager looks for large inlined subtrees to spill
+        Problem const problem = take(t.slot);
+        std::optional<Result> r;
+        listening const listen(e_.listener); // this_task::poll() from a leaf of the recursion
+        run_user([&] { r.emplace(recurse(problem, t.depth)); });
+        c.running -= weight;
+        if (--c.inlining == 0) {
+            c.running = 0.0;
+            e_.refuse_pending();
+        }
+        // A spill inside this recursion may run other inlined tasks here; their
+        // events count their own nodes, so this event counts only the rest.
+        std::uint64_t const under = c.nodes - nodes, nested = traced_nested_ - traced_before;
+        traced_nested_ = traced_before + under;
+        if (e_.tracing) e_.trace_event(t.order, under - nested, start);
+        return r;
+    }
+
+    /// A queued task run as one node (a leaf solved, or a division): its own
+    /// trace event, which an enclosing inlined task's event does not count again.
+    void trace_node(dnc_task const& t, double start) {
+        if (!e_.tracing) return;
+        ++traced_nested_;
+        e_.trace_event(t.order, 1, start);
+    }
+
+    /// A leaf's result; a divided task's comes later, from its continuation.
+    std::optional<Result> run_divided_task(dnc_task const& t) {
+        tick();
+        listening const listen(e_.listener); // this_task::estimate() and poll() from the body
+        double const weight = t.weight, start = e_.now();
+        Problem problem = take(t.slot);
+        if (ops_.is_leaf(problem)) {
+            e_.leaf_reached();
+            Result r;
+            e_.counters.solving = true;
+            run_user([&] { r = ops_.solve(problem); });
+            e_.counters.solving = false;
+            e_.account(weight, e_.now() - start);
+            trace_node(t, start);
+            return r;
+        }
+        std::vector<Problem> children;
+        run_user([&] { children = divide(problem); });
+        dividing_weight_ = weight;
+        divide_seconds_ = e_.now() - start;
+        trace_node(t, start);
+        if (t.depth >= max_continuation_depth)
+            throw error("loopsched: divide_and_conquer: the tree is deeper than a worker may hold: at depth " +
+                        std::to_string(t.depth) + " its divided tasks wait for their subproblems off the stack, " +
+                        "one frame each, and past 2^18 levels they would exhaust memory long before the end; " +
+                        "divide into fewer levels");
+        auto c = std::make_unique<continuation>(std::move(problem), t.parent);
+        c->f.continuation = true;
+        std::uint64_t const id = spread(c->problem, t.depth, children, c->f);
+        if (children.empty()) { // nothing to wait for: combined now
+            frames_.close(id);
+            Result r;
+            run_user([&] { r = ops_.combine(c->problem, std::span<Result>(c->f.results)); });
+            return r;
+        }
+        continuations_.emplace(id, std::move(c));
+        e_.divided_at(t.depth);
+        return std::nullopt;
+    }
+
+    /// Direct recursion (inlining): no subproblem is queued, unless a request
+    /// for work is pending and the placement spills.
+    Result recurse(Problem const& p, std::uint32_t depth) {
+        tick();
+        if (stack_.exceeded()) too_deep(depth);
+        if (ops_.is_leaf(p)) return ops_.solve(p);
+        auto&& range = ops_.divide(p);
+        if (e_.counters.pending) return run_divided(p, depth, to_vector(std::forward<decltype(range)>(range))); // spill
+        // Inline, as the plain recursion: the subproblems straight from the
+        // user's range, the results on the stack (no allocation for up to 8).
+        // A sized range's results are made first and assigned: GCC 12 then
+        // sees every element the combine reads initialised (with push_back
+        // it warns that they may not be, at -O2, once this is inlined).
+        boost::container::small_vector<Result, 8> results;
+        if constexpr (std::ranges::sized_range<decltype(range)>) {
+            results.resize(static_cast<std::size_t>(std::ranges::size(range)));
+            std::size_t i = 0;
+            for (auto&& c : range) results[i++] = recurse(c, depth + 1);
+        } else {
+            for (auto&& c : range) results.push_back(recurse(c, depth + 1));
+        }
+        return ops_.combine(p, std::span<Result>(results.data(), results.size()));
+    }
+
+    /// A problem spilled from an inline recursion: its subproblems spread,
+    /// then a wait on the stack (the recursion needs the result to go on).
+    Result run_divided(Problem const& p, std::uint32_t depth, std::vector<Problem> children) {
+        if (stack_.exceeded()) too_deep(depth);
+        frame f;
+        std::uint64_t const id = spread(p, depth, children, f);
+        e_.answer_pending();
+        e_.wait_for(f.missing, depth);
+        frames_.close(id);
+        Result r;
+        run_user([&] { r = ops_.combine(p, std::span<Result>(f.results)); });
+        return r;
+    }
+
+    /// Opens `f` for p's subproblems and has the engine send them along the
+    /// worker list or queue them; the frame's id.
+    std::uint64_t spread(Problem const& p, std::uint32_t depth, std::vector<Problem>& children, frame& f) {
+        if (e_.measure() == cost_measure::unknown) choose_measure(p, children);
+        cost_measure const measure = e_.measure();
+        std::uint64_t const id = frames_.open(f, children.size());
+        costs_.resize(children.size());
+        for (std::size_t i = 0; i < children.size(); ++i) costs_[i] = cost_of(children[i], depth + 1, measure);
+        double subproblems = 0.0;
+        for (double c : costs_) subproblems += queue_weight(c, measure);
+        if (dividing_weight_ >= 0.0) { // the node's own work: its estimate less its subproblems'
+            e_.account(std::max(0.0, dividing_weight_ - subproblems), divide_seconds_);
+            dividing_weight_ = -1.0;
+        }
+        // The running task's estimate counted this subtree; from now on its
+        // subproblems do, queued or sent. Else the manager's board would count
+        // the work twice and place tasks away from a worker that has half of it.
+        e_.shed_running(subproblems);
+        slots_.clear();
+        for (auto& c : children) slots_.push_back(hold(std::move(c)));
+        // place() may run user code no more, but copies: costs_ and slots_ are free again after it
+        e_.place(costs_, slots_, depth + 1, id);
+        return id;
+    }
+
+    /// The stack check and the clock, every problem. The clock is read every
+    /// `stride_` problems: the stride halves when a reading finds the poll
+    /// interval passed (coarse problems: every problem) and doubles, up to
+    /// 64, when not (a clock reading costs as much as a tiny problem).
+    void tick() {
+        ++e_.counters.nodes;
+        if (++ticks_ < stride_) return;
+        ticks_ = 0;
+        if (e_.poll_if_due())
+            stride_ = std::max<std::uint32_t>(1, stride_ / 2);
+        else
+            stride_ = std::min<std::uint32_t>(64, stride_ * 2);
+    }
+    [[noreturn]] void too_deep(std::uint32_t depth) const {
+        throw error("loopsched: divide_and_conquer: the tree is deeper than a worker's stack allows: at depth " +
+                    std::to_string(depth) + " the recursion has used its " + std::to_string(stack_.usable() / 1024) +
+                    " KiB; raise the stack limit (ulimit -s; a simulated actor's is set in transport/simgrid.hpp) "
+                    "or divide into fewer levels");
+    }
+
+    std::vector<Problem> divide(Problem const& p) { return to_vector(ops_.divide(p)); }
+    template <class Range>
+    static std::vector<Problem> to_vector(Range&& range) {
+        if constexpr (std::same_as<Range, std::vector<Problem>>) { // a vector returned by value: taken as it is
+            return std::move(range);
+        } else {
+            std::vector<Problem> out;
+            for (auto&& c : range) out.push_back(static_cast<Problem>(c));
+            return out;
+        }
+    }
+
+    void choose_measure(Problem const& p, std::vector<Problem> const& children) {
+        if constexpr (requires { ops_.cost(p); })
+            e_.set_measure(cost_measure::user);
+        else if (!children.empty() && byte_size(children.front()) != byte_size(p))
+            e_.set_measure(cost_measure::size);
+        else
+            e_.set_measure(cost_measure::depth);
+    }
+    double cost_of(Problem const& p, std::uint32_t depth, cost_measure measure) {
+        switch (measure) {
+        case cost_measure::user:
+            if constexpr (requires { ops_.cost(p); }) return static_cast<double>(ops_.cost(p));
+            break;
+        case cost_measure::size: return static_cast<double>(byte_size(p));
+        default: break;
+        }
+        return -static_cast<double>(depth);
+    }
+
+    dnc_engine& e_;
+    Ops& ops_;
+    stack_budget stack_;
+    std::uint32_t ticks_ = 0, stride_ = 1;
+    std::vector<std::optional<Problem>> problems_; ///< the problems queued at this worker, by slot
+    std::vector<std::uint32_t> free_;
+    dnc_frames<Result> frames_;
+    /// A queued task divided here, waiting for its subproblems' results off the stack.
+    struct continuation {
+        continuation(Problem&& p, result_address to) : problem(std::move(p)), parent(to) {}
+        Problem problem;
+        result_address parent;
+        frame f;
+    };
+    std::unordered_map<std::uint64_t, std::unique_ptr<continuation>> continuations_; ///< by frame id
+    static constexpr std::uint32_t max_continuation_depth = 1u << 18;
+    std::uint64_t traced_nested_ = 0; ///< nodes of inlined tasks finished so far, for nested trace events
+    double dividing_weight_ = -1.0, divide_seconds_ = 0.0;
+    std::vector<double> costs_;
+    std::vector<std::uint32_t> slots_;
+    std::vector<std::byte> scratch_;
+};
+
+} // namespace loopsched::detail
