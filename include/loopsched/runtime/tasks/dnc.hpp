@@ -22,13 +22,12 @@
 //   queues instead of inlining; the document refuses at once.
 // - Messages are looked at every `poll_interval` while a worker recurses
 //   (the document's alarm, every 4 s then); the clock is read every 1 to 64
-//   problems, as their size asks (see tick()).
+//   problems, as their size asks (see tick() in dnc_recursion.hpp).
 // - The cost measure's "sum of the queue" for the depth measure is the sum
 //   of 2^-depth (a subtree's share of a balanced binary tree).
 #pragma once
 
 #include <loopsched/detail/stack.hpp>
-#include <loopsched/error.hpp>
 #include <loopsched/mapping/placement.hpp>
 #include <loopsched/runtime/core/core.hpp>
 #include <loopsched/runtime/core/payload.hpp>
@@ -38,13 +37,11 @@
 #include <loopsched/runtime/tasks/dnc_recursion.hpp>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <random>
 #include <span>
-#include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 

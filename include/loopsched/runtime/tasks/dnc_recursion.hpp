@@ -25,7 +25,6 @@
 #include <span>
 #include <string>
 #include <type_traits>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -123,6 +122,9 @@ public:
 /// frame lives on the stack of the wait that opened it, or, for a queued
 /// task divided as a continuation, with the worker until its combine; a
 /// continuation's id is listed in completed() when its last result arrives.
+/// An id is a slot (reused once closed, so the frames open at once bound the
+/// memory) and the slot's generation (so a result for a closed frame is
+/// refused, not taken by the slot's next frame).
 template <class Result>
 class dnc_frames {
 public:
@@ -138,28 +140,46 @@ public:
         f.results.resize(n);
         f.filled.assign(n, 0);
         f.missing = n;
-        frames_.emplace(next_, &f);
-        return next_++;
+        std::uint32_t slot;
+        if (free_.empty()) {
+            slot = static_cast<std::uint32_t>(open_.size());
+            open_.push_back(nullptr);
+            generations_.push_back(0);
+        } else {
+            slot = free_.back();
+            free_.pop_back();
+        }
+        open_[slot] = &f;
+        ++opened_;
+        return std::uint64_t{++generations_[slot]} << 32 | slot;
     }
-    void close(std::uint64_t id) { frames_.erase(id); }
-    [[nodiscard]] bool empty() const noexcept { return frames_.empty(); }
+    void close(std::uint64_t id) {
+        auto const slot = slot_of(id);
+        open_[slot] = nullptr;
+        free_.push_back(slot);
+        --opened_;
+    }
+    [[nodiscard]] bool empty() const noexcept { return opened_ == 0; }
     void fill(std::uint64_t id, std::uint32_t index, Result r) {
-        auto it = frames_.find(id);
-        if (it == frames_.end() || index >= it->second->results.size() || it->second->filled[index])
+        auto const slot = slot_of(id);
+        frame* const f = slot < open_.size() && generations_[slot] == id >> 32 ? open_[slot] : nullptr;
+        if (f == nullptr || index >= f->results.size() || f->filled[index])
             throw error("loopsched: protocol: a result nobody waits for (frame " + std::to_string(id) + ")");
-        frame& f = *it->second;
-        f.results[index] = std::move(r);
-        f.filled[index] = 1;
-        if (--f.missing == 0 && f.continuation) completed_.push_back(id);
+        f->results[index] = std::move(r);
+        f->filled[index] = 1;
+        if (--f->missing == 0 && f->continuation) completed_.push_back(id);
     }
     /// Continuations whose results are all in, oldest first; the worker combines them.
     [[nodiscard]] std::vector<std::uint64_t>& completed() noexcept { return completed_; }
     [[nodiscard]] bool any_completed() const noexcept { return !completed_.empty(); }
+    /// The slot of frame `id`: below the most frames open at once.
+    static std::uint32_t slot_of(std::uint64_t id) noexcept { return static_cast<std::uint32_t>(id); }
 
 private:
-    std::unordered_map<std::uint64_t, frame*> frames_;
+    std::vector<frame*> open_; ///< by slot; null: free
+    std::vector<std::uint32_t> generations_, free_;
+    std::size_t opened_ = 0;
     std::vector<std::uint64_t> completed_;
-    std::uint64_t next_ = 0;
 };
 
 /// The recursion over the user's operations (Ops: is_leaf, solve, divide,
@@ -206,9 +226,9 @@ public:
         if (done.empty()) return false;
         for (std::size_t i = 0; i < done.size(); ++i) { // deliver() may append
             std::uint64_t const id = done[i];
-            auto node = continuations_.extract(id);
+            std::unique_ptr<continuation> const held = std::move(continuations_[frames_.slot_of(id)]);
             frames_.close(id);
-            continuation& c = *node.mapped();
+            continuation& c = *held;
             Result r;
             run_user([&] { r = ops_.combine(c.problem, std::span<Result>(c.f.results)); });
             deliver(c.parent, std::move(r));
@@ -344,7 +364,9 @@ private:
             run_user([&] { r = ops_.combine(c->problem, std::span<Result>(c->f.results)); });
             return r;
         }
-        continuations_.emplace(id, std::move(c));
+        auto const slot = frames_.slot_of(id);
+        if (slot >= continuations_.size()) continuations_.resize(slot + std::size_t{1});
+        continuations_[slot] = std::move(c);
         e_.divided_at(t.depth);
         return std::nullopt;
     }
@@ -477,7 +499,7 @@ private:
         result_address parent;
         frame f;
     };
-    std::unordered_map<std::uint64_t, std::unique_ptr<continuation>> continuations_; ///< by frame id
+    std::vector<std::unique_ptr<continuation>> continuations_; ///< by their frame's slot
     static constexpr std::uint32_t max_continuation_depth = 1u << 18;
     std::uint64_t traced_nested_ = 0; ///< nodes of inlined tasks finished so far, for nested trace events
     double dividing_weight_ = -1.0, divide_seconds_ = 0.0;
