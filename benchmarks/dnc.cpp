@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <ranges>
 #include <string>
 #include <vector>
 
@@ -61,13 +62,21 @@ int main(int argc, char** argv) try {
     line.add_flag("--tables", tables, "print each heterogeneous run's per-worker table (compute, wait, tasks)");
     line.add_option("--trace", trace_prefix,
                     "write each heterogeneous run's task trace as Chrome trace JSON to PREFIX<placement>_<cluster>_leaf<L>.json");
+    std::vector<std::string> extra_clusters;
+    std::vector<int> leaves{100, 32};
+    line.add_option("--cluster", extra_clusters,
+                    "more heterogeneous clusters to run after the two above, as simulate's speeds platform "
+                    "(e.g. speeds:v=3/1/1/1:loads=0/0/1/0; the links are the tables')");
+    line.add_option("--leaf", leaves, "the heterogeneous runs' leaf sides (the quadtree halves a side above it)")
+            ->capture_default_str();
     if (auto code = line.parse(argc, argv)) return *code;
+    for (int leaf : leaves) detail::require(leaf >= 1, "--leaf", leaf, "must be >= 1 pixel");
     detail::require(most >= 2 && most <= 15, "--max-processors", most, "must be in [2, 15]");
     detail::require(medium >= 0.0, "--shared-medium", medium, "must be >= 0 bytes/s");
 
-    dnc_mandelbrot coarse(1000, 100), fine(1000, 32);
+    dnc_mandelbrot coarse(1000, 100); // the tables' tree; the heterogeneous runs' come from --leaf
     // The document's sequential time on one workstation sets the cost of an iteration.
-    coarse.flops_per_iteration = fine.flops_per_iteration =
+    coarse.flops_per_iteration =
             document_sequential * workstation_speed / static_cast<double>(coarse.iterations(0, 0, 1000, 1000));
 
     sim::simulation_options so;
@@ -79,8 +88,14 @@ int main(int argc, char** argv) try {
                                         (medium > 0.0 ? ":shared=" + std::to_string(medium) : std::string())),
                           so);
     std::string const link = ":speed=1.7e6:bandwidth=1.25e6:latency=5e-4";
-    std::vector<std::pair<std::string, std::string>> const clusters{
-            {"4to1", "speeds:v=4/1/1/1" + link}, {"loaded", "speeds:v=1/1/1/1:loads=0/1/0/1" + link}};
+    std::vector<std::pair<std::string, std::string>> clusters{{"4to1", "speeds:v=4/1/1/1" + link},
+                                                              {"loaded", "speeds:v=1/1/1/1:loads=0/1/0/1" + link}};
+    for (auto const& c : extra_clusters) clusters.emplace_back(c, c + link);
+    std::vector<dnc_mandelbrot> trees;
+    for (int leaf : leaves) {
+        trees.emplace_back(1000, leaf);
+        trees.back().flops_per_iteration = coarse.flops_per_iteration;
+    }
     std::size_t const first_cluster = sims.size();
     for (auto const& c : clusters) sims.emplace_back(make_platform(c.second), so);
 
@@ -98,7 +113,7 @@ int main(int argc, char** argv) try {
     std::printf("\n");
     for (std::size_t c = 0; c < clusters.size(); ++c) {
         auto& s = sims[first_cluster + c];
-        for (auto const* m : {&coarse, &fine}) {
+        for (auto const* m : trees | std::views::transform([](auto const& t) { return &t; })) {
             double const ideal = ideal_seconds(s.layout(), m->total_flops(), false);
             for (char const* placement : {"kazouris", "steal", "steal-half", "april"}) {
                 auto const run = simulate_dnc(s, *m, placement, false, !trace_prefix.empty());

@@ -581,3 +581,18 @@ TEST_CASE("placement: steal runs the newest and gives the oldest (one, or half)"
     CHECK(parse_placement("steal-half") == any_placement(half));
     CHECK_THROWS_AS(parse_placement("nope"), spec_error);
 }
+
+TEST_CASE("placement: steal sized for a slower thief: the oldest tasks it would finish in time") {
+    steal_placement one, half(true);
+    // oldest first: order 1 (weight 8), 2 (4), 3 (2), 4 (1)
+    std::vector<queued_task> const q{{0, 3, 2.0}, {0, 1, 8.0}, {0, 4, 1.0}, {0, 2, 4.0}};
+    CHECK(one.give(q, true, 5.0) == std::vector<std::size_t>{1}); // 8 <= 2 x 5: the oldest
+    CHECK(one.give(q, true, 3.0) == std::vector<std::size_t>{3}); // 8 > 2 x 3: the next oldest, 4
+    CHECK(one.give(q, true, 0.4).empty());                        // every task over 2 x 0.4: refused
+    CHECK(half.give(q, true, 6.0) == std::vector<std::size_t>{1});    // 8, and 8 + 4 is further from 6
+    CHECK(half.give(q, true, 12.0) == std::vector<std::size_t>{1, 3}); // 8 + 4
+    CHECK(half.give(q, true, 3.0) == std::vector<std::size_t>{3});    // 8 skipped; 4, and 4 + 2 is further
+    CHECK(half.give(q, false, 100.0) == std::vector<std::size_t>{1, 3, 0}); // nothing running: one stays
+    CHECK(one.give(std::vector<queued_task>{{0, 1, 1.0}}, false, 10.0).empty());
+    CHECK(one.give(std::vector<queued_task>{}, true, 10.0).empty());
+}

@@ -496,14 +496,14 @@ struct blocky {
     static constexpr double ideal_on_4_1_1_1 = (64 * 1.2e8 + 192 * 1e7) / 7e9; // seconds
 };
 
-/// The blocky tree under Kazouris's scheme on speeds 4:1:1:1: its parallel time.
-double kazouris_blocky(blocky const& shape) {
+/// The blocky tree on speeds 4:1:1:1 under a placement (Kazouris's scheme by default): its parallel time.
+double blocky_on_4_1_1_1(blocky const& shape, char const* placement = "kazouris") {
     auto& s = all().four_one;
     std::uint64_t got = 0;
     double seconds = 0.0;
     s.run([&](sim::transport& t) {
         dnc_options o;
-        o.placement = "kazouris";
+        o.placement = placement;
         o.master_computes = false;
         o.powers = s.layout().powers();
         o.run_queues = s.layout().run_queues();
@@ -524,16 +524,30 @@ TEST_CASE("simgrid: kazouris on speeds 4:1:1:1: an idle fast worker asks several
           "leaf") {
     // A donor answers only between leaves here. Asking one donor, the fast
     // worker waited on dear leaves while the other slow workers had tasks to give.
-    double const seconds = kazouris_blocky(blocky{});
+    double const seconds = blocky_on_4_1_1_1(blocky{});
     // One donor asked at a time: 2.80 times the ideal; three at once: 1.42.
     CHECK(seconds <= 1.6 * blocky::ideal_on_4_1_1_1);
+}
+
+TEST_CASE("simgrid: stealing on speeds 4:1:1:1: a slower thief's steal is sized by speeds") {
+    // A victim gives a slower thief only tasks it would finish about when the
+    // victim finishes the rest (not over twice its share of the load, as
+    // Kazouris's transfers): a dear subtree stolen late by a slow worker
+    // otherwise ends the run long after the others.
+    for (char const* placement : {"steal", "steal-half"}) {
+        CAPTURE(placement);
+        double const seconds = blocky_on_4_1_1_1(blocky{}, placement);
+        CAPTURE(seconds / blocky::ideal_on_4_1_1_1);
+        // Unsized: 1.466 times the ideal for both; sized: 1.321 (steal) and 1.358 (steal-half).
+        CHECK(seconds <= 1.4 * blocky::ideal_on_4_1_1_1);
+    }
 }
 
 TEST_CASE("simgrid: leaves that call this_task::poll answer transfers while they run") {
     // The same tree, its leaves in 12 slices: with a poll between slices a
     // slow donor answers in a twelfth of a dear leaf, not after all of it.
-    double const sliced = kazouris_blocky(blocky{nullptr, 12, false});
-    double const polled = kazouris_blocky(blocky{nullptr, 12, true});
+    double const sliced = blocky_on_4_1_1_1(blocky{nullptr, 12, false});
+    double const polled = blocky_on_4_1_1_1(blocky{nullptr, 12, true});
     CAPTURE(sliced / blocky::ideal_on_4_1_1_1);
     CAPTURE(polled / blocky::ideal_on_4_1_1_1);
     // 1.204 and 1.095 times the ideal

@@ -286,6 +286,25 @@ public:
         at.resize(n);
         return at;
     }
+    /// A steal by a slower thief, sized by speeds (`amount`: the load it
+    /// would finish when this worker finishes the rest): the oldest tasks
+    /// not over twice the amount (one, or for steal-half while the sum comes
+    /// nearer it); refused when every task is larger, since the thief would
+    /// finish after this worker.
+    [[nodiscard]] std::vector<std::size_t> give(std::span<queued_task const> q, bool running, double amount) const {
+        if (q.empty() || (q.size() == 1 && !running)) return {};
+        std::vector<std::size_t> chosen;
+        double given = 0.0;
+        for (std::size_t const i : detail::oldest_first(q)) {
+            if (q[i].weight > 2.0 * amount) continue;
+            if (!chosen.empty() && (!half_ || std::abs(given + q[i].weight - amount) >= std::abs(given - amount)))
+                break;
+            if (!running && chosen.size() + 1 >= q.size()) break;
+            chosen.push_back(i);
+            given += q[i].weight;
+        }
+        return chosen;
+    }
     [[nodiscard]] idle_action when_idle() const { return idle_action::steal; }
     [[nodiscard]] bool balances() const { return false; }
     [[nodiscard]] bool spills() const { return spill_; }

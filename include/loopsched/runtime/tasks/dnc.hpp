@@ -226,7 +226,7 @@ private:
             ++this->stats_.steals;
             // A thief whose problem waits asks for what it may run: tasks deeper than that problem.
             wire_writer w;
-            w.put(waits_ > 0 ? static_cast<std::int64_t>(floor_) : std::int64_t{-1});
+            w.put(waits_ > 0 ? static_cast<std::int64_t>(floor_) : std::int64_t{-1}).put(this->speed_);
             this->port_.send_rank(this->port_.settings().worker_ranks[victim], kind::steal,
                                   bytes(w.view().begin(), w.view().end()));
         } else if (!this->idle_reported_) {

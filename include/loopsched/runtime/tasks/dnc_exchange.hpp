@@ -72,7 +72,9 @@ public:
         }
         case kind::steal: {
             ask a{false, m.source, 0};
-            if (r.remaining() > 0) a.deeper_than = r.get<std::int64_t>();
+            a.deeper_than = r.get<std::int64_t>();
+            // A slower thief's steal is sized by speeds, as the manager sizes transfers.
+            if (double const thief = r.get<double>(); thief > 0.0 && thief < speed_) a.share = thief / (thief + speed_);
             answer(a);
             break;
         }
