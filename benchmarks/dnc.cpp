@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <ranges>
 #include <string>
 #include <vector>
 
@@ -113,7 +112,8 @@ int main(int argc, char** argv) try {
     std::printf("\n");
     for (std::size_t c = 0; c < clusters.size(); ++c) {
         auto& s = sims[first_cluster + c];
-        for (auto const* m : trees | std::views::transform([](auto const& t) { return &t; })) {
+        for (auto const& tree : trees) {
+            auto const* m = &tree;
             double const ideal = ideal_seconds(s.layout(), m->total_flops(), false);
             for (char const* placement : {"kazouris", "steal", "steal-half", "april"}) {
                 auto const run = simulate_dnc(s, *m, placement, false, !trace_prefix.empty());
