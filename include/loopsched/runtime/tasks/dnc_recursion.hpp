@@ -429,7 +429,7 @@ private:
         e_.shed_running(subproblems);
         slots_.clear();
         for (auto& c : children) slots_.push_back(hold(std::move(c)));
-        // place() may run user code no more, but copies: costs_ and slots_ are free again after it
+        // place() runs no user code and keeps neither span: costs_ and slots_ are free again once it returns
         e_.place(costs_, slots_, depth + 1, id);
         return id;
     }
