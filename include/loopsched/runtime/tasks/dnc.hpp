@@ -80,10 +80,10 @@ public:
         auto& port = this->port_;
         if (!this->queue_.empty() || this->rec_->has_completed()) {
             double const before = port.now();
-            double const idle_before = this->stats_.idle_seconds;
+            double const idle_before = this->stats.idle_seconds;
             if (!this->rec_->combine_completed()) run_next();
             this->maybe_report();
-            this->mine_.compute_seconds += port.now() - before - (this->stats_.idle_seconds - idle_before);
+            this->mine_.compute_seconds += port.now() - before - (this->stats.idle_seconds - idle_before);
         }
         if (this->queue_.empty() && !this->rec_->has_completed()) go_idle();
         return port.now();
@@ -144,9 +144,9 @@ public:
         for (std::size_t i = 0; i < n; ++i) {
             if (i >= 1 && i < placed) continue; // sent along a list
             std::size_t const c = by_cost[i];
-            this->queue_.push(slots[c], costs[c], depth, address(c), this->estimates_);
+            this->queue_.push(slots[c], costs[c], depth, address(c), this->estimates);
         }
-        if (this->estimates_) this->report_queue(); // new tasks: the manager places them now
+        if (this->estimates) this->report_queue(); // new tasks: the manager places them now
     }
 
     /// Runs queued tasks deeper than `depth` (the waiting problem's) until
@@ -161,7 +161,7 @@ public:
         std::uint32_t const outer = floor_;
         floor_ = depth;
         ++waits_;
-        this->stats_.peak_waits = std::max<std::uint64_t>(this->stats_.peak_waits, waits_);
+        this->stats.peak_waits = std::max<std::uint64_t>(this->stats.peak_waits, waits_);
         while (missing > 0) {
             if (this->rec_->combine_completed()) continue; // never waits, so always allowed
             if (this->queue_.has_deeper(depth)) {
@@ -191,7 +191,7 @@ private:
         bool const deeper = waits_ > 0 || (divided_any_ && queue.has_deeper(below));
         dnc_task const t = deeper ? queue.take_deeper(this->placement_.next(queue.view_deeper(below), dividing))
                                   : queue.take(this->placement_.next(queue.view(), dividing));
-        ++this->counters.tasks;
+        ++this->stats.tasks;
         this->rec_->run(t, dividing);
     }
 
@@ -223,7 +223,7 @@ private:
             std::size_t victim = pick(this->random_);
             if (victim >= this->self_) ++victim;
             this->steal_out_ = true;
-            ++this->stats_.steals;
+            ++this->stats.steals;
             // A thief whose problem waits asks for what it may run: tasks deeper than that problem.
             wire_writer w;
             w.put(waits_ > 0 ? static_cast<std::int64_t>(floor_) : std::int64_t{-1}).put(this->speed_);

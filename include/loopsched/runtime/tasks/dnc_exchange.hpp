@@ -49,7 +49,7 @@ public:
         if (n > 0) {
             received_ += n;
             if (origin == task_origin::transfer) transferred_ += n;
-            stats_.received += n;
+            stats.received += n;
             idle_reported_ = false;
         }
         if (origin == task_origin::steal) steal_out_ = false;
@@ -83,19 +83,16 @@ public:
                         " at a divide-and-conquer worker");
         }
     }
-    void waited(double seconds) noexcept { stats_.idle_seconds += seconds; }
+    void waited(double seconds) noexcept { stats.idle_seconds += seconds; }
 
     worker_statistics statistics(double) {
         stopped_ = true; // the report: steal answers arriving late are dropped
-        stats_.nodes = counters.nodes;
-        stats_.tasks = counters.tasks;
-        stats_.inlined = counters.inlined;
-        mine_.iterations = static_cast<index_t>(stats_.nodes);
-        mine_.chunks = static_cast<index_t>(stats_.tasks);
-        mine_.wait_seconds = stats_.idle_seconds;
+        mine_.iterations = static_cast<index_t>(stats.nodes);
+        mine_.chunks = static_cast<index_t>(stats.tasks);
+        mine_.wait_seconds = stats.idle_seconds;
         results_.clear();
         results_.add_written(0, 0, [&](std::vector<std::byte>& out) {
-            auto const b = std::as_bytes(std::span(&stats_, 1));
+            auto const b = std::as_bytes(std::span(&stats, 1));
             out.insert(out.end(), b.begin(), b.end());
         });
         return mine_;
@@ -116,14 +113,14 @@ protected:
     dnc_exchange(worker_port<T>& port, rank_profile& profile, task_decisions const& placement, dnc_settings const& ds)
             : port_(port), profile_(profile), placement_(placement), ds_(ds),
               self_(static_cast<std::size_t>(port.settings().index_of(port.rank()))),
-              workers_(port.settings().workers()), estimates_(placement.estimates() != nullptr),
+              workers_(port.settings().workers()),
               random_(static_cast<std::uint32_t>(port.rank()) * 7919u + 17u) {
         mine_.rank = port.rank();
-        stats_.rank = port.rank();
+        stats.rank = port.rank();
         auto const s = profile.status();
         speed_ = s.power / s.run_queue;
         own_rank = port.rank();
-        estimates = estimates_;
+        estimates = placement.estimates() != nullptr;
         tracing = port.settings().trace;
         slowed = profile.slowness.slowdown() > 0.0;
         listener = this;
@@ -157,7 +154,7 @@ protected:
             for (auto const& x : t.list) w.put(x);
             rec_->put_problem(t.slot, w);
         }
-        stats_.given += tasks.size();
+        stats.given += tasks.size();
         if (rank == port_.rank()) throw error("loopsched: protocol: tasks sent to the worker that holds them");
         port_.send_rank(rank, kind::work, std::move(w).take());
     }
@@ -195,7 +192,7 @@ protected:
         own_seconds_ += seconds * speed_;
     }
     void maybe_report() {
-        if (estimates_ && dirty_ && port_.now() - informed_ >= ds_.info_period) report_queue();
+        if (estimates && dirty_ && port_.now() - informed_ >= ds_.info_period) report_queue();
     }
     /// The queue and running task to the manager.
     void report_queue(bool revised = false) {
@@ -238,8 +235,6 @@ protected:
     std::vector<placed_worker> coworkers_;
     double polled_ = 0.0, informed_ = -1e300;
     bool stopped_ = false;
-    bool const estimates_; ///< the manager places every task (task_decisions::estimates)
-    dnc_worker_statistics stats_;
     worker_statistics mine_;
     std::vector<chunk_event> trace_;
     result_blocks results_;
@@ -313,7 +308,7 @@ private:
             send_tasks(a.rank, task_origin::steal, {});
     }
     void tell_moved(std::uint64_t to, std::size_t n) {
-        if (estimates_) report_queue(); // first, so that the manager's board is current when it hears
+        if (estimates) report_queue(); // first, so that the manager's board is current when it hears
         wire_writer w;
         last_load_ = queue_.load() + counters.running;
         w.put(to).put(static_cast<std::uint64_t>(n)).put(last_load_);
@@ -322,7 +317,7 @@ private:
     /// this_task::estimate(remaining) from a running body: reported at once
     /// when the manager places by estimates (nobody else reads it).
     bool revise(double remaining) override {
-        if (!estimates_) return false;
+        if (!estimates) return false;
         set_running(remaining);
         report_queue(true);
         return true;

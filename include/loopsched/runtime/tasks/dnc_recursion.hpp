@@ -7,6 +7,7 @@
 #pragma once
 
 #include <loopsched/detail/stack.hpp>
+#include <loopsched/divide_and_conquer_ops.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/runtime/core/payload.hpp>
 #include <loopsched/runtime/core/wire.hpp>
@@ -41,9 +42,8 @@ struct dnc_task {
     bool fresh = false; ///< created here and not yet reported (placing by estimates)
 };
 
-/// What a worker's counters say of it while it runs; both sides keep them.
+/// What a worker is doing, as both sides keep it.
 struct dnc_counters {
-    std::uint64_t nodes = 0, tasks = 0, inlined = 0;
     int inlining = 0;      ///< inlined tasks on the stack
     bool solving = false;  ///< a queued leaf is being solved (it may poll: this_task::poll)
     double running = 0.0;  ///< the inlined tasks' weight: the manager hears it with the queue's
@@ -55,6 +55,7 @@ struct dnc_counters {
 class dnc_engine {
 public:
     dnc_counters counters;
+    dnc_worker_statistics stats; ///< the worker's row (both sides count in it)
     int own_rank = 0;          ///< this worker's rank
     bool estimates = false;    ///< the manager places every task (it hears every running task's)
     bool tracing = false;      ///< trace events are recorded
@@ -193,16 +194,7 @@ public:
 
     std::uint32_t problem_from(std::span<std::byte const> bytes) override { return hold(from_bytes<Problem>(bytes)); }
     void put_problem(std::uint32_t slot, wire_writer& w) override {
-        Problem const& p = *problems_[slot];
-        if constexpr (travels_in_place<Problem>) {
-            std::size_t const n = byte_size(p);
-            w.put(static_cast<std::uint64_t>(n));
-            write_bytes_to(w.put_room(n), std::span<Problem const>(&p, 1));
-        } else { // an archive: its size is known once written
-            scratch_.clear();
-            write_values(scratch_, std::span<Problem const>(&p, 1));
-            w.put(static_cast<std::uint64_t>(scratch_.size())).put_raw(scratch_);
-        }
+        put_value(w, *problems_[slot], true);
         release(slot);
     }
     [[nodiscard]] double fixed_problem_bytes() const override {
@@ -278,18 +270,23 @@ private:
         if (to.rank == e_.own_rank) return frames_.fill(to.frame, to.index, std::move(r));
         wire_writer w;
         if (to.rank >= 0) w.put(to.frame).put(to.index);
-        put_value(w, r);
+        put_value(w, r, false);
         e_.send_result(to, std::move(w));
     }
-    /// A result at the end of a message: its bytes written in place (a
-    /// result of megabytes is copied once, not twice), or an archive made in
-    /// scratch_ and copied in.
-    void put_value(wire_writer& w, Result const& v) {
-        if constexpr (travels_in_place<Result>) {
-            write_bytes_to(w.put_room(byte_size(v)), std::span<Result const>(&v, 1));
+    /// A problem or a result at the end of a message, after its byte count if
+    /// `counted`: its bytes written in place (a value of megabytes is copied
+    /// once, not twice), or an archive made in scratch_ (its size known once
+    /// written) and copied in.
+    template <class V>
+    void put_value(wire_writer& w, V const& v, bool counted) {
+        if constexpr (travels_in_place<V>) {
+            std::size_t const n = byte_size(v);
+            if (counted) w.put(static_cast<std::uint64_t>(n));
+            write_bytes_to(w.put_room(n), std::span<V const>(&v, 1));
         } else {
             scratch_.clear();
-            write_values(scratch_, std::span<Result const>(&v, 1));
+            write_values(scratch_, std::span<V const>(&v, 1));
+            if (counted) w.put(static_cast<std::uint64_t>(scratch_.size()));
             w.put_raw(scratch_);
         }
     }
@@ -298,9 +295,9 @@ private:
 
     std::optional<Result> run_inlined_task(dnc_task const& t) {
         auto& c = e_.counters;
-        ++c.inlined;
+        ++e_.stats.inlined;
         double const start = e_.now();
-        std::uint64_t const nodes = c.nodes, traced_before = traced_nested_;
+        std::uint64_t const nodes = e_.stats.nodes, traced_before = traced_nested_;
         ++c.inlining;
         double const weight = t.weight;
         c.running += weight; // work in hand too: the manager looks for large inlined subtrees to spill
@@ -315,7 +312,7 @@ private:
         }
         // A spill inside this recursion may run other inlined tasks here; their
         // events count their own nodes, so this event counts only the rest.
-        std::uint64_t const under = c.nodes - nodes, nested = traced_nested_ - traced_before;
+        std::uint64_t const under = e_.stats.nodes - nodes, nested = traced_nested_ - traced_before;
         traced_nested_ = traced_before + under;
         if (e_.tracing) e_.trace_event(t.order, under - nested, start);
         return r;
@@ -439,7 +436,7 @@ private:
     /// interval passed (coarse problems: every problem) and doubles, up to
     /// 64, when not (a clock reading costs as much as a tiny problem).
     void tick() {
-        ++e_.counters.nodes;
+        ++e_.stats.nodes;
         if (++ticks_ < stride_) return;
         ticks_ = 0;
         if (e_.poll_if_due())
