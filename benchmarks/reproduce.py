@@ -1100,9 +1100,10 @@ def seed000_dnc(run, out, quick):
     claims.claim("uneven-within-1.15", "on speeds 4:1:1:1 kazouris and stealing are within 1.15x of the ideal "
                  "(issue 35's target)", max(uneven.values()) <= 1.15 * run_baseline(text, uneven),
                  ratios(text, uneven))
-    loaded = {k: v for k, v in fig.items() if "_loaded_" in k and "kazouris" in k}
-    claims.claim("loaded-kazouris-within-1.25", "with 2 of 4 workers loaded kazouris is within 1.25x of the ideal",
-                 max(loaded.values()) <= 1.25 * run_baseline(text, loaded), ratios(text, loaded))
+    loaded = {k: v for k, v in fig.items() if "_loaded_" in k and "april" not in k}
+    claims.claim("loaded-within-1.10", "with 2 of 4 workers loaded kazouris and stealing are within 1.10x of the "
+                 "ideal (issue 35's target)", max(loaded.values()) <= 1.10 * run_baseline(text, loaded),
+                 ratios(text, loaded))
     md.append(claims.markdown())
     return "\n".join(md), None
 

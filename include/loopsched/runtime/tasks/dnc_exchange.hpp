@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <random>
 #include <span>
@@ -74,7 +75,8 @@ public:
             ask a{false, m.source, 0};
             a.deeper_than = r.get<std::int64_t>();
             // A slower thief's steal is sized by speeds, as the manager sizes transfers.
-            if (double const thief = r.get<double>(); thief > 0.0 && thief < speed_) a.share = thief / (thief + speed_);
+            a.thief_speed = r.get<double>();
+            if (a.thief_speed > 0.0 && a.thief_speed < speed_) a.share = a.thief_speed / (a.thief_speed + speed_);
             answer(a);
             break;
         }
@@ -162,6 +164,13 @@ protected:
         auto asks = std::move(pending_);
         pending_.clear();
         counters.pending = false;
+        // Fastest thief first (the manager's transfers before any): the tasks
+        // that spilled go where they finish soonest. Answered in arrival order,
+        // a slow thief took a dear leaf while a fast one got the next, smaller
+        // task (2 of 4 workers loaded: 1.21 of the ideal, 1.10 fastest first).
+        std::ranges::stable_sort(asks, std::greater<>(), [](ask const& a) {
+            return a.transfer ? std::numeric_limits<double>::infinity() : a.thief_speed;
+        });
         for (auto const& a : asks)
             if (!try_give(a)) refuse(a);
     }
@@ -254,6 +263,7 @@ private:
         /// A thief whose own problem waits runs only tasks deeper than this (-1: any).
         std::int64_t deeper_than = -1;
         double share = 0.0; ///< the load to give, as a share of this worker's (transfer; 0: one task)
+        double thief_speed = 0.0; ///< a steal's thief's V/Q (0: a transfer, or not sent)
     };
 
     /// Gives what the placement allows; a worker recursing inline defers
