@@ -66,7 +66,7 @@ int main(int argc, char** argv) try {
     std::vector<std::string> policies{"ss", "fss", "af", "w-fss", "dtss", "tss", "gss"};
     std::vector<std::string> farms;
     std::size_t group = 0, task_bytes = 0;
-    bool flat = true, compute = false, in_groups = false, charged = true;
+    bool flat = true, compute = false, in_groups = false, charged = true, lend = true;
     std::string dist = "exp";
     double ahead = 0.0;
     line.add_option("workers", sizes, "simulated worker counts")->check(examples::positive_number)->capture_default_str();
@@ -97,6 +97,8 @@ int main(int argc, char** argv) try {
     line.add_flag("--producers-in-groups", in_groups,
                   "hierarchical farms: each sub-master makes its group's part of the tasks (none pass through the "
                   "root)");
+    line.add_flag("!--no-lending", lend,
+                  "with --producers-in-groups: groups do not lend each other tasks (each runs only its own)");
     line.add_flag("!--no-flat", flat, "skip the flat loops (they take the longest at 16,384 workers)");
     line.add_flag("!--no-engine-time", charged,
                   "charge no engine time, only the messages' 1 us (deterministic: what the engines' measured time "
@@ -173,7 +175,7 @@ int main(int argc, char** argv) try {
                 if (flat) f = examples::simulate_farm(simulators[s], w, scheme);
                 std::string const levels = "ss/" + scheme;
                 row("farm " + scheme, in_groups ? "farm " + levels + ", made in groups" : "farm " + levels, f,
-                    examples::simulate_farm(simulators[s], w, levels, false, false, group, ms * 1e-3, {}, in_groups));
+                    examples::simulate_farm(simulators[s], w, levels, false, false, group, ms * 1e-3, {}, in_groups, lend));
             }
         }
     }

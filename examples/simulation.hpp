@@ -606,11 +606,12 @@ inline simulated_run simulate_hierarchy(sim::simulator& simulator, workload cons
 /// task time): each task carries `task_bytes` to its worker, costs its
 /// iteration's flops, and returns `result_bytes`. Options as simulate().
 /// A farm over the workload's iterations, one task each; with
-/// `producers_in_groups` (two levels) each sub-master makes its group's part.
+/// `producers_in_groups` (two levels) each sub-master makes its group's part,
+/// and groups lend each other tasks unless `lend_between_groups` is false.
 inline simulated_run simulate_farm(sim::simulator& simulator, workload const& w, std::string const& scheme,
                                    bool master_computes = false, bool trace = false, std::size_t group_size = 0,
                                    double expected_task_seconds = 0.0, robustness robust = {},
-                                   bool producers_in_groups = false) {
+                                   bool producers_in_groups = false, bool lend_between_groups = true) {
     if (w.doacross()) throw invalid_parameter("workload", w.kind, "a task farm runs DOALL workloads only");
     auto const& p = simulator.layout();
     simulated_run out;
@@ -623,6 +624,7 @@ inline simulated_run simulate_farm(sim::simulator& simulator, workload const& w,
         o.trace = trace;
         o.expected_tasks = producers_in_groups ? 0 : static_cast<std::size_t>(w.iterations());
         o.producers_in_groups = producers_in_groups;
+        o.lend_between_groups = lend_between_groups;
         o.reissue = robust.reissue;
         o.presumed_lost_after = robust.presumed_lost_after;
         if (scheme.find('/') == std::string::npos) {

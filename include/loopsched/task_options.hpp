@@ -50,10 +50,17 @@ struct farm_parameters {
     /// (task_farm_handle::group() and groups() say which share is its). No
     /// task passes through the root, so the root's cost per task is gone;
     /// each group's results stay on its sub-master (its outcome's value; the
-    /// root's and the workers' are empty), and work moves within a group,
-    /// not between groups. Not with stop_after_results, time_limit or
-    /// expected_tasks (a group's chunk policy takes its queue in batches).
+    /// root's and the workers' are empty). Work moves within a group, and
+    /// between groups as lend_between_groups says. Not with
+    /// stop_after_results, time_limit or expected_tasks (a group's chunk
+    /// policy takes its queue in batches).
     bool producers_in_groups = false;
+    /// With producers_in_groups: a group whose producer returned and whose
+    /// queue ran dry asks another group's sub-master (at random, among those
+    /// that have not refused) for queued tasks, and gets its share of them by
+    /// the two groups' powers; their results go back to the group that made
+    /// them. False: each group runs only its own tasks.
+    bool lend_between_groups = true;
 
     template <class F>
     friend void describe(farm_parameters const& p, F&& f) {
@@ -72,6 +79,7 @@ struct farm_parameters {
           detail::option_rule{0.0, std::numeric_limits<double>::infinity(), false,
                               "must be > 0 seconds (infinity: never)", true, false});
         f("producers_in_groups", p.producers_in_groups, detail::any_value);
+        f("lend_between_groups", p.lend_between_groups, detail::any_value);
     }
 };
 

@@ -31,6 +31,7 @@
 #include <string>
 #include <thread>
 #include <numeric>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -741,23 +742,27 @@ TEST_CASE("simgrid: a two-level farm: groups pass results on in batches, move wo
     }
 }
 
-TEST_CASE("simgrid: producers in groups: each group makes its share by power; equal shares leave a group late") {
+TEST_CASE("simgrid: producers in groups: each group makes its share by power; equal shares leave a group late "
+          "unless groups lend their tasks") {
     // 12 workers in three computing groups of four, speeds 4:1:2 by group; 1,400 tasks of 1e7 flops.
     auto& s = all().three_groups;
     int const n = 1400;
     double const ideal = n * 1e7 / (4 * (4e9 + 1e9 + 2e9));
-    auto makespan = [&](bool by_power) {
+    auto makespan = [&](std::string const& scheme, bool by_power, bool lend) {
         std::vector<int> runs(static_cast<std::size_t>(n), 0);
-        std::vector<std::size_t> made(3, 0);
+        std::vector<std::uint64_t> first_of(3, 0), made(3, 0);
+        std::vector<std::vector<int>> values(3);
         loop_statistics root;
         s.run([&](sim::transport& t) {
             task_farm_options o;
-            auto levels = parse_farm_hierarchy("ss/kazouris");
+            auto levels = parse_farm_hierarchy(scheme);
             levels.group_size = 4;
             levels.sub_masters_compute = true;
             o.scheme = levels;
             o.producers_in_groups = true;
+            o.lend_between_groups = lend;
             o.powers = s.layout().powers();
+            std::optional<std::size_t> group;
             auto out = task_farm<int>(
                     t,
                     [&](auto& farm) {
@@ -765,6 +770,8 @@ TEST_CASE("simgrid: producers in groups: each group makes its share by power; eq
                         std::uint64_t first = farm.group() * count / farm.groups(),
                                       last = (farm.group() + 1) * count / farm.groups();
                         if (by_power) std::tie(first, last) = farm.share(count);
+                        group = farm.group();
+                        first_of[farm.group()] = first;
                         made[farm.group()] = last - first;
                         for (auto i = first; i < last; ++i) farm.submit(static_cast<int>(i));
                     },
@@ -774,21 +781,41 @@ TEST_CASE("simgrid: producers in groups: each group makes its share by power; eq
                         return i;
                     },
                     o);
+            if (group) values[*group] = std::move(out.value);
             if (t.rank() == 0) root = out.statistics;
         });
         for (int r : runs) REQUIRE(r == 1);
         REQUIRE(root.groups.size() == 3);
+        // Each group's results, lent tasks' included, on its sub-master in creation order.
+        for (std::size_t g = 0; g < 3; ++g) {
+            REQUIRE(values[g].size() == made[g]);
+            for (std::size_t i = 0; i < made[g]; ++i) REQUIRE(values[g][i] == static_cast<int>(first_of[g] + i));
+        }
         if (by_power) { // 4:1:2 of 1,400
             CHECK(made[0] == 800);
             CHECK(made[1] == 200);
             CHECK(made[2] == 400);
         }
-        return root.parallel_seconds;
+        return root.parallel_seconds / ideal;
     };
-    double const shared = makespan(true), equal = makespan(false);
-    CHECK(shared > ideal);
-    CHECK(shared < 1.1 * ideal); // 1.021
-    CHECK(equal > 1.5 * ideal);  // 2.361: the slow group's third of the tasks, 7/3 of the ideal
+    {
+        double const shared = makespan("ss/kazouris", true, false), equal = makespan("ss/kazouris", false, false);
+        CHECK(shared > 1.0);
+        CHECK(shared < 1.1); // 1.021
+        CHECK(equal > 1.5);  // 2.361: the slow group's third of the tasks, 7/3 of the ideal
+    }
+    // A group whose producer returned and whose queue ran dry asks another
+    // group; under Kazouris a busy worker there sends it tasks, under SS its
+    // sub-master does from its queue.
+    double const shared = makespan("ss/kazouris", true, true), equal = makespan("ss/kazouris", false, true);
+    CAPTURE(shared);
+    CAPTURE(equal);
+    CHECK(shared < 1.1); // 1.021
+    CHECK(equal < 1.2);  // 1.126 (2.361 without lending)
+    double const ss_equal = makespan("ss/ss", false, false), ss_lent = makespan("ss/ss", false, true);
+    CAPTURE(ss_equal);
+    CAPTURE(ss_lent);
+    CHECK(ss_lent < 0.5 * ss_equal); // 1.632 against 3.742 (1.601 with shares by power)
 }
 
 TEST_CASE("simgrid: a flat Kazouris farm's makespan on exponential tasks, to the hundredth") {

@@ -75,7 +75,8 @@ TEST_CASE("groups: a group weighs the sum of its workers' V/Q; the group message
 
     std::vector<int> const workers{4, 5, 6};
     d::wire_writer w;
-    d::write_group(w, workers, statuses, {2, 3, 0.5, 1.0}); // the third of three groups, half the power
+    std::vector<int> const sub_masters{1, 2, 4};
+    d::write_group(w, workers, statuses, {2, 3, 0.5, 1.0}, sub_masters); // the third of three groups, half the power
     d::runtime_settings base;
     base.root = 0;
     auto const bytes = w.view();
@@ -93,6 +94,7 @@ TEST_CASE("groups: a group weighs the sum of its workers' V/Q; the group message
     CHECK(joined.place.groups == 3);
     CHECK(joined.place.share_begin == 0.5);
     CHECK(joined.place.share_end == 1.0);
+    CHECK(joined.sub_masters == sub_masters);
     // A sub-master that does not compute is not among its workers.
     auto const apart = d::join_group(3, 8, base, message_view(0, 0, bytes));
     CHECK(apart.settings.own_index == -1);

@@ -274,13 +274,15 @@ struct group_opening {
     [[nodiscard]] std::size_t smallest() const { return sizes.empty() ? 1 : std::ranges::min(sizes); }
 };
 
-/// A group message: the group's workers and their statuses, then its place
-/// among the groups (join_group reads it).
+/// A group message: the group's workers and their statuses, its place among
+/// the groups, then every group's sub-master (join_group reads it).
 inline void write_group(wire_writer& w, std::span<int const> workers, std::span<worker_status const> statuses,
-                        group_place const& place) {
+                        group_place const& place, std::span<int const> sub_masters = {}) {
     w.put(workers.size());
     for (std::size_t i = 0; i < workers.size(); ++i) w.put(workers[i]).put(statuses[i]);
     w.put(place);
+    w.put(sub_masters.size());
+    for (int r : sub_masters) w.put(r);
 }
 
 /// Decides the groups and tells each sub-master its workers and their statuses.
@@ -307,6 +309,8 @@ group_opening open_groups(loop_link<T>& link, runtime_settings const& base, std:
         out.powers.push_back(group_status(statuses_of[g]));
         total += out.powers.back().power;
     }
+    std::vector<int> sub_masters;
+    for (auto const& members : layout.members) sub_masters.push_back(members.front());
     double summed = 0.0, before = 0.0;
     for (std::size_t g = 0; g < layout.members.size(); ++g) {
         auto const& members = layout.members[g];
@@ -316,7 +320,7 @@ group_opening open_groups(loop_link<T>& link, runtime_settings const& base, std:
         // The next group's begin is this one's end, the very same double: shares tile [0, 1).
         double const after = g + 1 == layout.members.size() ? 1.0 : summed / total;
         wire_writer w;
-        write_group(w, workers, statuses, group_place{g, layout.members.size(), before, after});
+        write_group(w, workers, statuses, group_place{g, layout.members.size(), before, after}, sub_masters);
         before = after;
         link.send(members.front(), kind::group, w.view());
         out.settings.index_of_rank[static_cast<std::size_t>(members.front())] =
@@ -336,10 +340,11 @@ struct group_membership {
     std::vector<worker_status> statuses;
     int root = 0; ///< the hierarchy's root, its own master
     group_place place; ///< which group (the root's order), of how many, and its share of their power
+    std::vector<int> sub_masters; ///< every group's sub-master, in the root's order
 };
 
 inline group_membership join_group(int self, int ranks, runtime_settings const& base, message_view group) {
-    group_membership out{base, status_by_rank(static_cast<std::size_t>(ranks)), {}, base.root, {}};
+    group_membership out{base, status_by_rank(static_cast<std::size_t>(ranks)), {}, base.root, {}, {}};
     auto& settings = out.settings;
     settings.root = self;
     settings.worker_ranks.clear();
@@ -356,6 +361,8 @@ inline group_membership join_group(int self, int ranks, runtime_settings const& 
         out.statuses.push_back(s);
     }
     out.place = r.get<group_place>();
+    out.sub_masters.resize(r.get<std::size_t>());
+    for (auto& rank : out.sub_masters) rank = r.get<int>();
     return out;
 }
 

@@ -147,6 +147,48 @@ public:
         }
         return n;
     }
+    /// Producers in groups: lends up to `count` queued tasks, the best first,
+    /// to another group's sub-master, each to `send(id, task)`. Each stays
+    /// this group's task until its result comes back (lent_result). Returns
+    /// how many went.
+    template <class Send>
+    std::size_t lend(std::size_t count, Send&& send) {
+        std::size_t n = 0;
+        for (; n < count && !book_.queue_empty(); ++n) {
+            auto const id = take_best();
+            send(id, book_[id]);
+            book_.lend(id);
+        }
+        return n;
+    }
+    /// Kazouris within the group: has the busy worker estimated to finish last
+    /// send another group's sub-master its share of its tasks (a worker
+    /// answers that group); false if none holds more than its running task.
+    bool lend_from_workers(int to_rank, double power) {
+        return fs_.scheme == farm_scheme_kind::kazouris && redistribution_.lend(to_rank, power);
+    }
+    /// A lent task's result, [seconds][the result's bytes], from the group that ran it.
+    void lent_result(std::uint64_t id, std::span<std::byte const> b) {
+        if (id >= book_.size() || b.size() < sizeof(double) ||
+            (book_[id].where != state::lent && book_[id].where != state::sent))
+            throw error("loopsched: protocol: a result for task " + std::to_string(id) + " that was not lent");
+        if (auto& t = book_[id]; t.where == state::sent) { // a worker lent it; its word has not come yet
+            auto const k = static_cast<std::size_t>(t.owner);
+            workers_.released(k, t.heur);
+            --port_.statistics()[k].iterations;
+            workers_.may_idle(k);
+            port_.touch(k);
+        }
+        book_.came_back(id);
+        ++results_;
+        deliver_(id, b);
+    }
+    /// While this group waits for another group's answer to its request for
+    /// work, it is not done and its idle workers wait (they are not stopped).
+    void set_borrowing(bool on) noexcept { borrowing_ = on; }
+    [[nodiscard]] bool producing() const noexcept { return producing_; }
+    /// Whether tasks carry the user's cost estimate (the first one did).
+    [[nodiscard]] bool with_cost() const noexcept { return book_.with_cost(); }
     /// Tasks no worker runs yet: queued here, or held by a worker behind the
     /// one it runs (a placement such as Kazouris's sends its tasks on at once).
     [[nodiscard]] std::size_t waiting() const noexcept {
@@ -182,11 +224,16 @@ public:
         distribute();
         return 0; // tasks went out through push_worker, counted there
     }
-    [[nodiscard]] bool done() const noexcept { return !producing_ && all_resolved() && !redistribution_.under_way(); }
+    [[nodiscard]] bool done() const noexcept {
+        return !producing_ && all_resolved() && !redistribution_.under_way() && !borrowing_;
+    }
     [[nodiscard]] bool holds(std::size_t k) const noexcept { return workers_.holds(k); }
     /// While the producer runs, workers all idle is a wait for its next task;
     /// not while it waits for results that no worker holds.
-    [[nodiscard]] bool expecting_work() const noexcept { return producing_ && (!flushing_ || all_resolved()); }
+    [[nodiscard]] bool expecting_work() const noexcept {
+        // Also while another group runs tasks lent to it, or may lend some here.
+        return (producing_ && (!flushing_ || all_resolved())) || borrowing_ || book_.lent_out() > 0;
+    }
 
     /// The producer waits for every result (wait_all): a policy's chunk goes
     /// with the tasks that exist rather than wait for more.
@@ -273,6 +320,8 @@ public:
             port_.statistics()[k].iterations -= static_cast<index_t>(dropped_copies(k, n, r));
         else if (to == dropped_tasks)
             port_.statistics()[k].iterations -= static_cast<index_t>(workers_.dropped(k, n, r, book_));
+        else if (to == lent_to_group)
+            redistribution_.lent(k, n, r, book_);
         else
             moved_ += redistribution_.answered(k, static_cast<std::size_t>(to), n, r, m.source, book_);
         port_.touch(k);
@@ -537,7 +586,7 @@ private:
     std::optional<farm_copies> copies_; ///< with reissue
     std::size_t results_ = 0, moved_ = 0;
     std::vector<int> left_ranks_;
-    bool producing_ = true, stopping_ = false, distributing_ = false, flushing_ = false;
+    bool producing_ = true, stopping_ = false, distributing_ = false, flushing_ = false, borrowing_ = false;
     bool groups_told_ = false; ///< the root over groups: this cycle's end was told (kind::drain)
     bool root_waits_ = false;  ///< a group's master: its root said it waits (kind::drain)
     double started_ = 0.0;

@@ -23,7 +23,7 @@ namespace loopsched::detail {
 
 class farm_book {
 public:
-    enum class state : std::uint8_t { queued, sent, done, cancelled, moved };
+    enum class state : std::uint8_t { queued, sent, done, cancelled, moved, lent };
     struct task {
         std::vector<std::byte> payload; ///< until sent
         double heur = 0.0;
@@ -156,6 +156,21 @@ public:
         std::vector<std::byte>().swap(t.payload);
         ++resolved_;
     }
+    /// A group's own task lent to another group (producers in groups): its
+    /// result comes back here, so it stays unresolved until came_back(id).
+    void lend(std::uint64_t id) {
+        auto& t = tasks_[id];
+        t.where = state::lent;
+        std::vector<std::byte>().swap(t.payload);
+        ++lent_;
+    }
+    void came_back(std::uint64_t id) {
+        if (tasks_[id].where == state::lent) --lent_;
+        tasks_[id].where = state::done;
+        ++resolved_;
+    }
+    /// Tasks lent to other groups whose results have not come back.
+    [[nodiscard]] std::size_t lent_out() const noexcept { return lent_; }
     /// Every queued task cancelled (the farm stops).
     void cancel_queue() {
         for (auto const& e : queue_) cancel(~std::get<2>(e));
@@ -182,7 +197,7 @@ private:
     bool by_heur_ = false, with_cost_ = false, by_size_ = false, keep_ = false;
     std::size_t first_size_ = 0;
     std::vector<std::uint64_t> cancelled_;
-    std::size_t resolved_ = 0;
+    std::size_t resolved_ = 0, lent_ = 0;
 };
 
 } // namespace loopsched::detail

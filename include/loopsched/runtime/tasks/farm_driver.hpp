@@ -176,7 +176,7 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, 
             message_view const first = link.receive();
             if (kind_of(first.tag) == kind::group && !first.payload.empty())
                 return run_farm_sub_master(link, first, plan, within, within_policy, make_worker, verdict,
-                                           o.producers_in_groups ? group_production{&calls, deliver}
+                                           o.producers_in_groups ? group_production{&calls, deliver, o.lend_between_groups}
                                                                  : group_production{});
             return run_farm_group_worker(link, first, plan, make_worker, verdict);
         });

@@ -10,9 +10,11 @@
 #include <loopsched/runtime/tasks/farm_producer.hpp>
 #include <loopsched/runtime/core/groups.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <random>
 #include <span>
 #include <utility>
 #include <vector>
@@ -55,11 +57,24 @@ public:
     void produce_here(std::function<void(std::uint64_t, std::span<std::byte const>)> sink) {
         local_ = std::move(sink);
     }
+    /// With producers in groups, work moves between groups: once this group's
+    /// producer returned and its queue ran dry, it asks another group's
+    /// sub-master (`sub_masters`: every group's, `group`: this one's place),
+    /// chosen at random among those that have not refused, for queued tasks.
+    void lend_between_groups(std::vector<int> sub_masters, std::size_t group) {
+        sub_masters.erase(sub_masters.begin() + static_cast<std::ptrdiff_t>(group));
+        others_ = std::move(sub_masters);
+        refused_.assign(others_.size(), false);
+        untried_ = others_.size();
+        random_.seed(static_cast<std::uint32_t>(this->link_.rank()) * 7919u + 17u);
+    }
 
-    /// Tasks another group moved here (Kazouris's redistribution between
-    /// groups) come to the relay, not to the group's master.
+    /// Another group's messages come to the relay, not to the group's master:
+    /// tasks it moved here (Kazouris's redistribution between groups, or an
+    /// answer to this group's request), its request for work, a lent task's result.
     [[nodiscard]] bool claims(message_view m) const noexcept {
-        return kind_of(m.tag) == kind::work && !member_[static_cast<std::size_t>(m.source)];
+        auto const k = kind_of(m.tag);
+        return (k == kind::work || k == kind::steal || k == kind::reply) && !member_[static_cast<std::size_t>(m.source)];
     }
 
     /// The root's messages: tasks, its word that it waits for every result
@@ -67,7 +82,7 @@ public:
     /// tasks to another group), the end, the table, or the abort; and tasks
     /// from another group.
     void handle(message_view m) {
-        if (m.source != this->root_) return take_tasks(m); // a transfer from another group
+        if (m.source != this->root_) return from_group(m);
         if (this->handle_common(m)) {
             if (this->root_done() && !production_over_ && !local_) { // no task will come from the root
                 production_over_ = true;
@@ -90,9 +105,19 @@ public:
         }
     }
 
-    /// A result of the group's task `id`: kept for the root under its own id.
+    /// A result of the group's task `id`: kept for the root under its own id;
+    /// with producers in groups, for this group's producer, or sent back to
+    /// the group that lent the task.
     void deliver(std::uint64_t id, std::span<std::byte const> block) {
-        if (local_) return local_(id, block);
+        if (local_) {
+            if (id < lender_.size() && lender_[id].rank >= 0) {
+                wire_writer w;
+                w.put(lender_[id].id).put_raw(block);
+                this->link_.send(lender_[id].rank, kind::reply, w.view());
+                return;
+            }
+            return local_(id, block);
+        }
         auto room = this->results().add(static_cast<index_t>(root_id_[id]), 1, block.size());
         std::ranges::copy(block, room.begin());
         resolved(id);
@@ -104,6 +129,7 @@ public:
     template <class Loop>
     void settle(Loop& loop) {
         loop.poll();
+        maybe_borrow();
         if (results_due()) {
             wire_writer w;
             this->link_.send(this->root_, kind::request, encode_request(w, status_, chunk_timing{}, this->results()));
@@ -121,6 +147,87 @@ private:
         std::size_t size = 0, left = 0;
         double start = 0.0;
     };
+
+    /// Another group's message: tasks (moved by the root's transfer, or lent
+    /// to this group: none is a refusal), a request for work, or the result of
+    /// a task this group lent.
+    void from_group(message_view m) {
+        switch (kind_of(m.tag)) {
+        case kind::work: return local_ ? take_lent(m) : take_tasks(m);
+        case kind::steal: return lend_to(m);
+        case kind::reply: {
+            wire_reader r(m.payload);
+            auto const id = r.get<std::uint64_t>();
+            master_->lent_result(id, r.get_raw(r.remaining()));
+            return;
+        }
+        default: this->unexpected(m);
+        }
+    }
+
+    /// Asks another group for work once this one's producer returned, its
+    /// queue is empty, some worker holds nothing and some task still runs
+    /// here (else the group is done). Its power goes with the request.
+    void maybe_borrow() {
+        if (borrowing_ || untried_ == 0 || master_->producing() || master_->queued() > 0 || !master_->starving() ||
+            master_->all_resolved())
+            return;
+        std::uniform_int_distribution<std::size_t> pick(0, untried_ - 1);
+        std::size_t nth = pick(random_), v = 0;
+        for (;; ++v)
+            if (!refused_[v] && nth-- == 0) break;
+        wire_writer w;
+        w.put(status_.power);
+        this->link_.send(others_[v], kind::steal, w.view());
+        asked_ = others_[v];
+        borrowing_ = true;
+        master_->set_borrowing(true);
+    }
+    /// A request from another group: its share by power of the tasks queued
+    /// here (at least one), the best first; none when the queue is empty.
+    void lend_to(message_view m) {
+        double const thief = wire_reader(m.payload).get<double>();
+        std::size_t const queued = master_->queued();
+        std::size_t count = 0;
+        if (queued > 0 && thief > 0.0)
+            count = std::max<std::size_t>(
+                    1, static_cast<std::size_t>(static_cast<double>(queued) * thief / (thief + status_.power)));
+        if (count == 0 && thief > 0.0 && master_->lend_from_workers(m.source, thief)) return; // a worker answers
+        wire_writer tasks;
+        std::size_t const n = master_->lend(count, [&](std::uint64_t id, farm_book::task const& t) {
+            write_task(tasks, farm_task_header{id, t.heur, t.priority, -static_cast<double>(id), t.payload.size()},
+                       t.payload);
+        });
+        wire_writer w;
+        w.put(static_cast<std::uint64_t>(n)).put_raw(tasks.view());
+        this->link_.send(m.source, kind::work, w.view());
+    }
+    /// The answer to this group's request, from the sub-master asked or one of
+    /// its workers: the tasks become this group's, their results go back to
+    /// that sub-master; none: that group has none to lend (it is not asked again).
+    void take_lent(message_view m) {
+        if (!borrowing_) throw error("loopsched: protocol: tasks lent to a group that did not ask");
+        wire_reader r(m.payload);
+        auto const n = r.get<std::uint64_t>();
+        if (n == 0) {
+            auto const v = static_cast<std::size_t>(std::ranges::find(others_, asked_) - others_.begin());
+            if (v < refused_.size() && !refused_[v]) {
+                refused_[v] = true;
+                --untried_;
+            }
+        }
+        for (std::uint64_t i = 0; i < n; ++i) {
+            auto const head = r.get<farm_task_header>();
+            auto const bytes = r.get_raw(static_cast<std::size_t>(head.bytes));
+            std::optional<double> cost;
+            if (master_->with_cost()) cost = head.heur;
+            auto const id = master_->submit(std::vector<std::byte>(bytes.begin(), bytes.end()), cost, head.priority);
+            if (lender_.size() <= id) lender_.resize(id + 1);
+            lender_[id] = lender{asked_, head.id};
+        }
+        borrowing_ = false;
+        master_->set_borrowing(false);
+    }
 
     void take_tasks(message_view m) {
         wire_reader r(m.payload);
@@ -200,6 +307,18 @@ private:
     std::vector<batch> batches_;
     std::vector<bool> member_; ///< by rank: in this group (or its sub-master)
     std::function<void(std::uint64_t, std::span<std::byte const>)> local_; ///< set: the group makes its own tasks
+    // Producers in groups, work between groups:
+    struct lender {
+        int rank = -1;        ///< the sub-master whose task this is (-1: this group's own)
+        std::uint64_t id = 0; ///< its id there
+    };
+    std::vector<lender> lender_; ///< by the group's task id
+    std::vector<int> others_;    ///< the other groups' sub-masters
+    std::vector<bool> refused_;  ///< by others_: had nothing to lend
+    std::size_t untried_ = 0;    ///< others_ not refused
+    bool borrowing_ = false;     ///< a request is out
+    int asked_ = -1;             ///< to that sub-master
+    std::minstd_rand random_;
     std::size_t cancels_told_ = 0;
     bool cancelling_ = false, production_over_ = false;
 };
@@ -214,6 +333,7 @@ void farm_forward<T>::operator()(std::uint64_t id, std::span<std::byte const> bl
 struct group_production {
     farm_calls const* calls = nullptr;
     std::function<void(std::uint64_t, std::span<std::byte const>)> results;
+    bool between_groups = true; ///< groups lend queued tasks to each other (task_farm_options::lend_between_groups)
 };
 
 /// A farm's sub-master: tells its workers who their master is, then runs its
@@ -245,6 +365,8 @@ loop_statistics run_farm_sub_master(loop_link<T>& link, message_view group, rank
     auto loop = node.loop(&up);
     if (production.calls) { // a farm of its own, with its producer here, as a root's
         relay.produce_here(std::move(production.results));
+        if (production.between_groups && joined.sub_masters.size() > 1)
+            relay.lend_between_groups(joined.sub_masters, joined.place.group);
         loop.open(opening);
         produce_and_run(loop, farm, production.calls, link.rank(), {joined.place, false});
     } else {

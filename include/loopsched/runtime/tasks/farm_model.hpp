@@ -206,6 +206,9 @@ struct farm_revision {
 
 /// Who holds the tasks a worker moved (a transfer) or dropped (a cancel).
 inline constexpr std::uint64_t dropped_tasks = std::numeric_limits<std::uint64_t>::max();
+/// A transfer's `to_index` when the tasks go to another group's sub-master
+/// (producers in groups): lent, not moved within the group.
+inline constexpr std::uint64_t lent_to_group = dropped_tasks - 1;
 
 /// A task held by a worker (its bytes kept as they came).
 struct held_task {

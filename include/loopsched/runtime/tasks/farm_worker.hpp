@@ -164,7 +164,8 @@ private:
         std::make_heap(queue_.begin(), queue_.end(), runs_later);
         wire_writer told;
         told.put(ask.to_index).put(static_cast<std::uint64_t>(moving.size()));
-        if (!moving.empty()) {
+        // Another group asked (lent_to_group): it waits for an answer, none included.
+        if (!moving.empty() || ask.to_index == lent_to_group) {
             wire_writer w;
             w.put(static_cast<std::uint64_t>(moving.size()));
             for (auto const& t : moving) {

@@ -251,6 +251,53 @@ public:
         return true;
     }
 
+    /// Producers in groups, another group's request (its sub-master `to_rank`,
+    /// its power): the busy worker estimated to finish last sends that group
+    /// its share of its tasks by power, (4.5) with the group as the receiver.
+    /// False if no worker holds more than the task it runs.
+    bool lend(std::int64_t to_rank, double power) {
+        std::optional<std::size_t> busiest;
+        double latest = -1.0;
+        for (std::size_t k = 0; k < workers_.size(); ++k) {
+            auto const& w = workers_[k];
+            if (w.count <= workers_.stands_for(k) || w.donating || w.refused || w.cancelling) continue;
+            if (double const finish = finish_normalized(w) / w.speed; finish > latest) {
+                latest = finish;
+                busiest = k;
+            }
+        }
+        if (!busiest) return false;
+        auto& b = workers_[*busiest];
+        farm_transfer const transfer{finish_normalized(b) * power / (b.speed + power),
+                                     to_rank,
+                                     lent_to_group,
+                                     model_.lambda(),
+                                     model_.h(),
+                                     model_.nc(),
+                                     model_.ready() ? 1u : 0u,
+                                     model_.least()};
+        b.donating = true;
+        port_.send_worker(*busiest, kind::transfer, std::as_bytes(std::span(&transfer, 1)));
+        return true;
+    }
+    /// Worker k's answer to lend(): the ids of the `n` tasks it sent the
+    /// other group follow in `r`; each is lent unless its result is back already.
+    void lent(std::size_t k, std::uint64_t n, wire_reader& r, farm_book& book) {
+        auto& from = workers_[k];
+        if (!from.donating) throw error("loopsched: protocol: tasks lent that nobody asked for");
+        from.donating = false;
+        if (n == 0) from.refused = true;
+        for (std::uint64_t i = 0; i < n; ++i) {
+            auto const id = r.get<std::uint64_t>();
+            if (book.at(id).where != farm_book::state::sent) continue; // its result came first
+            workers_.released(k, book.at(id).heur);
+            --port_.statistics()[k].iterations;
+            book.lend(id);
+        }
+        port_.touch(k);
+        workers_.may_idle(k);
+    }
+
     /// Worker k's answer to a transfer: the ids of the `n` tasks it moved to
     /// worker j follow in `r` (none: it refused). Returns how many moved.
     std::uint64_t answered(std::size_t k, std::size_t j, std::uint64_t n, wire_reader& r, int source, farm_book& book) {
