@@ -218,35 +218,16 @@ public:
     /// stops asking until something changes.
     bool ask(std::size_t to) {
         double const all = estimated_total(0.0, 0);
-        std::optional<std::size_t> busiest;
-        double latest = -1.0;
-        for (std::size_t k = 0; k < workers_.size(); ++k) {
-            auto const& w = workers_[k];
-            if (k == to || w.count <= workers_.stands_for(k) || w.donating || w.receiving || w.refused || w.cancelling) continue;
-            double const finish = finish_normalized(w) / w.speed; // (4.2)
-            if (finish > latest) {
-                latest = finish;
-                busiest = k;
-            }
-        }
+        auto const busiest = last_to_finish(to);
         if (!busiest) return false;
         auto& b = workers_[*busiest];
         auto& idle_one = workers_[to];
         double const share = idle_one.share * all;                                              // (4.3)
         if (fs_.transfer_gain * finish_normalized(b) > share) return false;                     // (4.4)
         double const fair = finish_normalized(b) * idle_one.speed / (b.speed + idle_one.speed); // (4.5)
-        farm_transfer const transfer{std::min(share, fair),                                     // (4.6)
-                                     static_cast<std::int64_t>(port_.settings().worker_ranks[to]),
-                                     static_cast<std::uint64_t>(to),
-                                     model_.lambda(),
-                                     model_.h(),
-                                     model_.nc(),
-                                     model_.ready() ? 1u : 0u,
-                                     model_.least()};
-        b.donating = true;
         idle_one.receiving = true;
         ++transfers_;
-        port_.send_worker(*busiest, kind::transfer, std::as_bytes(std::span(&transfer, 1)));
+        send_transfer(*busiest, std::min(share, fair), port_.settings().worker_ranks[to], to); // (4.6)
         port_.touch(to); // it will hear from the donor, not from the master
         return true;
     }
@@ -255,29 +236,11 @@ public:
     /// its power): the busy worker estimated to finish last sends that group
     /// its share of its tasks by power, (4.5) with the group as the receiver.
     /// False if no worker holds more than the task it runs.
-    bool lend(std::int64_t to_rank, double power) {
-        std::optional<std::size_t> busiest;
-        double latest = -1.0;
-        for (std::size_t k = 0; k < workers_.size(); ++k) {
-            auto const& w = workers_[k];
-            if (w.count <= workers_.stands_for(k) || w.donating || w.refused || w.cancelling) continue;
-            if (double const finish = finish_normalized(w) / w.speed; finish > latest) {
-                latest = finish;
-                busiest = k;
-            }
-        }
+    bool lend(int to_rank, double power) {
+        auto const busiest = last_to_finish(workers_.size());
         if (!busiest) return false;
-        auto& b = workers_[*busiest];
-        farm_transfer const transfer{finish_normalized(b) * power / (b.speed + power),
-                                     to_rank,
-                                     lent_to_group,
-                                     model_.lambda(),
-                                     model_.h(),
-                                     model_.nc(),
-                                     model_.ready() ? 1u : 0u,
-                                     model_.least()};
-        b.donating = true;
-        port_.send_worker(*busiest, kind::transfer, std::as_bytes(std::span(&transfer, 1)));
+        auto const& b = workers_[*busiest];
+        send_transfer(*busiest, finish_normalized(b) * power / (b.speed + power), to_rank, lent_to_group);
         return true;
     }
     /// Worker k's answer to lend(): the ids of the `n` tasks it sent the
@@ -329,6 +292,37 @@ public:
     [[nodiscard]] bool under_way() const noexcept { return transfers_ != 0; }
 
 private:
+    /// (4.2): the busy worker (holding more than it runs, not already giving
+    /// or receiving, not refused) estimated to finish last, other than `not_this`.
+    [[nodiscard]] std::optional<std::size_t> last_to_finish(std::size_t not_this) const {
+        std::optional<std::size_t> busiest;
+        double latest = -1.0;
+        for (std::size_t k = 0; k < workers_.size(); ++k) {
+            auto const& w = workers_[k];
+            if (k == not_this || w.count <= workers_.stands_for(k) || w.donating || w.receiving || w.refused ||
+                w.cancelling)
+                continue;
+            if (double const finish = finish_normalized(w) / w.speed; finish > latest) {
+                latest = finish;
+                busiest = k;
+            }
+        }
+        return busiest;
+    }
+    /// Asks worker k to send `amount` of normalized work to rank `to_rank` (worker `to_index`, or lent_to_group).
+    void send_transfer(std::size_t k, double amount, int to_rank, std::uint64_t to_index) {
+        farm_transfer const transfer{amount,
+                                     static_cast<std::int64_t>(to_rank),
+                                     to_index,
+                                     model_.lambda(),
+                                     model_.h(),
+                                     model_.nc(),
+                                     model_.ready() ? 1u : 0u,
+                                     model_.least()};
+        workers_[k].donating = true;
+        port_.send_worker(k, kind::transfer, std::as_bytes(std::span(&transfer, 1)));
+    }
+
     master_port<T>& port_;
     farm_settings const& fs_;
     farm_cost_model const& model_;
