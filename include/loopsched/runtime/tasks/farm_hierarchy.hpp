@@ -110,12 +110,7 @@ public:
     /// the group that lent the task.
     void deliver(std::uint64_t id, std::span<std::byte const> block) {
         if (local_) {
-            if (id < lender_.size() && lender_[id].rank >= 0) {
-                wire_writer w;
-                w.put(lender_[id].id).put_raw(block);
-                this->link_.send(lender_[id].rank, kind::reply, w.view());
-                return;
-            }
+            if (id < lender_.size() && lender_[id].rank >= 0) return give_back(lender_[id], block);
             return local_(id, block);
         }
         auto room = this->results().add(static_cast<index_t>(root_id_[id]), 1, block.size());
@@ -129,6 +124,7 @@ public:
     template <class Loop>
     void settle(Loop& loop) {
         loop.poll();
+        send_returns();
         maybe_borrow();
         if (results_due()) {
             wire_writer w;
@@ -155,10 +151,13 @@ private:
         switch (kind_of(m.tag)) {
         case kind::work: return local_ ? take_lent(m) : take_tasks(m);
         case kind::steal: return lend_to(m);
-        case kind::reply: {
+        case kind::reply: { // results of tasks this group lent: [n] then n x [id][bytes][block]
             wire_reader r(m.payload);
-            auto const id = r.get<std::uint64_t>();
-            master_->lent_result(id, r.get_raw(r.remaining()));
+            for (auto n = r.get<std::uint64_t>(); n > 0; --n) {
+                auto const id = r.get<std::uint64_t>();
+                auto const size = r.get<std::uint64_t>();
+                master_->lent_result(id, r.get_raw(static_cast<std::size_t>(size)));
+            }
             return;
         }
         default: this->unexpected(m);
@@ -227,6 +226,40 @@ private:
         }
         borrowing_ = false;
         master_->set_borrowing(false);
+    }
+
+    /// A borrowed task's maker.
+    struct lender {
+        int rank = -1;        ///< the sub-master whose task this is (-1: this group's own)
+        std::uint64_t id = 0; ///< its id there
+    };
+    /// Results of borrowed tasks go back to their group in one message per
+    /// turn of the loop (what one look at the transport brought), not one per
+    /// task. Holding them longer, until none of that group's tasks was left
+    /// here, deadlocked: tasks lent back and forth made two groups each wait
+    /// for the other's results.
+    struct returns {
+        int rank = -1;
+        std::size_t held = 0;
+        std::vector<std::byte> results; ///< [id][bytes][block] each
+    };
+    void give_back(lender const& from, std::span<std::byte const> block) {
+        auto it = std::ranges::find(returns_, from.rank, &returns::rank);
+        if (it == returns_.end()) it = returns_.insert(returns_.end(), returns{from.rank, 0, {}});
+        wire_writer entry;
+        entry.put(from.id).put(static_cast<std::uint64_t>(block.size())).put_raw(block);
+        it->results.insert(it->results.end(), entry.view().begin(), entry.view().end());
+        ++it->held;
+    }
+    void send_returns() {
+        for (auto& r : returns_) {
+            if (r.held == 0) continue;
+            wire_writer w;
+            w.put(static_cast<std::uint64_t>(r.held)).put_raw(std::span<std::byte const>(r.results));
+            this->link_.send(r.rank, kind::reply, w.view());
+            r.results.clear();
+            r.held = 0;
+        }
     }
 
     void take_tasks(message_view m) {
@@ -308,11 +341,8 @@ private:
     std::vector<bool> member_; ///< by rank: in this group (or its sub-master)
     std::function<void(std::uint64_t, std::span<std::byte const>)> local_; ///< set: the group makes its own tasks
     // Producers in groups, work between groups:
-    struct lender {
-        int rank = -1;        ///< the sub-master whose task this is (-1: this group's own)
-        std::uint64_t id = 0; ///< its id there
-    };
     std::vector<lender> lender_; ///< by the group's task id
+    std::vector<returns> returns_; ///< by lending group
     std::vector<int> others_;    ///< the other groups' sub-masters
     std::vector<bool> refused_;  ///< by others_: had nothing to lend
     std::size_t untried_ = 0;    ///< others_ not refused
