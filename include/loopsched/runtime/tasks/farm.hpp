@@ -186,6 +186,7 @@ public:
     /// While this group waits for another group's answer to its request for
     /// work, it is not done and its idle workers wait (they are not stopped).
     void set_borrowing(bool on) noexcept { borrowing_ = on; }
+    [[nodiscard]] bool borrowing() const noexcept { return borrowing_; }
     [[nodiscard]] bool producing() const noexcept { return producing_; }
     /// Whether tasks carry the user's cost estimate (the first one did).
     [[nodiscard]] bool with_cost() const noexcept { return book_.with_cost(); }

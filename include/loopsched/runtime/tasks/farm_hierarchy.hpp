@@ -168,7 +168,7 @@ private:
     /// queue is empty, some worker holds nothing and some task still runs
     /// here (else the group is done). Its power goes with the request.
     void maybe_borrow() {
-        if (borrowing_ || untried_ == 0 || master_->producing() || master_->queued() > 0 || !master_->starving() ||
+        if (master_->borrowing() || untried_ == 0 || master_->producing() || master_->queued() > 0 || !master_->starving() ||
             master_->all_resolved())
             return;
         std::uniform_int_distribution<std::size_t> pick(0, untried_ - 1);
@@ -179,7 +179,6 @@ private:
         w.put(status_.power);
         this->link_.send(others_[v], kind::steal, w.view());
         asked_ = others_[v];
-        borrowing_ = true;
         master_->set_borrowing(true);
     }
     /// A request from another group: its share by power of the tasks queued
@@ -205,7 +204,7 @@ private:
     /// its workers: the tasks become this group's, their results go back to
     /// that sub-master; none: that group has none to lend (it is not asked again).
     void take_lent(message_view m) {
-        if (!borrowing_) throw error("loopsched: protocol: tasks lent to a group that did not ask");
+        if (!master_->borrowing()) throw error("loopsched: protocol: tasks lent to a group that did not ask");
         wire_reader r(m.payload);
         auto const n = r.get<std::uint64_t>();
         if (n == 0) {
@@ -224,7 +223,6 @@ private:
             if (lender_.size() <= id) lender_.resize(id + 1);
             lender_[id] = lender{asked_, head.id};
         }
-        borrowing_ = false;
         master_->set_borrowing(false);
     }
 
@@ -346,8 +344,7 @@ private:
     std::vector<int> others_;    ///< the other groups' sub-masters
     std::vector<bool> refused_;  ///< by others_: had nothing to lend
     std::size_t untried_ = 0;    ///< others_ not refused
-    bool borrowing_ = false;     ///< a request is out
-    int asked_ = -1;             ///< to that sub-master
+    int asked_ = -1;             ///< the sub-master asked (the master says whether a request is out)
     std::minstd_rand random_;
     std::size_t cancels_told_ = 0;
     bool cancelling_ = false, production_over_ = false;
