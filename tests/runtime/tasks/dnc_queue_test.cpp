@@ -42,6 +42,29 @@ TEST_CASE("dnc queue: tasks keep their arrival numbers and the queue its summed 
     CHECK(by_depth.load() == doctest::Approx(0.5 + 0.25));
 }
 
+TEST_CASE("dnc queue: whether a deeper task is queued follows pushes and takes") {
+    dnc_queue q;
+    CHECK_FALSE(q.has_deeper(0));
+    q.push(0, 1.0, 1, result_address{}, false);
+    q.push(1, 1.0, 3, result_address{}, false);
+    q.push(2, 1.0, 2, result_address{}, false);
+    q.push(3, 1.0, 3, result_address{}, false);
+    CHECK(q.has_deeper(2));
+    CHECK_FALSE(q.has_deeper(3));
+    (void)q.take(1); // one of the two at depth 3
+    CHECK(q.has_deeper(2));
+    (void)q.take(*q.find(3)); // the other
+    CHECK_FALSE(q.has_deeper(2));
+    CHECK(q.has_deeper(1));
+    (void)q.take(*q.find(2));
+    CHECK_FALSE(q.has_deeper(1));
+    CHECK(q.has_deeper(0));
+    (void)q.take(0);
+    CHECK_FALSE(q.has_deeper(0));
+    q.push(4, 1.0, 5, result_address{}, false); // deeper than any before
+    CHECK(q.has_deeper(4));
+}
+
 TEST_CASE("dnc queue: a report lists the new tasks and the eight cheapest others, and sums the rest") {
     dnc_queue q;
     q.set_measure(cost_measure::user);

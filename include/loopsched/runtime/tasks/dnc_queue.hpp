@@ -11,6 +11,7 @@
 #include <loopsched/runtime/tasks/dnc_wire.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
@@ -38,12 +39,17 @@ public:
     void push(std::uint32_t slot, double cost, std::uint32_t depth, result_address parent, bool fresh) {
         entries_.push_back(entry{slot, cost, weight(cost), next_order_++, depth, parent, fresh});
         load_ += entries_.back().weight;
+        if (depth >= at_depth_.size()) at_depth_.resize(std::size_t{depth} + 1, 0);
+        ++at_depth_[depth];
+        deepest_ = std::max(deepest_, depth);
     }
     entry take(std::size_t at) {
         entry e = std::move(entries_[at]);
         entries_.erase(entries_.begin() + static_cast<std::ptrdiff_t>(at));
         load_ -= e.weight;
         if (entries_.empty()) load_ = 0.0; // no drift from the sums
+        --at_depth_[e.depth];
+        while (deepest_ > 0 && at_depth_[deepest_] == 0) --deepest_;
         return e;
     }
     /// Where the task numbered `order` is, if it is still queued.
@@ -58,10 +64,9 @@ public:
         for (auto const& e : entries_) view_.push_back({e.cost, e.order, e.weight});
         return view_;
     }
-    /// Whether a task deeper than `depth` is queued.
-    [[nodiscard]] bool has_deeper(std::uint32_t depth) const noexcept {
-        return std::ranges::any_of(entries_, [&](entry const& e) { return e.depth > depth; });
-    }
+    /// Whether a task deeper than `depth` is queued (asked before every task a
+    /// waiting worker runs: counted by depth, not searched).
+    [[nodiscard]] bool has_deeper(std::uint32_t depth) const noexcept { return !entries_.empty() && deepest_ > depth; }
     /// The tasks deeper than `depth`, as a placement sees them; taken with take_deeper().
     std::vector<queued_task> const& view_deeper(std::uint32_t depth) {
         view_.clear();
@@ -83,17 +88,35 @@ public:
     /// new no more. `problem_bytes`: a problem's size where every problem has
     /// the same (else 0).
     void report(dnc_queue_report h, wire_writer& w, double problem_bytes) {
+        // One pass, the cheapest old tasks kept sorted in a fixed array: the
+        // report goes out at every transfer, and a queue holds thousands of
+        // tasks in a deep search (a selection over an index vector was a third
+        // of a UTS run under the sanitizers).
         listed_.clear();
-        old_.clear();
-        for (std::size_t i = 0; i < entries_.size(); ++i) (entries_[i].fresh ? listed_ : old_).push_back(i);
-        if (old_.size() > listed_old_tasks) {
-            auto const cheap = [&](std::size_t a, std::size_t b) { return entries_[a].cost < entries_[b].cost; };
-            std::ranges::nth_element(old_, old_.begin() + static_cast<std::ptrdiff_t>(listed_old_tasks), cheap);
-            for (std::size_t i = listed_old_tasks; i < old_.size(); ++i) h.unlisted += entries_[old_[i]].weight;
-            h.unlisted_count = old_.size() - listed_old_tasks;
-            old_.resize(listed_old_tasks);
+        std::array<std::size_t, listed_old_tasks> cheapest{};
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < entries_.size(); ++i) {
+            auto const& e = entries_[i];
+            if (e.fresh) {
+                listed_.push_back(i);
+                continue;
+            }
+            if (kept == listed_old_tasks) {
+                auto const& dearest = entries_[cheapest[kept - 1]];
+                if (!(e.cost < dearest.cost)) {
+                    h.unlisted += e.weight;
+                    ++h.unlisted_count;
+                    continue;
+                }
+                h.unlisted += dearest.weight;
+                ++h.unlisted_count;
+                --kept;
+            }
+            std::size_t at = kept++;
+            for (; at > 0 && e.cost < entries_[cheapest[at - 1]].cost; --at) cheapest[at] = cheapest[at - 1];
+            cheapest[at] = i;
         }
-        listed_.insert(listed_.end(), old_.begin(), old_.end());
+        listed_.insert(listed_.end(), cheapest.begin(), cheapest.begin() + static_cast<std::ptrdiff_t>(kept));
         h.tasks = listed_.size();
         w.put(info_queue).put(h);
         for (auto const i : listed_) {
@@ -115,7 +138,9 @@ private:
     std::vector<entry> entries_;
     std::vector<queued_task> view_;
     std::vector<std::size_t> positions_; // view_deeper's tasks in entries_
-    std::vector<std::size_t> listed_, old_; // report's scratch
+    std::vector<std::size_t> listed_; // report's scratch
+    std::vector<std::uint32_t> at_depth_; // queued tasks by depth
+    std::uint32_t deepest_ = 0;           // no queued task is deeper
     double load_ = 0.0;
     std::uint64_t next_order_ = 0;
     cost_measure measure_ = cost_measure::unknown;
