@@ -285,10 +285,13 @@ inline void write_group(wire_writer& w, std::span<int const> workers, std::span<
     for (int r : sub_masters) w.put(r);
 }
 
-/// Decides the groups and tells each sub-master its workers and their statuses.
+/// Decides the groups and tells each sub-master its workers and their statuses,
+/// and every group's sub-master when `list_sub_masters` (groups that lend
+/// each other tasks ask each other; the others need not carry the list).
 template <Transport T>
 group_opening open_groups(loop_link<T>& link, runtime_settings const& base, std::size_t group_size,
-                          bool sub_masters_compute, std::span<worker_status const> agreed) {
+                          bool sub_masters_compute, std::span<worker_status const> agreed,
+                          bool list_sub_masters = false) {
     int const ranks = link.size();
     group_layout const layout =
             make_groups(ranks, link.rank(), std::max<std::size_t>(group_size, 1), sub_masters_compute ? 1 : 2);
@@ -310,7 +313,8 @@ group_opening open_groups(loop_link<T>& link, runtime_settings const& base, std:
         total += out.powers.back().power;
     }
     std::vector<int> sub_masters;
-    for (auto const& members : layout.members) sub_masters.push_back(members.front());
+    if (list_sub_masters)
+        for (auto const& members : layout.members) sub_masters.push_back(members.front());
     double summed = 0.0, before = 0.0;
     for (std::size_t g = 0; g < layout.members.size(); ++g) {
         auto const& members = layout.members[g];

@@ -42,6 +42,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string>
@@ -131,21 +132,13 @@ public:
     /// Returns how many went.
     template <class Send>
     std::size_t give_up(farm_transfer const& ask, Send&& send) {
-        std::size_t n = 0;
         double sum = 0.0;
-        while (!book_.queue_empty()) {
-            auto const id = take_best();
-            double const e = ask.estimate(book_[id].heur);
-            if (sum + e > ask.amount) {
-                book_.enqueue(id);
-                break;
-            }
-            sum += e;
-            send(id, book_[id]);
-            book_.moved_away(id);
-            ++n;
-        }
-        return n;
+        auto const fits = [&](farm_book::task const& t) {
+            sum += ask.estimate(t.heur);
+            return sum <= ask.amount;
+        };
+        return send_queued(std::numeric_limits<std::size_t>::max(), fits, send,
+                           [&](std::uint64_t id) { book_.moved_away(id); });
     }
     /// Producers in groups: lends up to `count` queued tasks, the best first,
     /// to another group's sub-master, each to `send(id, task)`. Each stays
@@ -153,13 +146,8 @@ public:
     /// how many went.
     template <class Send>
     std::size_t lend(std::size_t count, Send&& send) {
-        std::size_t n = 0;
-        for (; n < count && !book_.queue_empty(); ++n) {
-            auto const id = take_best();
-            send(id, book_[id]);
-            book_.lend(id);
-        }
-        return n;
+        return send_queued(count, [](farm_book::task const&) { return true; }, send,
+                           [&](std::uint64_t id) { book_.lend(id); });
     }
     /// Kazouris within the group: has the busy worker estimated to finish last
     /// send another group's sub-master its share of its tasks (a worker
@@ -174,8 +162,7 @@ public:
             throw error("loopsched: protocol: a result for task " + std::to_string(id) + " that was not lent");
         if (auto& t = book_[id]; t.where == state::sent) { // a worker lent it; its word has not come yet
             auto const k = static_cast<std::size_t>(t.owner);
-            workers_.released(k, t.heur);
-            --port_.statistics()[k].iterations;
+            redistribution_.released_to_group(k, t.heur);
             workers_.may_idle(k);
             port_.touch(k);
         }
@@ -334,6 +321,23 @@ private:
     /// Orders a worker's tasks as the model's estimates do (a linear model: by heur, up or down).
     [[nodiscard]] double ordering(double heur) const noexcept { return model_.lambda() >= 0.0 ? heur : -heur; }
     std::uint64_t take_best() { return book_.take_best(model_.lambda() < 0.0); }
+    /// Up to `most` queued tasks, the best first, while `fits(task)`, each to
+    /// `send(id, task)` and then `mark(id)`: how give_up and lend move work
+    /// out of the group. Returns how many went.
+    template <class Fits, class Send, class Mark>
+    std::size_t send_queued(std::size_t most, Fits&& fits, Send&& send, Mark&& mark) {
+        std::size_t n = 0;
+        for (; n < most && !book_.queue_empty(); ++n) {
+            auto const id = take_best();
+            if (!fits(book_[id])) {
+                book_.enqueue(id);
+                break;
+            }
+            send(id, book_[id]);
+            mark(id);
+        }
+        return n;
+    }
 
     /// A task no worker holds any more (its holder left or was lost) is queued
     /// again with its bytes, or cancelled once the farm stops.

@@ -156,7 +156,8 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, 
                                       levels->expected_chunk_seconds);
             };
             std::size_t const size = within_policy ? group_size(*within_policy) : group_size(ss{});
-            group_opening groups = open_groups(link, plan.settings, size, levels->sub_masters_compute, opening);
+            group_opening groups = open_groups(link, plan.settings, size, levels->sub_masters_compute, opening,
+                                               o.producers_in_groups && o.lend_between_groups);
             fs.capacity = groups.sizes;
             std::span<worker_status const> const statuses(groups.opening.data(), groups.opening.size());
             using client_type = with_groups<master_type>;

@@ -253,12 +253,18 @@ public:
         for (std::uint64_t i = 0; i < n; ++i) {
             auto const id = r.get<std::uint64_t>();
             if (book.at(id).where != farm_book::state::sent) continue; // its result came first
-            workers_.released(k, book.at(id).heur);
-            --port_.statistics()[k].iterations;
+            released_to_group(k, book.at(id).heur);
             book.lend(id);
         }
         port_.touch(k);
         workers_.may_idle(k);
+    }
+
+    /// Worker k sent a task (estimate `heur`) to another group: it counts
+    /// neither in k's load nor among the tasks k ran.
+    void released_to_group(std::size_t k, double heur) {
+        workers_.released(k, heur);
+        --port_.statistics()[k].iterations;
     }
 
     /// Worker k's answer to a transfer: the ids of the `n` tasks it moved to
