@@ -162,7 +162,13 @@ public:
     template <class Until>
     void run_until(Until&& until) {
         while (!until()) {
-            if constexpr (has_parent) parent_->settle(*this);
+            if constexpr (has_parent) {
+                parent_->settle(*this);
+                // Settling takes in what has arrived: that may be what the caller waits
+                // for, and then no message may come to end a wait (a group whose producer
+                // waits at a cycle's end, its last results in, its workers idle).
+                if (until()) return;
+            }
             if (auto n = local_.take_for_worker()) {
                 own_->handle(*n);
             } else if (finished()) {
