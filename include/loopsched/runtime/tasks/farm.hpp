@@ -89,6 +89,24 @@ public:
 
     // ---- what the producer does (through the task_farm handle)
 
+    /// Producers in groups: a task another group lent this one. It takes an
+    /// id here, but not among the ids this group's producer sees.
+    std::uint64_t submit_borrowed(std::vector<std::byte> payload, std::optional<double> cost, double priority) {
+        auto const id = submit(std::move(payload), cost, priority);
+        borrowed_.push_back(id);
+        ++borrowed_open_;
+        return id;
+    }
+    /// Every task this group's producer made has its result (or was
+    /// cancelled): its wait_all ends without waiting for borrowed tasks.
+    [[nodiscard]] bool own_resolved() const noexcept { return book_.unresolved() == borrowed_open_; }
+    /// Task `id`'s id as this group's producer knows it (creation order from
+    /// 0 among its own tasks): less the borrowed tasks before it, which a
+    /// group waiting at a work cycle's end takes between its own.
+    [[nodiscard]] std::uint64_t producer_id(std::uint64_t id) const {
+        return id - static_cast<std::uint64_t>(std::ranges::lower_bound(borrowed_, id) - borrowed_.begin());
+    }
+    [[nodiscard]] bool borrowed(std::uint64_t id) const { return std::ranges::binary_search(borrowed_, id); }
     /// A new task: its bytes, its heuristic inputs, its priority. Returns its id.
     std::uint64_t submit(std::vector<std::byte> payload, std::optional<double> cost, double priority) {
         auto const id = static_cast<std::uint64_t>(book_.size());
@@ -152,8 +170,8 @@ public:
     /// Kazouris within the group: has the busy worker estimated to finish last
     /// send another group's sub-master its share of its tasks (a worker
     /// answers that group); false if none holds more than its running task.
-    bool lend_from_workers(int to_rank, double power) {
-        return fs_.scheme == farm_scheme_kind::kazouris && redistribution_.lend(to_rank, power);
+    bool lend_from_workers(int to_rank, double power, std::size_t most) {
+        return fs_.scheme == farm_scheme_kind::kazouris && redistribution_.lend(to_rank, power, most);
     }
     /// A lent task's result, [seconds][the result's bytes], from the group that ran it.
     void lent_result(std::uint64_t id, std::span<std::byte const> b) {
@@ -167,6 +185,7 @@ public:
             port_.touch(k);
         }
         book_.came_back(id);
+        if (borrowed_open_ > 0 && borrowed(id)) --borrowed_open_;
         ++results_;
         deliver_(id, b);
     }
@@ -175,6 +194,8 @@ public:
     void set_borrowing(bool on) noexcept { borrowing_ = on; }
     [[nodiscard]] bool borrowing() const noexcept { return borrowing_; }
     [[nodiscard]] bool producing() const noexcept { return producing_; }
+    /// The producer waits for every result (wait_all): no task comes before they are in.
+    [[nodiscard]] bool producer_waits() const noexcept { return producing_ && flushing_; }
     /// Whether tasks carry the user's cost estimate (the first one did).
     [[nodiscard]] bool with_cost() const noexcept { return book_.with_cost(); }
     /// Tasks no worker runs yet: queued here, or held by a worker behind the
@@ -185,6 +206,8 @@ public:
     }
     /// Some worker holds no task.
     [[nodiscard]] bool starving() const noexcept { return workers_.empty() > 0; }
+    /// How many workers hold no task.
+    [[nodiscard]] std::size_t idle_workers() const noexcept { return workers_.empty(); }
     [[nodiscard]] std::size_t workers() const noexcept { return workers_.size(); }
     [[nodiscard]] std::vector<std::uint64_t> const& cancelled() const noexcept { return book_.cancelled(); }
     [[nodiscard]] farm_cost_model const& model() const noexcept { return model_; }
@@ -263,6 +286,7 @@ public:
             return;
         }
         book_.finish(id);
+        if (borrowed_open_ > 0 && borrowed(id)) --borrowed_open_;
         ++results_;
         model_.add(id, t.heur, seconds * workers_[k].speed);
         if (estimates_) estimates_->finished(k, id, port_.now()); // its next task starts now
@@ -591,6 +615,8 @@ private:
     std::optional<farm_copies> copies_; ///< with reissue
     std::size_t results_ = 0, moved_ = 0;
     std::vector<int> left_ranks_;
+    std::vector<std::uint64_t> borrowed_; ///< ids of tasks other groups lent, increasing
+    std::size_t borrowed_open_ = 0;       ///< of those, without their result yet
     bool producing_ = true, stopping_ = false, distributing_ = false, flushing_ = false, borrowing_ = false;
     bool groups_told_ = false; ///< the root over groups: this cycle's end was told (kind::drain)
     bool root_waits_ = false;  ///< a group's master: its root said it waits (kind::drain)

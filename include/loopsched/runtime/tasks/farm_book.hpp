@@ -179,6 +179,7 @@ public:
     }
     /// Every task submitted so far has its result, or was cancelled.
     [[nodiscard]] bool all_resolved() const noexcept { return resolved_ == tasks_.size(); }
+    [[nodiscard]] std::size_t unresolved() const noexcept { return tasks_.size() - resolved_; }
     [[nodiscard]] std::vector<std::uint64_t> const& cancelled() const noexcept { return cancelled_; }
 
 private:

@@ -111,7 +111,7 @@ public:
     void deliver(std::uint64_t id, std::span<std::byte const> block) {
         if (local_) {
             if (id < lender_.size() && lender_[id].rank >= 0) return give_back(lender_[id], block);
-            return local_(id, block);
+            return local_(master_->producer_id(id), block);
         }
         auto room = this->results().add(static_cast<index_t>(root_id_[id]), 1, block.size());
         std::ranges::copy(block, room.begin());
@@ -164,33 +164,47 @@ private:
         }
     }
 
-    /// Asks another group for work once this one's producer returned, its
-    /// queue is empty, some worker holds nothing and some task still runs
-    /// here (else the group is done). Its power goes with the request.
+    /// Asks another group for work once this one's producer returned or waits
+    /// for its results (a work cycle's end), its queue is empty, some worker
+    /// holds nothing and some task still runs here (else the group is done,
+    /// or its cycle is). Its power goes with the request.
     void maybe_borrow() {
-        if (master_->borrowing() || untried_ == 0 || master_->producing() || master_->queued() > 0 || !master_->starving() ||
-            master_->all_resolved())
+        // A refusal holds for the cycle it came in: the others' queues have changed by the next one.
+        bool const waits = master_->producer_waits();
+        if (waited_ && !waits) {
+            refused_.assign(others_.size(), false);
+            untried_ = others_.size();
+        }
+        waited_ = waits;
+        if (master_->borrowing() || untried_ == 0 || (master_->producing() && !waits) ||
+            master_->queued() > 0 || !master_->starving() ||
+            (waits ? master_->own_resolved() : master_->all_resolved()))
             return;
         std::uniform_int_distribution<std::size_t> pick(0, untried_ - 1);
         std::size_t nth = pick(random_), v = 0;
         for (;; ++v)
             if (!refused_[v] && nth-- == 0) break;
+        // At a cycle's end the producer's next tasks follow soon: a task for each idle worker, no more.
         wire_writer w;
-        w.put(status_.power);
+        w.put(status_.power).put(static_cast<std::uint64_t>(waits ? master_->idle_workers() : 0));
         this->link_.send(others_[v], kind::steal, w.view());
         asked_ = others_[v];
         master_->set_borrowing(true);
     }
     /// A request from another group: its share by power of the tasks queued
-    /// here (at least one), the best first; none when the queue is empty.
+    /// here (at least one; at most the number it asks for, if it does), the
+    /// best first; none when the queue is empty.
     void lend_to(message_view m) {
-        double const thief = wire_reader(m.payload).get<double>();
+        wire_reader r(m.payload);
+        double const thief = r.get<double>();
+        auto const most = static_cast<std::size_t>(r.get<std::uint64_t>());
         std::size_t const queued = master_->queued();
         std::size_t count = 0;
         if (queued > 0 && thief > 0.0)
             count = std::max<std::size_t>(
                     1, static_cast<std::size_t>(static_cast<double>(queued) * thief / (thief + status_.power)));
-        if (count == 0 && thief > 0.0 && master_->lend_from_workers(m.source, thief)) return; // a worker answers
+        if (most > 0) count = std::min(count, most);
+        if (count == 0 && thief > 0.0 && master_->lend_from_workers(m.source, thief, most)) return; // a worker answers
         wire_writer tasks;
         std::size_t const n = master_->lend(count, [&](std::uint64_t id, farm_book::task const& t) {
             write_task(tasks, farm_task_header{id, t.heur, t.priority, -static_cast<double>(id), t.payload.size()},
@@ -219,7 +233,8 @@ private:
             auto const bytes = r.get_raw(static_cast<std::size_t>(head.bytes));
             std::optional<double> cost;
             if (master_->with_cost()) cost = head.heur;
-            auto const id = master_->submit(std::vector<std::byte>(bytes.begin(), bytes.end()), cost, head.priority);
+            auto const id = master_->submit_borrowed(std::vector<std::byte>(bytes.begin(), bytes.end()), cost,
+                                                     head.priority);
             if (lender_.size() <= id) lender_.resize(id + 1);
             lender_[id] = lender{asked_, head.id};
         }
@@ -345,6 +360,7 @@ private:
     std::vector<bool> refused_;  ///< by others_: had nothing to lend
     std::size_t untried_ = 0;    ///< others_ not refused
     int asked_ = -1;             ///< the sub-master asked (the master says whether a request is out)
+    bool waited_ = false;        ///< the producer waited at a cycle's end at the last look
     std::minstd_rand random_;
     std::size_t cancels_told_ = 0;
     bool cancelling_ = false, production_over_ = false;

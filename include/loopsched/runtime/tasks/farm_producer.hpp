@@ -41,12 +41,12 @@ public:
         master_.check_limits();
         loop_.master().settle();
         loop_.poll(); // replies that arrived meanwhile free workers for the next tasks
-        return id;
+        return master_.producer_id(id);
     }
     void wait_all() override {
         master_.set_flushing(true);
         loop_.master().settle();
-        loop_.run_until([&] { return master_.all_resolved(); });
+        loop_.run_until([&] { return master_.own_resolved(); }); // not tasks other groups lent this one
         master_.set_flushing(false);
     }
     [[nodiscard]] bool stopping() const override { return master_.stopping(); }

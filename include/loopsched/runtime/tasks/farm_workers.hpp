@@ -234,13 +234,17 @@ public:
 
     /// Producers in groups, another group's request (its sub-master `to_rank`,
     /// its power): the busy worker estimated to finish last sends that group
-    /// its share of its tasks by power, (4.5) with the group as the receiver.
-    /// False if no worker holds more than the task it runs.
-    bool lend(int to_rank, double power) {
+    /// its share of its tasks by power, (4.5) with the group as the receiver,
+    /// and about `most` tasks at most (0: no limit). False if no worker holds
+    /// more than the task it runs.
+    bool lend(int to_rank, double power, std::size_t most) {
         auto const busiest = last_to_finish(workers_.size());
         if (!busiest) return false;
         auto const& b = workers_[*busiest];
-        send_transfer(*busiest, finish_normalized(b) * power / (b.speed + power), to_rank, lent_to_group);
+        double amount = finish_normalized(b) * power / (b.speed + power);
+        if (most > 0) // about `most` of its tasks, at their mean
+            amount = std::min(amount, finish_normalized(b) * static_cast<double>(most) / static_cast<double>(b.count));
+        send_transfer(*busiest, amount, to_rank, lent_to_group);
         return true;
     }
     /// Worker k's answer to lend(): the ids of the `n` tasks it sent the
