@@ -1,11 +1,12 @@
 // Exceptions thrown by loopsched: every run-time error derives from loopsched::error.
 #pragma once
 
+#include <cstdio>
 #include <exception>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 namespace loopsched {
@@ -70,11 +71,27 @@ inline std::string current_exception_message() {
     }
 }
 
+/// A parameter's value as an error names it, as a stream would print it
+/// (<sstream> cost every translation unit a quarter of a second).
 template <class T>
 std::string to_text(T const& value) {
-    std::ostringstream out;
-    out << value;
-    return out.str();
+    if constexpr (std::is_same_v<T, bool>) {
+        return value ? "1" : "0";
+    } else if constexpr (std::is_same_v<T, char>) {
+        return std::string(1, value);
+    } else if constexpr (std::is_enum_v<T>) {
+        return std::to_string(static_cast<std::underlying_type_t<T>>(value));
+    } else if constexpr (std::is_integral_v<T>) {
+        return std::to_string(value);
+    } else if constexpr (std::is_floating_point_v<T>) {
+        char text[32];
+        int const n = std::snprintf(text, sizeof text, "%g", static_cast<double>(value));
+        return std::string(text, static_cast<std::size_t>(n > 0 ? n : 0));
+    } else {
+        static_assert(std::is_convertible_v<T const&, std::string_view>,
+                      "loopsched: a parameter's value in an error is a number, an enum or a string");
+        return std::string(std::string_view(value));
+    }
 }
 
 template <class T>
