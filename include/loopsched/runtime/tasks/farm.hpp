@@ -106,7 +106,13 @@ public:
     [[nodiscard]] std::uint64_t producer_id(std::uint64_t id) const {
         return id - static_cast<std::uint64_t>(std::ranges::lower_bound(borrowed_, id) - borrowed_.begin());
     }
-    [[nodiscard]] bool borrowed(std::uint64_t id) const { return std::ranges::binary_search(borrowed_, id); }
+    /// Where task `id` is among the borrowed ones (submit_borrowed's order), if it is one.
+    [[nodiscard]] std::optional<std::size_t> borrowed_at(std::uint64_t id) const {
+        auto const it = std::ranges::lower_bound(borrowed_, id);
+        if (it == borrowed_.end() || *it != id) return std::nullopt;
+        return static_cast<std::size_t>(it - borrowed_.begin());
+    }
+    [[nodiscard]] bool borrowed(std::uint64_t id) const { return borrowed_at(id).has_value(); }
     /// A new task: its bytes, its heuristic inputs, its priority. Returns its id.
     std::uint64_t submit(std::vector<std::byte> payload, std::optional<double> cost, double priority) {
         auto const id = static_cast<std::uint64_t>(book_.size());

@@ -110,7 +110,7 @@ public:
     /// the group that lent the task.
     void deliver(std::uint64_t id, std::span<std::byte const> block) {
         if (local_) {
-            if (id < lender_.size() && lender_[id].rank >= 0) return give_back(lender_[id], block);
+            if (auto const at = master_->borrowed_at(id)) return give_back(lenders_[*at], block);
             return local_(master_->producer_id(id), block);
         }
         auto room = this->results().add(static_cast<index_t>(root_id_[id]), 1, block.size());
@@ -233,17 +233,15 @@ private:
             auto const bytes = r.get_raw(static_cast<std::size_t>(head.bytes));
             std::optional<double> cost;
             if (master_->with_cost()) cost = head.heur;
-            auto const id = master_->submit_borrowed(std::vector<std::byte>(bytes.begin(), bytes.end()), cost,
-                                                     head.priority);
-            if (lender_.size() <= id) lender_.resize(id + 1);
-            lender_[id] = lender{asked_, head.id};
+            lenders_.push_back(lender{asked_, head.id}); // first: its place is known once it is submitted
+            master_->submit_borrowed(std::vector<std::byte>(bytes.begin(), bytes.end()), cost, head.priority);
         }
         master_->set_borrowing(false);
     }
 
     /// A borrowed task's maker.
     struct lender {
-        int rank = -1;        ///< the sub-master whose task this is (-1: this group's own)
+        int rank = -1;        ///< the sub-master whose task this is
         std::uint64_t id = 0; ///< its id there
     };
     /// Results of borrowed tasks go back to their group in one message per
@@ -354,7 +352,7 @@ private:
     std::vector<bool> member_; ///< by rank: in this group (or its sub-master)
     std::function<void(std::uint64_t, std::span<std::byte const>)> local_; ///< set: the group makes its own tasks
     // Producers in groups, work between groups:
-    std::vector<lender> lender_; ///< by the group's task id
+    std::vector<lender> lenders_; ///< by place among the borrowed tasks (farm_master::borrowed_at)
     std::vector<returns> returns_; ///< by lending group
     std::vector<int> others_;    ///< the other groups' sub-masters
     std::vector<bool> refused_;  ///< by others_: had nothing to lend
