@@ -101,7 +101,7 @@ public:
         if (data.size() < blocking_limit)
             MPI_Send(data.data(), static_cast<int>(data.size()), MPI_BYTE, dest, tag, raw_);
         else
-            send(dest, tag, bytes(data.begin(), data.end()));
+            send(dest, tag, copy_bytes(data));
     }
     message receive(int source, int tag) { return copy(receive_view(source, tag)); }
     std::optional<message> try_receive(int source, int tag) {
@@ -158,7 +158,7 @@ private:
     /// A message of its own; a large one takes large_'s bytes rather than copying them.
     message copy(message_view v) {
         if (!large_.empty() && v.payload.data() == large_.data()) return {v.source, v.tag, std::exchange(large_, {})};
-        return {v.source, v.tag, bytes(v.payload.begin(), v.payload.end())};
+        return {v.source, v.tag, copy_bytes(v.payload)};
     }
 
     void complete_finished_sends() {

@@ -20,6 +20,10 @@ inline constexpr int any_tag = -1;
 /// A message's bytes. Requests and replies fit inline: no allocation per message.
 using bytes = boost::container::small_vector<std::byte, 96>;
 
+/// A copy of `data` as message bytes. From pointers the copy is one memcpy;
+/// from span or vector iterators Boost.Container copies byte by byte.
+inline bytes copy_bytes(std::span<std::byte const> data) { return bytes(data.data(), data.data() + data.size()); }
+
 /// One received message.
 struct message {
     int source = 0;
@@ -76,7 +80,7 @@ void send_view(T& t, int dest, int tag, std::span<std::byte const> data) {
     if constexpr (requires { t.send_view(dest, tag, data); })
         t.send_view(dest, tag, data);
     else
-        t.send(dest, tag, bytes(data.begin(), data.end()));
+        t.send(dest, tag, copy_bytes(data));
 }
 
 /// receive() without copying the bytes where the transport can lend them

@@ -166,7 +166,7 @@ private:
     /// A later loop's message waits in the channel; an earlier loop's is dropped.
     void keep_if_later(message_view v) {
         if (distance(v.tag) <= loop_mask_ / 2)
-            ch_.later().push_back(message{v.source, v.tag, bytes(v.payload.begin(), v.payload.end())});
+            ch_.later().push_back(message{v.source, v.tag, copy_bytes(v.payload)});
     }
     /// What arrived for this loop while an earlier one ran, in arrival order
     /// (before anything still in the transport, so each sender's order holds).

@@ -41,7 +41,7 @@ struct loopback {
         deliver(master, message_view(from, static_cast<int>(what), data));
     }
     void post_to_worker(int from, kind what, std::span<std::byte const> data) {
-        to_worker.push_back(message{from, static_cast<int>(what), bytes(data.begin(), data.end())});
+        to_worker.push_back(message{from, static_cast<int>(what), copy_bytes(data)});
     }
     std::optional<message> take_for_worker() {
         if (next == to_worker.size()) return std::nullopt;

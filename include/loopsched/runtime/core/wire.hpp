@@ -47,7 +47,7 @@ public:
     /// The bytes written so far; valid until the next put or take.
     [[nodiscard]] std::span<std::byte const> view() const noexcept { return {data_, used_}; }
     bytes take() && {
-        if (data_ == small_.data()) return bytes(small_.begin(), small_.begin() + static_cast<std::ptrdiff_t>(used_));
+        if (data_ == small_.data()) return copy_bytes({small_.data(), used_});
         spilled_.resize(used_);
         return std::move(spilled_);
     }

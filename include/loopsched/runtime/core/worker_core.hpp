@@ -132,7 +132,7 @@ public:
             finished_ = true;
             break;
         case kind::abort: verdict_ = true; failure::read(m).raise(port_.rank());
-        case kind::probe: port_.send_rank(m.source, kind::probe, bytes(m.payload.begin(), m.payload.end())); break;
+        case kind::probe: port_.send_rank(m.source, kind::probe, copy_bytes(m.payload)); break;
         default: client_.on_message(kind_of(m.tag), m);
         }
     }

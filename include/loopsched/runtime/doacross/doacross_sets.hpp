@@ -70,7 +70,7 @@ public:
     // ---- the sets this rank receives
 
     /// A set for a chunk this rank does not run yet: kept.
-    void keep(message_view m) { early_.push_back(message{m.source, m.tag, bytes(m.payload.begin(), m.payload.end())}); }
+    void keep(message_view m) { early_.push_back(message{m.source, m.tag, copy_bytes(m.payload)}); }
     /// The kept sets chunk `index` waits for (the previous chunk's), each through `apply`.
     template <class Apply>
     void take_early(index_t index, Apply&& apply) {

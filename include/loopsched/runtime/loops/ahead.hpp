@@ -58,7 +58,7 @@ loop_statistics run_ahead(loop_link<T>& link, loop_shape const& shape, std::opti
                 verdict = true;
                 abort_everyone(link, failure::read(*m));
             }
-            early.push_back(message{m->source, m->tag, bytes(m->payload.begin(), m->payload.end())});
+            early.push_back(message{m->source, m->tag, copy_bytes(m->payload)});
         }
     };
 
@@ -126,7 +126,7 @@ loop_statistics run_ahead(loop_link<T>& link, loop_shape const& shape, std::opti
     auto take = [&](message_view m) {
         if (check.take(m) && kind_of(m.tag) == kind::report)
             reports[static_cast<std::size_t>(m.source)] =
-                    message{m.source, m.tag, bytes(m.payload.begin(), m.payload.end())};
+                    message{m.source, m.tag, copy_bytes(m.payload)};
     };
     for (auto const& m : early) take(m);
     for (auto n = early.size(); n + 1 < static_cast<std::size_t>(ranks); ++n) take(link.receive());

@@ -228,7 +228,7 @@ private:
             wire_writer w;
             w.put(waits_ > 0 ? static_cast<std::int64_t>(floor_) : std::int64_t{-1}).put(this->speed_);
             this->port_.send_rank(this->port_.settings().worker_ranks[victim], kind::steal,
-                                  bytes(w.view().begin(), w.view().end()));
+                                  copy_bytes(w.view()));
         } else if (!this->idle_reported_) {
             this->idle_reported_ = true;
             this->results_.clear();
