@@ -2,6 +2,7 @@
 // 000's: priority, then creation order, then the model's estimate) and its
 // accounting and measure, the master's view of its workers, and the
 // estimates scheme's lists at the master (Karamcheti and Wah).
+#include <loopsched/detail/index_set.hpp>
 #include <loopsched/mapping/any_placement.hpp>
 #include <loopsched/runtime/tasks/farm_book.hpp>
 #include <loopsched/runtime/tasks/farm_estimates.hpp>
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <vector>
 
 using namespace loopsched;
@@ -65,6 +67,91 @@ TEST_CASE("farm book: ordered by heur, the largest estimate first whichever end 
     auto urgent = book_of({5, 1, 9, 3}, {1, 1, 0, 0});
     urgent.order_by_heur();
     CHECK(drain(urgent, false) == std::vector<std::uint64_t>{0, 1, 2, 3}); // priority first, then heur
+}
+
+TEST_CASE("farm book: the queue's order is a sorted set's, whether tasks come at its ends or between") {
+    // The queue keeps keys in a deque while they come at its ends and in a
+    // tree once one falls between: both must give what one ordered set gives.
+    using key = std::tuple<double, double, std::uint64_t>;
+    std::uint64_t state = 12345;
+    auto next = [&](std::uint64_t n) { // a fixed linear congruential sequence: the same run every time
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return (state >> 33) % n;
+    };
+    for (int round = 0; round < 40; ++round) {
+        farm_book book;
+        std::set<key> model;
+        bool const priorities = round % 2 == 1, by_heur = round % 4 >= 2;
+        if (by_heur) book.order_by_heur();
+        auto key_of = [&](std::uint64_t id) {
+            double const second = by_heur ? book[id].heur : -static_cast<double>(id);
+            return key{book[id].priority, second, ~id};
+        };
+        std::vector<std::uint64_t> taken;
+        for (int step = 0; step < 400; ++step) {
+            auto const what = next(10);
+            if (what < 5 || model.empty()) { // a new task
+                double const heur = round % 8 < 4 ? static_cast<double>(step) : static_cast<double>(next(50));
+                double const priority = priorities ? static_cast<double>(next(3)) : 0.0;
+                auto const id = book.add(
+                        farm_book::task{std::vector<std::byte>(4), heur, priority, -1, farm_book::state::queued});
+                book.enqueue(id);
+                model.insert(key_of(id));
+            } else if (what < 6 && !taken.empty()) { // a task taken earlier comes back (a worker left)
+                auto const id = taken[next(taken.size())];
+                if (model.contains(key_of(id))) continue;
+                book.enqueue(id);
+                model.insert(key_of(id));
+            } else { // the best, at either end of the top priority
+                bool const lowest = by_heur && next(2) == 1;
+                auto best = std::prev(model.end());
+                if (lowest) best = model.lower_bound(key{std::get<0>(*best), -INFINITY, 0});
+                auto const expected = ~std::get<2>(*best);
+                model.erase(best);
+                REQUIRE(book.take_best(lowest) == expected);
+                taken.push_back(expected);
+            }
+            REQUIRE(book.queued() == model.size());
+        }
+        while (!model.empty()) {
+            auto const expected = ~std::get<2>(*std::prev(model.end()));
+            model.erase(std::prev(model.end()));
+            REQUIRE(book.take_best(false) == expected);
+        }
+        CHECK(book.queue_empty());
+    }
+}
+
+TEST_CASE("index set: the members in increasing order as a std::set lists them, across words and summary words") {
+    // The farm's idle workers, walked fastest first: 10,000 places span three summary words.
+    std::uint64_t state = 99;
+    auto next = [&](std::uint64_t n) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return static_cast<std::size_t>((state >> 33) % n);
+    };
+    for (std::size_t const n : {1u, 63u, 64u, 65u, 4096u, 4097u, 10000u}) {
+        loopsched::detail::index_set set;
+        set.reset(n);
+        std::set<std::size_t> model;
+        for (int step = 0; step < 3000; ++step) {
+            auto const i = next(n);
+            if (next(3) == 0) {
+                set.erase(i);
+                model.erase(i);
+            } else {
+                set.insert(i);
+                model.insert(i);
+            }
+            auto const from = next(n + 1);
+            auto const expected = model.lower_bound(from);
+            REQUIRE(set.next(from) == (expected == model.end() ? set.npos : *expected));
+        }
+        std::vector<std::size_t> walked, listed(model.begin(), model.end());
+        for (auto at = set.next(0); at != set.npos; at = set.next(at + 1)) walked.push_back(at);
+        CHECK(walked == listed);
+        set.clear();
+        CHECK(set.next(0) == set.npos);
+    }
 }
 
 TEST_CASE("farm book: every task ends once, done or cancelled, and cancelling frees its payload") {

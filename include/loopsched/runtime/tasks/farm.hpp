@@ -350,7 +350,7 @@ public:
 private:
     /// Orders a worker's tasks as the model's estimates do (a linear model: by heur, up or down).
     [[nodiscard]] double ordering(double heur) const noexcept { return model_.lambda() >= 0.0 ? heur : -heur; }
-    std::uint64_t take_best() { return book_.take_best(model_.lambda() < 0.0); }
+    std::uint64_t take_best() { return book_.take_best(book_.ordered_by_heur() && model_.lambda() < 0.0); }
     /// Up to `most` queued tasks, the best first, while `fits(task)`, each to
     /// `send(id, task)` and then `mark(id)`: how give_up and lend move work
     /// out of the group. Returns how many went.

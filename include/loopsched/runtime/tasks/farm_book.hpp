@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <iterator>
 #include <limits>
 #include <optional>
@@ -82,30 +83,26 @@ public:
     // ---- the queue
 
     void enqueue(std::uint64_t id) {
-        // A new task mostly goes at one end (creation order first, or costs that grow):
-        // hinted there, its insertion costs O(1) instead of a walk down the tree.
-        auto const k = key_of(id);
-        queue_.insert(!queue_.empty() && k < *queue_.begin() ? queue_.begin() : queue_.end(), k);
+        queue_.insert(key_of(id)); // mostly at one end: creation order, or costs that grow
         queued_heur_ += tasks_[id].heur;
     }
     /// From now on the queue is ordered by heur (the model is ready): rebuilt once.
     void order_by_heur() {
         if (by_heur_) return;
         by_heur_ = true;
-        std::set<key> fresh;
-        for (auto const& e : queue_) fresh.insert(key_of(~std::get<2>(e)));
-        queue_ = std::move(fresh);
+        std::vector<std::uint64_t> ids;
+        ids.reserve(queue_.size());
+        queue_.for_each([&](key const& e) { ids.push_back(~std::get<2>(e)); });
+        queue_.clear();
+        for (auto const id : ids) queue_.insert(key_of(id));
     }
+    [[nodiscard]] bool ordered_by_heur() const noexcept { return by_heur_; }
     /// The best queued task, off the queue. Ordered by heur, the largest
     /// estimate is at the high end when lambda >= 0, else at the low end
     /// (`lowest_heur`), so a refit that flips lambda's sign changes only which
     /// end is taken; either way the highest priority first.
     std::uint64_t take_best(bool lowest_heur) {
-        auto best = std::prev(queue_.end());
-        if (by_heur_ && lowest_heur)
-            best = queue_.lower_bound(key{std::get<0>(*best), -std::numeric_limits<double>::infinity(), 0});
-        auto const id = ~std::get<2>(*best);
-        queue_.erase(best);
+        auto const id = ~std::get<2>(queue_.take(by_heur_ && lowest_heur));
         queued_heur_ -= tasks_[id].heur;
         return id;
     }
@@ -173,7 +170,7 @@ public:
     [[nodiscard]] std::size_t lent_out() const noexcept { return lent_; }
     /// Every queued task cancelled (the farm stops).
     void cancel_queue() {
-        for (auto const& e : queue_) cancel(~std::get<2>(e));
+        queue_.for_each([&](key const& e) { cancel(~std::get<2>(e)); });
         queue_.clear();
         queued_heur_ = 0.0;
     }
@@ -192,8 +189,74 @@ private:
         return {t.priority, t.heur, ~id};
     }
 
+    /// Keys in order, best last. While every key goes in at one end (creation
+    /// order, costs that grow), a deque holds them: no node allocated and no
+    /// tree rebalanced per task. The first key that falls between others moves
+    /// them to a tree, until the queue is empty again.
+    class ordered_keys {
+    public:
+        void insert(key const& k) {
+            if (!in_tree_) {
+                if (ends_.empty() || !(k < ends_.back())) return ends_.push_back(k);
+                if (k < ends_.front()) return ends_.push_front(k);
+                move_to_tree();
+            }
+            tree_.insert(k);
+        }
+        /// The largest key, off the queue; with `lowest_within_top`, the smallest
+        /// of those sharing the largest's first element (its priority).
+        key take(bool lowest_within_top) {
+            if (!in_tree_) {
+                if (!lowest_within_top) {
+                    key const k = ends_.back();
+                    ends_.pop_back();
+                    return k;
+                }
+                if (!(ends_.front() < lowest_of(ends_.back()))) { // one priority throughout: the lowest is first
+                    key const k = ends_.front();
+                    ends_.pop_front();
+                    return k;
+                }
+                move_to_tree();
+            }
+            auto best = std::prev(tree_.end());
+            if (lowest_within_top) best = tree_.lower_bound(lowest_of(*best));
+            key const k = *best;
+            tree_.erase(best);
+            if (tree_.empty()) in_tree_ = false;
+            return k;
+        }
+        [[nodiscard]] bool empty() const noexcept { return in_tree_ ? tree_.empty() : ends_.empty(); }
+        [[nodiscard]] std::size_t size() const noexcept { return in_tree_ ? tree_.size() : ends_.size(); }
+        template <class F>
+        void for_each(F&& f) const {
+            if (in_tree_)
+                for (auto const& k : tree_) f(k);
+            else
+                for (auto const& k : ends_) f(k);
+        }
+        void clear() {
+            ends_.clear();
+            tree_.clear();
+            in_tree_ = false;
+        }
+
+    private:
+        /// The smallest key `k`'s priority can have.
+        static key lowest_of(key const& k) { return {std::get<0>(k), -std::numeric_limits<double>::infinity(), 0}; }
+        void move_to_tree() {
+            tree_.insert(ends_.begin(), ends_.end());
+            ends_.clear();
+            in_tree_ = true;
+        }
+
+        std::deque<key> ends_;
+        std::set<key> tree_;
+        bool in_tree_ = false;
+    };
+
     std::vector<task> tasks_;
-    std::set<key> queue_;
+    ordered_keys queue_;
     double queued_heur_ = 0.0;
     bool by_heur_ = false, with_cost_ = false, by_size_ = false, keep_ = false;
     std::size_t first_size_ = 0;

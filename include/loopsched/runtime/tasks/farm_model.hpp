@@ -74,21 +74,22 @@ public:
         auto at = std::ranges::lower_bound(samples_, id, {}, &sample::id);
         samples_.insert(at, sample{id, heur, normalized});
         if (samples_.size() > window_) samples_.erase(samples_.begin());
-        fit();
+        stale_ = true; // fitted when next asked: SS farms and masters between transfers never ask
     }
 
     [[nodiscard]] bool ready() const noexcept { return replies_ >= needed_ && !samples_.empty(); }
     [[nodiscard]] std::size_t replies() const noexcept { return replies_; }
-    [[nodiscard]] double lambda() const noexcept { return lambda_; }
-    [[nodiscard]] double h() const noexcept { return h_; }
-    [[nodiscard]] double nc() const noexcept { return nc_; }
+    [[nodiscard]] double lambda() const noexcept { return fitted().lambda_; }
+    [[nodiscard]] double h() const noexcept { return fitted().h_; }
+    [[nodiscard]] double nc() const noexcept { return fitted().nc_; }
     /// The floor under the estimates: the cheapest normalized time in the window.
-    [[nodiscard]] double least() const noexcept { return least_; }
+    [[nodiscard]] double least() const noexcept { return fitted().least_; }
 
     /// (4.1): the estimated normalized time of `count` tasks whose heuristic values sum to `heur_sum`.
     [[nodiscard]] double total(double heur_sum, double count) const noexcept {
         if (!ready()) return count;
-        return modelled_total(lambda_, h_, nc_, least_, heur_sum, count);
+        auto const& m = fitted();
+        return modelled_total(m.lambda_, m.h_, m.nc_, m.least_, heur_sum, count);
     }
     [[nodiscard]] double estimate(double heur) const noexcept { return total(heur, 1.0); }
 
@@ -98,7 +99,12 @@ private:
         double heur = 0.0, cost = 0.0;
     };
 
-    void fit() {
+    farm_cost_model const& fitted() const noexcept {
+        if (stale_) fit();
+        return *this;
+    }
+    void fit() const noexcept {
+        stale_ = false;
         double const n = static_cast<double>(samples_.size());
         // One pass: the sums, and the moments the noise test below needs,
         // taken about the first sample (no cancellation on large heur values).
@@ -148,8 +154,10 @@ private:
     std::size_t window_, needed_;
     std::vector<sample> samples_; ///< sorted by creation order
     std::size_t replies_ = 0;
-    double lambda_ = 0.0, h_ = 0.0, nc_ = 1.0;
-    double least_ = 0.0; ///< the cheapest normalized time in the window: no estimate goes below it
+    // The fit, made when first asked after new samples (so mutable).
+    mutable double lambda_ = 0.0, h_ = 0.0, nc_ = 1.0;
+    mutable double least_ = 0.0; ///< the cheapest normalized time in the window: no estimate goes below it
+    mutable bool stale_ = false; ///< samples came since the last fit
 };
 
 /// The parameters every rank agrees on, as the engine uses them.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <loopsched/any_policy.hpp>
+#include <loopsched/detail/index_set.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/runtime/core/core.hpp>
 #include <loopsched/runtime/tasks/farm_book.hpp>
@@ -17,7 +18,6 @@
 #include <iterator>
 #include <limits>
 #include <optional>
-#include <set>
 #include <span>
 #include <string>
 #include <utility>
@@ -155,10 +155,8 @@ public:
     /// submission was the master's cost.
     template <class More, class Serve>
     void serve_idle(More const& more, Serve const& serve) {
-        for (auto at = maybe_idle_.begin(); at != maybe_idle_.end() && more();) {
-            bool const still_idle = serve(order_[*at]);
-            at = still_idle ? std::next(at) : maybe_idle_.erase(at);
-        }
+        for (auto at = maybe_idle_.next(0); at != index_set::npos && more(); at = maybe_idle_.next(at + 1))
+            if (!serve(order_[at])) maybe_idle_.erase(at);
     }
 
 private:
@@ -173,10 +171,10 @@ private:
         std::ranges::stable_sort(order_,
                                  [&](std::size_t a, std::size_t b) { return workers_[a].speed > workers_[b].speed; });
         position_.resize(order_.size());
-        maybe_idle_.clear();
+        maybe_idle_.reset(order_.size());
         for (std::size_t i = 0; i < order_.size(); ++i) {
             position_[order_[i]] = i;
-            if (!workers_[order_[i]].departed) maybe_idle_.insert(maybe_idle_.end(), i);
+            if (!workers_[order_[i]].departed) maybe_idle_.insert(i);
         }
     }
 
@@ -185,7 +183,7 @@ private:
     std::vector<std::size_t> capacity_;
     std::vector<std::size_t> order_;    ///< workers by speed, fastest first
     std::vector<std::size_t> position_; ///< each worker's place in order_
-    std::set<std::size_t> maybe_idle_;  ///< places in order_ of the workers that may be idle (all that are)
+    index_set maybe_idle_;              ///< places in order_ of the workers that may be idle (all that are)
     std::size_t rr_ = 0;
     std::size_t held_count_ = 0;
     std::size_t empty_ = workers_.size();
