@@ -93,6 +93,13 @@ public:
         send_worker(k, what, data);
         touch(k);
     }
+    /// As above, the writer's bytes handed over: a large message (tasks with
+    /// their payloads) leaves from them, not from a copy the transport keeps.
+    void push_worker(std::size_t k, kind what, wire_writer&& w) {
+        if (is_own(k) || !w.spilled()) return push_worker(k, what, w.view());
+        link_.send(settings_.worker_ranks[k], what, std::move(w).take());
+        touch(k);
+    }
     /// Worker k's state may have changed (it now holds work, or no longer
     /// expects any): the core asks the client's holds(k) again.
     void touch(std::size_t k) { touched_.push_back(k); }

@@ -46,6 +46,8 @@ public:
     [[nodiscard]] std::span<std::byte> put_room(std::size_t n) { return {grow(n), n}; }
     /// The bytes written so far; valid until the next put or take.
     [[nodiscard]] std::span<std::byte const> view() const noexcept { return {data_, used_}; }
+    /// The bytes outgrew the writer's own array: take() hands them over without a copy.
+    [[nodiscard]] bool spilled() const noexcept { return data_ != small_.data(); }
     bytes take() && {
         if (data_ == small_.data()) return copy_bytes({small_.data(), used_});
         spilled_.resize(used_);

@@ -176,7 +176,7 @@ private:
         for (auto const& p : list) w_[p.index].busy = true;
         ++donor_epoch_;
         if (sched_) est_[list.front().index].expected = 1;
-        port_.push_worker(list.front().index, kind::work, w.view());
+        port_.push_worker(list.front().index, kind::work, std::move(w));
         std::vector<std::byte>().swap(problem_);
         // The others hear that the run started (every rank agreed): a thief
         // must not ask a rank still in the agreement.

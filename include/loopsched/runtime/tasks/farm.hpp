@@ -435,7 +435,7 @@ private:
             workers_.took(k, t.heur);
             if (copies_) copies_->took(k, id);
         }
-        port_.push_worker(k, kind::work, w.view());
+        port_.push_worker(k, kind::work, std::move(w));
         port_.count(k, static_cast<index_t>(ids.size()));
     }
 
