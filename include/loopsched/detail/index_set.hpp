@@ -29,7 +29,6 @@ public:
         w &= ~bit(i);
         if (w == 0) summary_[i / 4096] &= ~bit(i / 64);
     }
-    [[nodiscard]] bool contains(std::size_t i) const noexcept { return (words_[i / 64] & bit(i)) != 0; }
     void clear() noexcept {
         for (auto& w : words_) w = 0;
         for (auto& s : summary_) s = 0;

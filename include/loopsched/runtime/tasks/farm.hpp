@@ -191,8 +191,7 @@ public:
             port_.touch(k);
         }
         book_.came_back(id);
-        if (borrowed_open_ > 0 && borrowed(id)) --borrowed_open_;
-        ++results_;
+        count_result(id);
         deliver_(id, b);
     }
     /// While this group waits for another group's answer to its request for
@@ -292,8 +291,7 @@ public:
             return;
         }
         book_.finish(id);
-        if (borrowed_open_ > 0 && borrowed(id)) --borrowed_open_;
-        ++results_;
+        count_result(id);
         model_.add(id, t.heur, seconds * workers_[k].speed);
         if (estimates_) estimates_->finished(k, id, port_.now()); // its next task starts now
         deliver_(id, b); // [seconds][the result's bytes]: a sub-master passes both on
@@ -348,6 +346,11 @@ public:
     }
 
 private:
+    /// Task `id`'s result is in, from a worker or from the group it was lent to.
+    void count_result(std::uint64_t id) {
+        if (borrowed_open_ > 0 && borrowed(id)) --borrowed_open_;
+        ++results_;
+    }
     /// Orders a worker's tasks as the model's estimates do (a linear model: by heur, up or down).
     [[nodiscard]] double ordering(double heur) const noexcept { return model_.lambda() >= 0.0 ? heur : -heur; }
     std::uint64_t take_best() { return book_.take_best(book_.ordered_by_heur() && model_.lambda() < 0.0); }
