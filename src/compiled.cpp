@@ -1,5 +1,60 @@
 // loopsched::compiled: the spec parser (parse_policy, parse_hierarchy,
-// policy_names), compiled once for every program that links the target (which
-// defines LOOPSCHED_COMPILED, so that the headers declare what is defined
-// here). The engines are in src/compiled_mpi.cpp and src/compiled_in_process.cpp.
+// policy_names) and the any_policy models of the catalogue's schemes and their
+// S, W and SW forms (detail/compiled_policies.hpp), compiled once for every
+// program that links the target (which defines LOOPSCHED_COMPILED, so that the
+// headers declare what is defined here). The engines are in
+// src/compiled_mpi.cpp and src/compiled_in_process.cpp.
 #include <loopsched/detail/spec_catalogue.hpp>
+
+#include <boost/hana/count_if.hpp>
+
+#include <memory>
+#include <utility>
+
+namespace loopsched {
+
+template <class A>
+auto any_policy::compiled_forms<A>::make(A policy) -> std::unique_ptr<concept_base> {
+    return std::make_unique<model<A>>(std::move(policy));
+}
+template <class A>
+auto any_policy::compiled_forms<A>::make(synchronized<A> policy) -> std::unique_ptr<concept_base> {
+    return std::make_unique<model<synchronized<A>>>(std::move(policy));
+}
+template <class A>
+auto any_policy::compiled_forms<A>::make(weighted<A> policy) -> std::unique_ptr<concept_base> {
+    return std::make_unique<model<weighted<A>>>(std::move(policy));
+}
+template <class A>
+auto any_policy::compiled_forms<A>::make(synchronized<weighted<A>> policy) -> std::unique_ptr<concept_base> {
+    return std::make_unique<model<synchronized<weighted<A>>>>(std::move(policy));
+}
+
+// One line per scheme of detail::compiled_scheme (checked below).
+template struct any_policy::compiled_forms<static_schedule>;
+template struct any_policy::compiled_forms<ss>;
+template struct any_policy::compiled_forms<css>;
+template struct any_policy::compiled_forms<gss>;
+template struct any_policy::compiled_forms<tss>;
+template struct any_policy::compiled_forms<fss>;
+template struct any_policy::compiled_forms<fac2>;
+template struct any_policy::compiled_forms<fiss>;
+template struct any_policy::compiled_forms<tfss>;
+template struct any_policy::compiled_forms<dtss>;
+template struct any_policy::compiled_forms<dfss>;
+template struct any_policy::compiled_forms<dfiss>;
+template struct any_policy::compiled_forms<dtfss>;
+template struct any_policy::compiled_forms<trees>;
+template struct any_policy::compiled_forms<wf>;
+template struct any_policy::compiled_forms<awf>;
+template struct any_policy::compiled_forms<af>;
+template struct any_policy::compiled_forms<fsc>;
+template struct any_policy::compiled_forms<mfsc>;
+template struct any_policy::compiled_forms<rnd>;
+
+// The catalogue has 24 schemes; AWF's variants B-E are the four left out.
+static_assert(decltype(boost::hana::count_if(policy_catalogue, [](auto t) {
+                  return boost::hana::bool_c<detail::compiled_scheme<typename decltype(t)::type>>;
+              }))::value == 20);
+
+} // namespace loopsched

@@ -4,6 +4,7 @@
 #include <loopsched/adaptor/sync_interval.hpp>
 #include <loopsched/adaptor/weighted.hpp> // detail::min_chunk_of
 #include <loopsched/concepts.hpp>
+#include <loopsched/detail/compiled_policies.hpp>
 #include <loopsched/detail/fingerprint.hpp>
 #include <loopsched/detail/spec_of.hpp>
 #include <loopsched/policy/trees.hpp> // detail::splits_with_partners
@@ -106,9 +107,7 @@ public:
     // constructor again (Clang rejects the recursion; GCC happened to accept it).
     template <class P>
     requires(!std::is_same_v<std::remove_cvref_t<P>, any_policy> && ChunkPolicy<P>) any_policy(P policy)
-            : self_(std::make_unique<model<P>>(std::move(policy))) {
-        fingerprint_ = detail::fingerprint().add_types<P>().add(std::string_view(self_->spec())).value();
-    }
+            : self_(make_model(std::move(policy))), fingerprint_(self_->fingerprint()) {}
 
     any_policy(any_policy const& other) : self_(other.self_->clone()), fingerprint_(other.fingerprint_) {}
     any_policy(any_policy&&) noexcept = default;
@@ -153,6 +152,7 @@ private:
         virtual std::optional<sync_interval> synchronization() const = 0;
         virtual bool splits_with_partners() const = 0;
         virtual bool equals(concept_base const&) const = 0;
+        virtual std::uint64_t fingerprint() const = 0;
     };
     template <class P>
     struct model final : concept_base {
@@ -175,8 +175,30 @@ private:
             else
                 return o == this;
         }
+        std::uint64_t fingerprint() const override {
+            return detail::fingerprint().add_types<P>().add(std::string_view(spec())).value();
+        }
         P policy;
     };
+
+    // With loopsched::compiled, the models of the catalogue's schemes and of
+    // their S, W and SW forms are compiled in the library (src/compiled.cpp):
+    // a program that erases one instantiates none of its members.
+    template <class A>
+    struct compiled_forms {
+        static std::unique_ptr<concept_base> make(A policy);
+        static std::unique_ptr<concept_base> make(synchronized<A> policy);
+        static std::unique_ptr<concept_base> make(weighted<A> policy);
+        static std::unique_ptr<concept_base> make(synchronized<weighted<A>> policy);
+    };
+    template <class P>
+    static std::unique_ptr<concept_base> make_model(P policy) {
+        if constexpr (detail::compiled_form<P>)
+            return compiled_forms<detail::scheme_of_form<P>>::make(std::move(policy));
+        else
+            return std::make_unique<model<P>>(std::move(policy));
+    }
+
     std::unique_ptr<concept_base> self_;
     std::uint64_t fingerprint_ = 0;
 };

@@ -12,3 +12,12 @@
 #else
 #define LOOPSCHED_DECL inline
 #endif
+
+namespace loopsched::detail {
+/// Whether this program links loopsched::compiled (its engines and policy models).
+#ifdef LOOPSCHED_COMPILED
+inline constexpr bool library_compiled = true;
+#else
+inline constexpr bool library_compiled = false;
+#endif
+} // namespace loopsched::detail

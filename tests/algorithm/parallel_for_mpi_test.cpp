@@ -7,8 +7,12 @@
 #include "../support/mpi_check.hpp"
 
 #include <loopsched/any_policy.hpp>
+#include <loopsched/adaptor/synchronized.hpp>
+#include <loopsched/adaptor/weighted.hpp>
 #include <loopsched/concepts.hpp>
 #include <loopsched/departure.hpp>
+#include <loopsched/detail/fingerprint.hpp>
+#include <loopsched/detail/spec_of.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/hierarchical.hpp>
 #include <loopsched/mapping/mapping.hpp>
@@ -20,18 +24,22 @@
 #include <loopsched/space/box.hpp>
 #include <loopsched/spec.hpp>
 
+#include <boost/hana/for_each.hpp>
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/environment.hpp>
 #include <boost/serialization/string.hpp>
 #include <boost/serialization/vector.hpp>
 
 #include <chrono>
+#include <concepts>
+#include <cstdint>
 #include <limits>
 #include <cmath>
 #include <iostream>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -236,6 +244,19 @@ bool run_departing(boost::mpi::communicator const& comm, index_t n, any_policy c
 double reissued_value(index_t i) { return work(i); }
 std::string reissued_text(index_t i) { return std::to_string(i * 7); }
 
+/// A policy object erased: the same spec, fingerprint and equality as the
+/// headers give it. With loopsched::compiled the catalogue's forms erase into
+/// models compiled in the library (a form missing there fails to link), so
+/// this checks that ranks built either way agree on a policy.
+template <class P>
+bool erases_as_the_headers_do(P const& policy) {
+    any_policy const erased(policy);
+    std::string const spec = detail::spec_of(policy);
+    std::uint64_t const expected = detail::fingerprint().add_types<P>().add(std::string_view(spec)).value();
+    return erased.spec() == spec && erased.fingerprint() == expected && erased.target<P>() != nullptr &&
+           (!std::equality_comparable<P> || erased == any_policy(policy)) && erased.min_chunk() == detail::min_chunk_of(policy);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -253,6 +274,23 @@ int main(int argc, char** argv) {
                 results.check(run_and_verify(world, 2003, parse_policy(spec), o),
                               spec + (computes ? " computing master" : " dedicated master"));
             }
+
+    // Every catalogue scheme as a typed object, bare and under S, W and SW;
+    // loops with the bare and W forms.
+    boost::hana::for_each(policy_catalogue, [&](auto t) {
+        using P = typename decltype(t)::type;
+        std::string const name(P::name);
+        P const scheme{};
+        results.check(erases_as_the_headers_do(scheme) && erases_as_the_headers_do(synchronized(scheme)) &&
+                              erases_as_the_headers_do(weighted(scheme)) &&
+                              erases_as_the_headers_do(synchronized(weighted(scheme))),
+                      name + ": typed forms erase as the headers do");
+        parallel_for_options o;
+        o.powers.assign(static_cast<std::size_t>(world.size()), 1.0);
+        o.powers.back() = 0.5;
+        results.check(run_and_verify(world, 1001, scheme, o), name + " as a typed object");
+        results.check(run_and_verify(world, 1001, weighted(scheme), o), "w-" + name + " as a typed object");
+    });
 
     // Results gathered on the root, with request-ahead and in deterministic mode.
     for (auto name : policy_names()) {
