@@ -142,16 +142,13 @@ private:
         // slope on equal costs (iid, say) estimates them at the floor or far
         // above, and one idle worker is handed a large share of the queue.
         // Noise: the residuals around the line; the two ends' difference must
-        // exceed five standard errors of a difference of two means of `ends`
-        // (compared squared). Five, not three: the test runs at every
-        // decision, and on iid exponential costs three let a chance slope
-        // through in about 1.2% of windows (five: 0.04%), enough for a
-        // run of 100,000 tasks to meet several.
+        // exceed three standard errors of a difference of two means of `ends`
+        // (compared squared: this runs at every reply).
         if (samples_.size() <= 2) return;
         double const shh = dhh - dh * dh / n, scc = dcc - dc * dc / n, shc = dhc - dh * dc / n;
         double const squares = std::max(0.0, scc - 2.0 * lambda_ * shc + lambda_ * lambda_ * shh);
         double const gap = c_new - c_old;
-        if (gap * gap < 25.0 * (squares / (n - 2.0)) * (2.0 / static_cast<double>(ends))) lambda_ = 0.0;
+        if (gap * gap < 9.0 * (squares / (n - 2.0)) * (2.0 / static_cast<double>(ends))) lambda_ = 0.0;
     }
 
     std::size_t window_, needed_;
