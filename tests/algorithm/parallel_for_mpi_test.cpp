@@ -254,7 +254,8 @@ bool erases_as_the_headers_do(P const& policy) {
     std::string const spec = detail::spec_of(policy);
     std::uint64_t const expected = detail::fingerprint().add_types<P>().add(std::string_view(spec)).value();
     return erased.spec() == spec && erased.fingerprint() == expected && erased.target<P>() != nullptr &&
-           (!std::equality_comparable<P> || erased == any_policy(policy)) && erased.min_chunk() == detail::min_chunk_of(policy);
+           (!std::equality_comparable<P> || erased == any_policy(policy)) &&
+           erased.min_chunk() == detail::min_chunk_of(policy);
 }
 
 } // namespace
