@@ -65,7 +65,7 @@ int main(int argc, char** argv) try {
     std::vector<double> task_ms{10.0, 1.0};
     std::vector<std::string> policies{"ss", "fss", "af", "w-fss", "dtss", "tss", "gss"};
     std::vector<std::string> farms;
-    std::size_t group = 0, task_bytes = 0;
+    std::size_t group = 0, task_bytes = 0, per_worker = 100;
     bool flat = true, compute = false, in_groups = false, charged = true, lend = true;
     std::string dist = "exp";
     double ahead = 0.0;
@@ -89,6 +89,11 @@ int main(int argc, char** argv) try {
                     "task farm schemes, flat against the hierarchical ss/SCHEME (each iteration a task; none by "
                     "default)")
             ->delimiter(',');
+    line.add_option("--per-worker", per_worker,
+                    "iterations (farm tasks) per worker: the root's book and result store grow with the total, its "
+                    "cache footprint per turn with the workers")
+            ->check(examples::positive_number)
+            ->capture_default_str();
     line.add_option("--group", group, "workers per group (0: automatic)")->capture_default_str();
     line.add_option("--task-bytes", task_bytes,
                     "bytes each farm task carries to its worker (0: its 8-byte index; 800: 100 doubles)")
@@ -121,7 +126,7 @@ int main(int argc, char** argv) try {
         for (std::size_t s = 0; s < sizes.size(); ++s) {
             int const n = sizes[s];
             double const mean = ms * 1e-3 * examples::reference_speed; // flops
-            std::string const iterations = std::to_string(100 * n);
+            std::string const iterations = std::to_string(per_worker * static_cast<std::size_t>(n));
             auto w = examples::make_workload(
                     dist == "const"
                             ? "uniform:n=" + iterations + ":cost=" + std::to_string(mean)
