@@ -3,12 +3,11 @@
 // and optionally a trace of every chunk.
 #pragma once
 
+#include <loopsched/config.hpp>
 #include <loopsched/detail/arithmetic.hpp>
 
 #include <cstdint>
-#include <initializer_list>
-#include <ios>
-#include <ostream>
+#include <iosfwd>
 #include <vector>
 
 namespace loopsched {
@@ -68,54 +67,11 @@ struct loop_statistics {
     }
 };
 
-namespace detail {
-/// One row of the table (the widths as std::setw would give them, without <iomanip>).
-inline void print_statistics_row(std::ostream& out, int rank, double compute, double wait, double comm,
-                                 index_t iterations, index_t chunks) {
-    out.width(6);
-    out << rank;
-    for (double v : {compute, wait, comm}) {
-        out.width(12);
-        out << v;
-    }
-    out.width(12);
-    out << iterations;
-    out.width(8);
-    out << chunks << '\n';
-}
-} // namespace detail
-
-/// Prints the table: one row per worker, then T_p.
-inline std::ostream& operator<<(std::ostream& out, loop_statistics const& s) {
-    char const* const heads[] = {"rank", "T_comp(s)", "T_wait(s)", "T_comm(s)", "iterations", "chunks"};
-    int const widths[] = {6, 12, 12, 12, 12, 8};
-    for (int i = 0; i < 6; ++i) {
-        out.width(widths[i]);
-        out << heads[i];
-    }
-    out << '\n';
-    auto const flags = out.flags();
-    auto const precision = out.precision(); // the caller's numbers after the table print as before it
-    out.setf(std::ios_base::fixed, std::ios_base::floatfield);
-    out.precision(4);
-    for (auto const& w : s.workers)
-        detail::print_statistics_row(out, w.rank, w.compute_seconds, w.wait_seconds, w.comm_seconds, w.iterations,
-                                     w.chunks);
-    if (!s.groups.empty()) {
-        out << "groups (by sub-master rank):\n";
-        for (auto const& g : s.groups)
-            detail::print_statistics_row(out, g.rank, g.compute_seconds, g.wait_seconds, g.comm_seconds, g.iterations,
-                                         g.chunks);
-    }
-    out << "T_p = " << s.parallel_seconds << " s, " << s.iterations() << " iterations in " << s.chunks() << " chunks";
-    if (s.reissued > 0) out << " (" << s.reissued << " re-issued, " << s.dropped << " dropped)";
-    if (s.partner_splits > 0) out << " (" << s.partner_splits << " partner splits)";
-    for (std::size_t i = 0; i < s.departed.size(); ++i) out << (i ? ", " : "; left: rank ") << s.departed[i];
-    for (std::size_t i = 0; i < s.lost.size(); ++i) out << (i ? ", " : "; lost: rank ") << s.lost[i];
-    out << '\n';
-    out.flags(flags);
-    out.precision(precision);
-    return out;
-}
+/// Prints the table: one row per worker, then T_p (runtime/core/statistics_table.hpp).
+LOOPSCHED_DECL std::ostream& operator<<(std::ostream& out, loop_statistics const& s);
 
 } // namespace loopsched
+
+#ifndef LOOPSCHED_COMPILED // else loopsched::compiled holds it (src/compiled.cpp)
+#include <loopsched/runtime/core/statistics_table.hpp>
+#endif
