@@ -1,10 +1,12 @@
 // loopsched::compiled: the spec parser (parse_policy, parse_hierarchy,
-// policy_names), loop_statistics' operator<< and the any_policy models of the
+// policy_names), what throws the errors (detail/error_definitions.hpp),
+// loop_statistics' operator<< and the any_policy models of the
 // catalogue's schemes and their S, W and SW forms
 // (detail/compiled_policies.hpp), compiled once for every program that links
 // the target (which defines LOOPSCHED_COMPILED, so that the headers declare
 // what is defined here). The engines are in src/compiled_mpi.cpp and
 // src/compiled_in_process.cpp.
+#include <loopsched/detail/error_definitions.hpp>
 #include <loopsched/detail/spec_catalogue.hpp>
 #include <loopsched/runtime/core/statistics_table.hpp>
 

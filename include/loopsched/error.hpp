@@ -1,7 +1,13 @@
 // Exceptions thrown by loopsched: every run-time error derives from loopsched::error.
+// What throws them is out of line (detail/error_definitions.hpp): in a program
+// linked to loopsched::compiled, a translation unit that can throw them does not
+// compile the code that builds their messages.
 #pragma once
 
-#include <cstdio>
+#include <loopsched/config.hpp>
+
+#include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -20,9 +26,7 @@ public:
 /// A parameter had a value outside its domain. Names the parameter and the value.
 class invalid_parameter : public error {
 public:
-    invalid_parameter(std::string parameter, std::string value, std::string_view requirement)
-            : error(message(parameter, value, requirement)), parameter_(std::move(parameter)),
-              value_(std::move(value)), requirement_(requirement) {}
+    invalid_parameter(std::string parameter, std::string value, std::string_view requirement);
 
     [[nodiscard]] std::string const& parameter() const noexcept { return parameter_; }
     [[nodiscard]] std::string const& value() const noexcept { return value_; }
@@ -80,6 +84,11 @@ inline std::string current_exception_message() {
     }
 }
 
+/// A number as an error names it: std::to_string's text, "%g" for a double.
+LOOPSCHED_DECL std::string number_text(long long value);
+LOOPSCHED_DECL std::string number_text(unsigned long long value);
+LOOPSCHED_DECL std::string number_text(double value);
+
 /// A parameter's value as an error names it, as a stream would print it
 /// (<sstream> cost every translation unit a quarter of a second).
 template <class T>
@@ -88,14 +97,17 @@ std::string to_text(T const& value) {
         return value ? "1" : "0";
     } else if constexpr (std::is_same_v<T, char>) {
         return std::string(1, value);
-    } else if constexpr (std::is_enum_v<T>) {
-        return std::to_string(static_cast<std::underlying_type_t<T>>(value));
+    } else if constexpr (std::is_enum_v<T>) { // its number, even where the underlying type is char
+        if constexpr (std::is_signed_v<std::underlying_type_t<T>>)
+            return number_text(static_cast<long long>(value));
+        else
+            return number_text(static_cast<unsigned long long>(value));
+    } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+        return number_text(static_cast<long long>(value));
     } else if constexpr (std::is_integral_v<T>) {
-        return std::to_string(value);
+        return number_text(static_cast<unsigned long long>(value));
     } else if constexpr (std::is_floating_point_v<T>) {
-        char text[32];
-        int const n = std::snprintf(text, sizeof text, "%g", static_cast<double>(value));
-        return std::string(text, static_cast<std::size_t>(n > 0 ? n : 0));
+        return number_text(static_cast<double>(value));
     } else {
         static_assert(std::is_convertible_v<T const&, std::string_view>,
                       "loopsched: a parameter's value in an error is a number, an enum or a string");
@@ -103,11 +115,35 @@ std::string to_text(T const& value) {
     }
 }
 
+/// Throws invalid_parameter(parameter, value, requirement).
+[[noreturn, gnu::cold]] LOOPSCHED_DECL void fail_with_text(std::string_view parameter, std::string value,
+                                                           std::string_view requirement);
+
 template <class T>
 [[noreturn, gnu::cold, gnu::noinline]] void fail_requirement(std::string_view parameter, T const& value,
                                                              std::string_view requirement) {
-    throw invalid_parameter(std::string(parameter), to_text(value), requirement);
+    fail_with_text(parameter, to_text(value), requirement);
 }
+
+/// box<N>'s failures, one copy for every N: a box's bounds out of order, a
+/// dimension past its rank, a slice outside its extent.
+[[noreturn, gnu::cold]] LOOPSCHED_DECL void fail_box_bounds(std::size_t dim, std::int64_t lower, std::int64_t upper);
+[[noreturn, gnu::cold]] LOOPSCHED_DECL void fail_box_dimension(std::size_t dim, std::size_t rank);
+[[noreturn, gnu::cold]] LOOPSCHED_DECL void fail_box_slice(std::int64_t first, std::int64_t last, std::int64_t extent);
+
+/// Results that arrived malformed: `bytes` where `expected` were due, or
+/// `bytes` that do not hold `count` counted vectors.
+/// A point or a vector as errors name it: "(1,-2)".
+LOOPSCHED_DECL std::string tuple_text(std::int64_t const* values, std::size_t count);
+
+[[noreturn, gnu::cold]] LOOPSCHED_DECL void fail_result_bytes(std::size_t bytes, std::size_t expected);
+[[noreturn, gnu::cold]] LOOPSCHED_DECL void fail_counted_vectors(std::size_t bytes, std::size_t count);
+
+/// Divide and conquer's: a result for a frame nobody waits for; a tree deeper
+/// than a worker's continuations may hold, or than its stack (`kib` used) allows.
+[[noreturn, gnu::cold]] LOOPSCHED_DECL void fail_unknown_frame(std::uint64_t frame);
+[[noreturn, gnu::cold]] LOOPSCHED_DECL void fail_continuation_depth(std::uint32_t depth);
+[[noreturn, gnu::cold]] LOOPSCHED_DECL void fail_stack_depth(std::uint32_t depth, std::size_t kib);
 
 /// Throws invalid_parameter unless `ok`; constexpr so that a policy built in a
 /// constant expression with a bad value fails to compile. The check stays inline
@@ -120,3 +156,7 @@ constexpr void require(bool ok, std::string_view parameter, T const& value, std:
 
 } // namespace detail
 } // namespace loopsched
+
+#ifndef LOOPSCHED_COMPILED // else loopsched::compiled holds them (src/compiled.cpp)
+#include <loopsched/detail/error_definitions.hpp>
+#endif

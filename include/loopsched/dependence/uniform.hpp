@@ -43,9 +43,7 @@ constexpr bool is_lexicographically_positive(distance_vector<N> const& v) noexce
 
 template <std::size_t N>
 std::string to_string(distance_vector<N> const& v) {
-    std::string text = "(";
-    for (std::size_t d = 0; d < N; ++d) text += (d ? "," : "") + std::to_string(v[d]);
-    return text + ")";
+    return detail::tuple_text(v.data(), N);
 }
 
 /// A set of uniform dependence vectors given at run time. The constructor checks

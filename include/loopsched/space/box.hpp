@@ -8,7 +8,6 @@
 
 #include <array>
 #include <cstddef>
-#include <string>
 
 namespace loopsched {
 
@@ -28,7 +27,7 @@ public:
     constexpr box(point const& lower, point const& upper) : lower_(lower), upper_(upper) {
         for (std::size_t d = 0; d < N; ++d)
             if (upper_[d] < lower_[d]) [[unlikely]]
-                fail_bounds(d, lower_[d], upper_[d]);
+                detail::fail_box_bounds(d, lower_[d], upper_[d]);
     }
 
     /// The box [0, extents).
@@ -54,7 +53,7 @@ public:
     [[nodiscard]] constexpr box slice(std::size_t dim, index_t first, index_t last) const {
         check_dim(dim);
         if (first < 0 || first > last || last > extent(dim)) [[unlikely]]
-            fail_slice(first, last, extent(dim));
+            detail::fail_box_slice(first, last, extent(dim));
         box part = *this;
         part.lower_[dim] = lower_[dim] + first;
         part.upper_[dim] = lower_[dim] + last;
@@ -78,20 +77,7 @@ public:
 private:
     static constexpr void check_dim(std::size_t dim) {
         if (dim >= N) [[unlikely]]
-            fail_dimension(dim);
-    }
-    // The messages are built out of line: a body gets a slice for every chunk,
-    // and a slice() or box() that builds strings inline is too large to inline.
-    [[noreturn, gnu::cold, gnu::noinline]] static void fail_bounds(std::size_t d, index_t lower, index_t upper) {
-        detail::fail_requirement("box upper[" + std::to_string(d) + "]", upper,
-                                 "must be >= lower[" + std::to_string(d) + "] = " + std::to_string(lower));
-    }
-    [[noreturn, gnu::cold, gnu::noinline]] static void fail_dimension(std::size_t dim) {
-        detail::fail_requirement("dimension", dim, "must be < rank " + std::to_string(N));
-    }
-    [[noreturn, gnu::cold, gnu::noinline]] static void fail_slice(index_t first, index_t last, index_t extent) {
-        detail::fail_requirement("slice range", "[" + std::to_string(first) + ", " + std::to_string(last) + ")",
-                                 "must lie within [0, " + std::to_string(extent) + ")");
+            detail::fail_box_dimension(dim, N);
     }
 
     point lower_{};

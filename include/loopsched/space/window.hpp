@@ -154,11 +154,7 @@ public:
     }
 
 private:
-    static std::string to_text(point const& p) {
-        std::string t = "(";
-        for (std::size_t d = 0; d < N; ++d) t += (d ? "," : "") + std::to_string(p[d]);
-        return t + ")";
-    }
+    static std::string to_text(point const& p) { return detail::tuple_text(p.data(), N); }
 
     [[nodiscard]] std::size_t offset(point const& p) const noexcept {
         index_t o = 0;

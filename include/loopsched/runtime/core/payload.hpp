@@ -103,17 +103,13 @@ void write_values(std::vector<std::byte>& out, std::span<T const> values) {
 template <class T>
 void read_values(std::span<std::byte const> in, std::span<T> out) {
     if constexpr (travels_as_bytes<T>) {
-        if (in.size() != out.size_bytes())
-            throw error("loopsched: " + std::to_string(in.size()) + " bytes of results where " +
-                        std::to_string(out.size_bytes()) + " were expected");
+        if (in.size() != out.size_bytes()) [[unlikely]]
+            detail::fail_result_bytes(in.size(), out.size_bytes());
         if (!in.empty()) std::memcpy(static_cast<void*>(out.data()), in.data(), in.size());
     } else if constexpr (travels_as_counted_bytes<T>) {
         using element = typename T::value_type;
         std::size_t at = 0;
-        auto malformed = [&] {
-            throw error("loopsched: " + std::to_string(in.size()) + " bytes that do not hold " +
-                        std::to_string(out.size()) + " counted vectors");
-        };
+        auto malformed = [&] { detail::fail_counted_vectors(in.size(), out.size()); };
         for (auto& v : out) {
             std::uint64_t count = 0;
             if (in.size() - at < sizeof count) malformed();

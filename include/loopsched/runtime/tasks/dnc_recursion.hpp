@@ -24,7 +24,6 @@
 #include <optional>
 #include <ranges>
 #include <span>
-#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -165,7 +164,7 @@ public:
         auto const slot = slot_of(id);
         frame* const f = slot < open_.size() && generations_[slot] == id >> 32 ? open_[slot] : nullptr;
         if (f == nullptr || index >= f->results.size() || f->filled[index])
-            throw error("loopsched: protocol: a result nobody waits for (frame " + std::to_string(id) + ")");
+            fail_unknown_frame(id);
         f->results[index] = std::move(r);
         f->filled[index] = 1;
         if (--f->missing == 0 && f->continuation) completed_.push_back(id);
@@ -347,11 +346,7 @@ private:
         dividing_weight_ = weight;
         divide_seconds_ = e_.now() - start;
         trace_node(t, start);
-        if (t.depth >= max_continuation_depth)
-            throw error("loopsched: divide_and_conquer: the tree is deeper than a worker may hold: at depth " +
-                        std::to_string(t.depth) + " its divided tasks wait for their subproblems off the stack, " +
-                        "one frame each, and past 2^18 levels they would exhaust memory long before the end; " +
-                        "divide into fewer levels");
+        if (t.depth >= max_continuation_depth) fail_continuation_depth(t.depth);
         auto c = std::make_unique<continuation>(std::move(problem), t.parent);
         c->f.continuation = true;
         std::uint64_t const id = spread(c->problem, t.depth, children, c->f);
@@ -444,12 +439,7 @@ private:
         else
             stride_ = std::min<std::uint32_t>(64, stride_ * 2);
     }
-    [[noreturn]] void too_deep(std::uint32_t depth) const {
-        throw error("loopsched: divide_and_conquer: the tree is deeper than a worker's stack allows: at depth " +
-                    std::to_string(depth) + " the recursion has used its " + std::to_string(stack_.usable() / 1024) +
-                    " KiB; raise the stack limit (ulimit -s; a simulated actor's is set in transport/simgrid.hpp) "
-                    "or divide into fewer levels");
-    }
+    [[noreturn]] void too_deep(std::uint32_t depth) const { fail_stack_depth(depth, stack_.usable() / 1024); }
 
     std::vector<Problem> divide(Problem const& p) { return to_vector(ops_.divide(p)); }
     template <class Range>
