@@ -131,11 +131,11 @@ template <class T>
 [[noreturn, gnu::cold]] LOOPSCHED_DECL void fail_box_dimension(std::size_t dim, std::size_t rank);
 [[noreturn, gnu::cold]] LOOPSCHED_DECL void fail_box_slice(std::int64_t first, std::int64_t last, std::int64_t extent);
 
-/// Results that arrived malformed: `bytes` where `expected` were due, or
-/// `bytes` that do not hold `count` counted vectors.
 /// A point or a vector as errors name it: "(1,-2)".
 LOOPSCHED_DECL std::string tuple_text(std::int64_t const* values, std::size_t count);
 
+/// Results that arrived malformed: `bytes` where `expected` were due, or
+/// `bytes` that do not hold `count` counted vectors.
 [[noreturn, gnu::cold]] LOOPSCHED_DECL void fail_result_bytes(std::size_t bytes, std::size_t expected);
 [[noreturn, gnu::cold]] LOOPSCHED_DECL void fail_counted_vectors(std::size_t bytes, std::size_t count);
 
