@@ -88,6 +88,14 @@ inline std::string current_exception_message() {
 LOOPSCHED_DECL std::string number_text(long long value);
 LOOPSCHED_DECL std::string number_text(unsigned long long value);
 LOOPSCHED_DECL std::string number_text(double value);
+/// An integer's text, through the number_text of its signedness.
+template <class I>
+std::string integer_text(I value) {
+    if constexpr (std::is_signed_v<I>)
+        return number_text(static_cast<long long>(value));
+    else
+        return number_text(static_cast<unsigned long long>(value));
+}
 
 /// A parameter's value as an error names it, as a stream would print it
 /// (<sstream> cost every translation unit a quarter of a second).
@@ -98,14 +106,9 @@ std::string to_text(T const& value) {
     } else if constexpr (std::is_same_v<T, char>) {
         return std::string(1, value);
     } else if constexpr (std::is_enum_v<T>) { // its number, even where the underlying type is char
-        if constexpr (std::is_signed_v<std::underlying_type_t<T>>)
-            return number_text(static_cast<long long>(value));
-        else
-            return number_text(static_cast<unsigned long long>(value));
-    } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
-        return number_text(static_cast<long long>(value));
+        return integer_text(static_cast<std::underlying_type_t<T>>(value));
     } else if constexpr (std::is_integral_v<T>) {
-        return number_text(static_cast<unsigned long long>(value));
+        return integer_text(value);
     } else if constexpr (std::is_floating_point_v<T>) {
         return number_text(static_cast<double>(value));
     } else {
