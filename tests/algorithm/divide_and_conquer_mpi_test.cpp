@@ -7,6 +7,7 @@
 #include "../../examples/uts.hpp"
 #include "../support/dnc_checks.hpp"
 #include "../support/mpi_check.hpp"
+#include "../support/mpi_programs.hpp"
 
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/dlpt.hpp>
@@ -54,7 +55,7 @@ struct failing_tree : uneven_tree {
 
 } // namespace
 
-int main(int argc, char** argv) {
+int loopsched::testing::divide_and_conquer_mpi_test(int argc, char** argv) {
     boost::mpi::environment env(argc, argv);
     boost::mpi::communicator world;
     testing::tally t(world.rank());

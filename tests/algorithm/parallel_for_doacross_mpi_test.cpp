@@ -4,6 +4,7 @@
 // a sub-communicator, size-1 communicators, a slow rank and the error paths.
 #include "../../examples/doacross_kernels.hpp"
 #include "../support/mpi_check.hpp"
+#include "../support/mpi_programs.hpp"
 
 #include <loopsched/adaptor/synchronized.hpp>
 #include <loopsched/dependence/uniform.hpp>
@@ -51,7 +52,7 @@ bool mapped_as_sequential(boost::mpi::communicator const& comm, box<K::rank> con
 
 } // namespace
 
-int main(int argc, char** argv) {
+int loopsched::testing::parallel_for_doacross_mpi_test(int argc, char** argv) {
     boost::mpi::environment env(argc, argv);
     boost::mpi::communicator world;
     testing::tally results(world.rank());

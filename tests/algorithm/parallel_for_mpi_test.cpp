@@ -5,6 +5,7 @@
 // and deterministic mode; reissue with a slow rank; departures; hierarchical loops (on 4 ranks: a root and a
 // computing sub-master with two workers).
 #include "../support/mpi_check.hpp"
+#include "../support/mpi_programs.hpp"
 
 #include <loopsched/any_policy.hpp>
 #include <loopsched/adaptor/synchronized.hpp>
@@ -260,7 +261,7 @@ bool erases_as_the_headers_do(P const& policy) {
 
 } // namespace
 
-int main(int argc, char** argv) {
+int loopsched::testing::parallel_for_mpi_test(int argc, char** argv) {
     boost::mpi::environment env(argc, argv);
     boost::mpi::communicator world;
     testing::tally results(world.rank());

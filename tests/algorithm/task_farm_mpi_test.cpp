@@ -2,6 +2,7 @@
 // every scheme, every root, unknown task counts in work cycles, user types,
 // emulated heterogeneity, stopping early, a throwing task, bad options.
 #include "../support/mpi_check.hpp"
+#include "../support/mpi_programs.hpp"
 
 #include <loopsched/departure.hpp>
 #include <loopsched/error.hpp>
@@ -75,7 +76,7 @@ struct record {
 
 } // namespace
 
-int main(int argc, char** argv) {
+int loopsched::testing::task_farm_mpi_test(int argc, char** argv) {
     boost::mpi::environment env(argc, argv);
     boost::mpi::communicator world;
     testing::tally t(world.rank());

@@ -9,13 +9,13 @@
 using namespace loopsched;
 using test::round_robin_sizes;
 using test::sizes_in_order;
-using v = std::vector<index_t>;
+using chunk_list = std::vector<index_t>;
 
 TEST_CASE("Chronopoulos et al. Table 1: S, GSS, FISS rows exactly") {
-    CHECK(round_robin_sizes(static_schedule{}, 1000, 4) == v{250, 250, 250, 250});
+    CHECK(round_robin_sizes(static_schedule{}, 1000, 4) == chunk_list{250, 250, 250, 250});
     CHECK(round_robin_sizes(gss{}, 1000, 4) ==
-          v{250, 188, 141, 106, 79, 59, 45, 33, 25, 19, 14, 11, 8, 6, 4, 3, 3, 2, 1, 1, 1, 1});
-    CHECK(round_robin_sizes(fiss{}, 1000, 4) == v{50, 50, 50, 50, 83, 83, 83, 83, 117, 117, 117, 117});
+          chunk_list{250, 188, 141, 106, 79, 59, 45, 33, 25, 19, 14, 11, 8, 6, 4, 3, 3, 2, 1, 1, 1, 1});
+    CHECK(round_robin_sizes(fiss{}, 1000, 4) == chunk_list{50, 50, 50, 50, 83, 83, 83, 83, 117, 117, 117, 117});
 }
 
 TEST_CASE("Chronopoulos et al. Table 1: TSS formula sequence, and the schedule clipped at R") {
@@ -23,25 +23,26 @@ TEST_CASE("Chronopoulos et al. Table 1: TSS formula sequence, and the schedule c
     CHECK(t.first == 125);
     CHECK(t.steps == 16);
     CHECK(t.decrement == 8);
-    v formula;
+    chunk_list formula;
     for (index_t i = 0; i < t.steps; ++i) formula.push_back(t.chunk(i));
-    CHECK(formula == v{125, 117, 109, 101, 93, 85, 77, 69, 61, 53, 45, 37, 29, 21, 13, 5});
-    CHECK(round_robin_sizes(tss{}, 1000, 4) == v{125, 117, 109, 101, 93, 85, 77, 69, 61, 53, 45, 37, 28});
+    CHECK(formula == chunk_list{125, 117, 109, 101, 93, 85, 77, 69, 61, 53, 45, 37, 29, 21, 13, 5});
+    CHECK(round_robin_sizes(tss{}, 1000, 4) == chunk_list{125, 117, 109, 101, 93, 85, 77, 69, 61, 53, 45, 37, 28});
 }
 
 TEST_CASE("Chronopoulos et al. Table 1: TFSS stages 113, 81, 49, 17 (before clipping)") {
-    CHECK(round_robin_sizes(tfss{}, 1000, 4) == v{113, 113, 113, 113, 81, 81, 81, 81, 49, 49, 49, 49, 17, 11});
+    CHECK(round_robin_sizes(tfss{}, 1000, 4) == chunk_list{113, 113, 113, 113, 81, 81, 81, 81, 49, 49, 49, 49, 17, 11});
     // The formula: a stage's chunk is the sum of the next p TSS chunks over p.
     auto t = detail::trapezoid::make(1000, 4.0, 0, 1);
-    v stages;
+    chunk_list stages;
     for (index_t s = 0; s < 4; ++s) stages.push_back(t.sum(4 * s, 4) / 4);
-    CHECK(stages == v{113, 81, 49, 17});
+    CHECK(stages == chunk_list{113, 81, 49, 17});
 }
 
 TEST_CASE("Chronopoulos et al. Table 1: FSS by the adopted ceil(R/(alpha p)) rule") {
     // The printed row sums to 994 and follows no single rounding (digest 001).
-    CHECK(round_robin_sizes(fss{}, 1000, 4) == v{125, 125, 125, 125, 63, 63, 63, 63, 31, 31, 31, 31, 16, 16, 16, 16,
-                                                 8,   8,   8,   8,   4,  4,  4,  4,  2,  2,  2,  2,  1,  1,  1,  1});
+    CHECK(round_robin_sizes(fss{}, 1000, 4) ==
+          chunk_list{125, 125, 125, 125, 63, 63, 63, 63, 31, 31, 31, 31, 16, 16, 16, 16,
+                     8,   8,   8,   8,   4,  4,  4,  4,  2,  2,  2,  2,  1,  1,  1,  1});
     CHECK(round_robin_sizes(fac2{}, 1000, 4) == round_robin_sizes(fss{}, 1000, 4));
 }
 
@@ -57,7 +58,7 @@ TEST_CASE("distributed schemes with equal powers reduce to their simple twins") 
             std::vector<worker_status> loaded(p, worker_status{2.0, 2.0});
             CHECK(round_robin_sizes(dtss{}, n, p, loaded) == round_robin_sizes(tss{}, n, p));
         }
-    CHECK(round_robin_sizes(dfiss{}, 1000, 4) == v{50, 50, 50, 50, 83, 83, 83, 83, 117, 117, 117, 117});
+    CHECK(round_robin_sizes(dfiss{}, 1000, 4) == chunk_list{50, 50, 50, 50, 83, 83, 83, 83, 117, 117, 117, 117});
 }
 
 TEST_CASE("Chronopoulos et al. section 5.2: A_k = floor(10 V/Q) and A_min") {
@@ -80,7 +81,7 @@ TEST_CASE("DTSS: weaker workers get proportionally smaller chunks") {
     // F = floor(1000 / (2*4)) = 125, N = 16, D = 8.
     // C = a (F - D (S + (a-1)/2)): 3(125 - 8(0 + 1)) = 351, 1(125 - 8*3) = 101,
     // 3(125 - 8(4 + 1)) = 255, 1(125 - 8*7) = 69.
-    CHECK(s == v{351, 101, 255, 69});
+    CHECK(s == chunk_list{351, 101, 255, 69});
 }
 
 TEST_CASE("DTSS recomputes F, N, D when more than half of the A_k changed") {
@@ -136,7 +137,7 @@ TEST_CASE("available_power keeps its counts: any run of reports agrees with coun
 TEST_CASE("Chronopoulos et al. section 3.1: weighted factoring splits the first batch of 500 by weight") {
     // Weights 1/2, 1/2, 1, 2: 62.5, 62.5, 125, 250, rounded up (the paper prints 75).
     auto s = round_robin_sizes(wf({0.5, 0.5, 1.0, 2.0}), 1000, 4);
-    CHECK(v(s.begin(), s.begin() + 4) == v{63, 63, 125, 250});
+    CHECK(chunk_list(s.begin(), s.begin() + 4) == chunk_list{63, 63, 125, 250});
     CHECK(round_robin_sizes(wf{}, 1000, 4) == round_robin_sizes(fac2{}, 1000, 4));
 }
 
@@ -149,13 +150,14 @@ gss const thesis_gss(80, rounding::floor); // the tables use floor(R/m) and a mi
 
 TEST_CASE("Ciorba Table 4.2: GSS column") {
     auto s = sizes_in_order(thesis_gss, table_4_2_cluster, {0, 1, 2, 3, 2, 2, 2, 0, 2, 0, 2, 0, 2, 0, 2, 0});
-    CHECK(s == v{2500, 1875, 1406, 1054, 791, 593, 445, 334, 250, 188, 141, 105, 80, 80, 80, 78});
+    CHECK(s == chunk_list{2500, 1875, 1406, 1054, 791, 593, 445, 334, 250, 188, 141, 105, 80, 80, 80, 78});
 }
 
 TEST_CASE("Ciorba Table 4.2: W-GSS column, in the printed request order") {
     std::vector<std::size_t> order{0, 2, 1, 3, 3, 1, 2, 2, 0, 3, 1, 2, 3, 0, 2, 0, 2, 1, 0, 2, 0};
     auto s = sizes_in_order(weighted(thesis_gss), table_4_2_cluster, order);
-    CHECK(s == v{2500, 1875, 562, 506, 455, 410, 923, 692, 519, 155, 140, 315, 94, 213, 160, 120, 90, 80, 80, 80, 31});
+    CHECK(s == chunk_list{2500, 1875, 562, 506, 455, 410, 923, 692, 519, 155, 140,
+                          315,  94,   213, 160, 120, 90,  80,  80,  80,  31});
 }
 
 TEST_CASE("Ciorba Table 4.3: SW-GSS chunk sizes, fixed order P1 P3 P2 P4") {
@@ -166,8 +168,8 @@ TEST_CASE("Ciorba Table 4.3: SW-GSS chunk sizes, fixed order P1 P3 P2 P4") {
     // its remaining count 27 iterations above what it had handed out (its R fell
     // by 53 and 45 where the minimum chunk gave 80), so it prints 108, 81, 80, 80,
     // 25; we count what was really handed out, as the design asks.
-    v const printed_prefix{2500, 1875, 562, 506, 1139, 854, 256, 230, 519, 389, 116, 105, 237, 178, 80, 80};
-    CHECK(v(s.begin(), s.begin() + 16) == printed_prefix);
+    chunk_list const printed_prefix{2500, 1875, 562, 506, 1139, 854, 256, 230, 519, 389, 116, 105, 237, 178, 80, 80};
+    CHECK(chunk_list(s.begin(), s.begin() + 16) == printed_prefix);
     index_t total = 0;
     for (auto c : s) total += c;
     CHECK(total == 10000);
@@ -176,7 +178,7 @@ TEST_CASE("Ciorba Table 4.3: SW-GSS chunk sizes, fixed order P1 P3 P2 P4") {
 TEST_CASE("Ciorba: W multiplies the chunk by V_k / (V_max Q_k)") {
     // CSS chunk U_c/2m = 1250 becomes 500 for VP 0.8, q 2 (digest 003, shape 8).
     auto s = sizes_in_order(weighted(css(1250)), table_4_2_cluster, {0, 1, 2, 3});
-    CHECK(s == v{1250, 500, 1250, 500});
+    CHECK(s == chunk_list{1250, 500, 1250, 500});
     // Powers on another scale (slowest = 1) give the same chunks.
     loop_info rescaled{10000, 4, {{1.25, 1.0}, {1.0, 2.0}, {1.25, 1.0}, {1.0, 2.0}}};
     CHECK(sizes_in_order(weighted(css(1250)), rescaled, {0, 1, 2, 3}) == s);

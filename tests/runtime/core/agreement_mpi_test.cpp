@@ -4,6 +4,7 @@
 // runs. Edge values that are legal run to the right result.
 #include "../../../examples/doacross_kernels.hpp"
 #include "../../support/mpi_check.hpp"
+#include "../../support/mpi_programs.hpp"
 
 #include <loopsched/adaptor/synchronized.hpp>
 #include <loopsched/any_policy.hpp>
@@ -45,7 +46,7 @@ std::string rejected(std::function<void()> const& loop) {
 
 } // namespace
 
-int main(int argc, char** argv) {
+int loopsched::testing::agreement_mpi_test(int argc, char** argv) {
     boost::mpi::environment env(argc, argv);
     boost::mpi::communicator world;
     int const ranks = world.size(), self = world.rank(), last = ranks - 1;

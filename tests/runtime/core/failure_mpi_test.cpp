@@ -4,6 +4,7 @@
 // races these loops must survive.
 #include "../../../examples/doacross_kernels.hpp"
 #include "../../support/mpi_check.hpp"
+#include "../../support/mpi_programs.hpp"
 
 #include <loopsched/concepts.hpp>
 #include <loopsched/dependence/uniform.hpp>
@@ -72,7 +73,7 @@ bool clean_loop(boost::mpi::communicator const& world, index_t n, std::string co
 
 } // namespace
 
-int main(int argc, char** argv) {
+int loopsched::testing::failure_mpi_test(int argc, char** argv) {
     boost::mpi::environment env(argc, argv);
     boost::mpi::communicator world;
     int const ranks = world.size(), self = world.rank();
