@@ -303,11 +303,6 @@ constexpr void extended_gcd(index_t a, index_t b, index_t& g, index_t& x, index_
     if (old_r < 0) old_r = -old_r, old_s = -old_s, old_t = -old_t;
     g = old_r, x = old_s, y = old_t;
 }
-constexpr index_t floor_div(index_t a, index_t b) noexcept {
-    index_t q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-    return q;
-}
 constexpr index_t ceil_div_signed(index_t a, index_t b) noexcept { return -floor_div(-a, b); }
 } // namespace detail
 

@@ -26,6 +26,13 @@ __extension__ typedef __int128 wide_index;
 /// ceil(a / b) for a >= 0, b > 0, without the a + b - 1 that overflows near the limit.
 constexpr index_t ceil_div(index_t a, index_t b) noexcept { return a / b + (a % b != 0 ? 1 : 0); }
 
+/// floor(a / b) for any signs (integer division truncates toward zero).
+constexpr index_t floor_div(index_t a, index_t b) noexcept {
+    index_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+    return q;
+}
+
 /// a + b and a * b for non-negative operands, stopping at index_max instead of wrapping.
 constexpr index_t saturating_add(index_t a, index_t b) noexcept { return a > index_max - b ? index_max : a + b; }
 constexpr index_t saturating_mul(index_t a, index_t b) noexcept {

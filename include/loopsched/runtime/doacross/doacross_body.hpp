@@ -7,6 +7,7 @@
 #include <loopsched/adaptor/interval_model.hpp>
 #include <loopsched/dependence/layout.hpp>
 #include <loopsched/detail/fingerprint.hpp>
+#include <loopsched/runtime/doacross/doacross_geometry.hpp>
 #include <loopsched/runtime/core/statistics.hpp>
 #include <loopsched/space/window.hpp>
 
@@ -45,6 +46,11 @@ public:
     virtual std::size_t unpack(box<N> const& part, std::span<std::byte const> in) = 0;
     /// The loop's body over `part`, on these windows.
     virtual void run(box<N> const& part) = 0;
+    /// The body over every piece of tile t of the chunk starting at a, u_c
+    /// positions [c0, c1) (doacross_geometry::for_each_piece): one call per
+    /// tile, since a skewed tile has a piece per position (a virtual call per
+    /// piece was a quarter of a simulated Floyd-Steinberg run).
+    virtual void run_tile(doacross_geometry<N> const& geo, index_t a, index_t t, index_t c0, index_t c1) = 0;
 };
 
 /// The engine's view of a DOACROSS loop's fields and body.
@@ -109,6 +115,10 @@ public:
     }
     void run(box<N> const& part) override {
         std::apply([&](auto&... w) { body_(part, w...); }, *windows_);
+    }
+    void run_tile(doacross_geometry<N> const& geo, index_t a, index_t t, index_t c0, index_t c1) override {
+        std::apply([&](auto&... w) { geo.for_each_piece(a, t, c0, c1, [&](box<N> const& piece) { body_(piece, w...); }); },
+                   *windows_);
     }
 
 private:

@@ -233,7 +233,7 @@ private:
     void run_tile(held& c, index_t t, index_t c0) {
         index_t const a = c.work.first, b = a + c.work.size;
         double const begin = port_.now();
-        geo_.for_each_piece(a, t, c0, b, [&](box<N> const& piece) { windows_->run(piece); });
+        windows_->run_tile(geo_, a, t, c0, b);
         double end = port_.now();
         if (profile_.slowness.slowdown() > 0.0) {
             profile_.slowness.after(end - begin);
