@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <vector>
 
 using namespace loopsched;
@@ -63,6 +64,50 @@ TEST_CASE("dnc queue: whether a deeper task is queued follows pushes and takes")
     CHECK_FALSE(q.has_deeper(0));
     q.push(4, 1.0, 5, result_address{}, false); // deeper than any before
     CHECK(q.has_deeper(4));
+}
+
+TEST_CASE("dnc queue: the deeper tasks are those a full scan finds, in arrival order, at any depth") {
+    // has_deeper and view_deeper count tasks by depth instead of scanning the
+    // queue; a plain list of the queued depths is the definition they must meet.
+    std::mt19937 random(5);
+    for (std::uint32_t max_depth : {3u, 70u, 300'000u}) { // past the counts' first 64 depths, and far past
+        CAPTURE(max_depth);
+        dnc_queue q;
+        std::vector<std::uint32_t> depths; // of the queued tasks, in queue order
+        std::vector<std::uint64_t> orders;
+        std::uint64_t next = 0;
+        for (int step = 0; step < 3000; ++step) {
+            if (depths.empty() || random() % 3 != 0) {
+                // mostly a little deeper than the newest, as a division's children are
+                std::uint32_t const depth =
+                        random() % 4 == 0 || depths.empty()
+                                ? static_cast<std::uint32_t>(random() % (max_depth + 1))
+                                : std::min(max_depth, depths.back() + static_cast<std::uint32_t>(random() % 2));
+                q.push(0, 1.0, depth, result_address{}, false);
+                depths.push_back(depth);
+                orders.push_back(next++);
+            } else {
+                auto const at = static_cast<std::size_t>(random() % depths.size());
+                REQUIRE(q.take(at).order == orders[at]);
+                depths.erase(depths.begin() + static_cast<std::ptrdiff_t>(at));
+                orders.erase(orders.begin() + static_cast<std::ptrdiff_t>(at));
+            }
+            std::uint32_t const probe = static_cast<std::uint32_t>(random() % (max_depth + 2));
+            std::vector<std::uint64_t> expected;
+            for (std::size_t i = 0; i < depths.size(); ++i)
+                if (depths[i] > probe) expected.push_back(orders[i]);
+            CHECK(q.has_deeper(probe) == !expected.empty());
+            auto const& view = q.view_deeper(probe);
+            std::vector<std::uint64_t> got;
+            bool placed = true; // each viewed task's position is where the queue holds it
+            for (std::size_t i = 0; i < view.size(); ++i) {
+                got.push_back(view[i].order);
+                placed = placed && orders[q.position(i)] == view[i].order;
+            }
+            REQUIRE(got == expected);
+            REQUIRE(placed);
+        }
+    }
 }
 
 TEST_CASE("dnc queue: a report lists the new tasks and the eight cheapest others, and sums the rest") {
