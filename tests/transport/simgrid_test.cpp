@@ -539,7 +539,8 @@ TEST_CASE("simgrid: stealing on speeds 4:1:1:1: a slower thief's steal is sized 
         CAPTURE(placement);
         double const seconds = blocky_on_4_1_1_1(blocky{}, placement);
         CAPTURE(seconds / blocky::ideal_on_4_1_1_1);
-        // Unsized: 1.466 times the ideal for both; sized: 1.321 (steal) and 1.358 (steal-half).
+        // Unsized: 1.466 times the ideal for both; sized: 1.321 (steal) and 1.358 (steal-half);
+        // and with a waiting worker keeping its next task from thieves no faster: 1.256 and 1.182.
         CHECK(seconds <= 1.4 * blocky::ideal_on_4_1_1_1);
     }
 }

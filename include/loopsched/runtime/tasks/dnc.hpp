@@ -178,6 +178,10 @@ public:
     }
 
 private:
+    [[nodiscard]] bool runs_a_queued_task_next() const noexcept override {
+        return waits_ > 0 ? this->queue_.has_deeper(floor_) : !this->queue_.empty();
+    }
+
     /// Takes the placement's next queued task and runs it; its result goes to its parent.
     void run_next() {
         auto& queue = this->queue_;

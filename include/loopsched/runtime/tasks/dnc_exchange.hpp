@@ -103,6 +103,10 @@ public:
     [[nodiscard]] std::span<chunk_event const> trace() const noexcept { return trace_; }
 
 protected:
+    /// Whether this worker's next task comes from its queue now (a task its
+    /// waiting problems allow is queued).
+    [[nodiscard]] virtual bool runs_a_queued_task_next() const noexcept = 0;
+
     /// A task for another worker, with the workers it is to divide among.
     struct outgoing {
         std::uint32_t slot; ///< the recursion's
@@ -280,7 +284,14 @@ private:
         refuse(a);
     }
     bool try_give(ask const& a) {
-        bool const busy = counters.inlining > 0 || counters.solving || rec_->waiting();
+        // A worker whose problem waits counts as busy, so it gives its last
+        // task; but not to a thief no faster than itself while that task is
+        // one it may run next: the thief would run it no sooner, and on a
+        // narrow tree the task went back and forth between the two, level
+        // after level (a chain under steal: 25 s of a sanitized test).
+        bool const equal_thief = !a.transfer && a.thief_speed <= speed_;
+        bool const busy = counters.inlining > 0 || counters.solving ||
+                          (rec_->waiting() && !(equal_thief && runs_a_queued_task_next()));
         bool const deeper = a.deeper_than >= 0;
         auto const depth = static_cast<std::uint32_t>(std::max<std::int64_t>(0, a.deeper_than));
         auto const& view = deeper ? queue_.view_deeper(depth) : queue_.view();
