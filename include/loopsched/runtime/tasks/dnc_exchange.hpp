@@ -289,9 +289,9 @@ private:
         // one it may run next: the thief would run it no sooner, and on a
         // narrow tree the task went back and forth between the two, level
         // after level (a chain under steal: 25 s of a sanitized test).
-        bool const equal_thief = !a.transfer && a.thief_speed <= speed_;
+        bool const thief_no_faster = !a.transfer && a.thief_speed <= speed_;
         bool const busy = counters.inlining > 0 || counters.solving ||
-                          (rec_->waiting() && !(equal_thief && runs_a_queued_task_next()));
+                          (rec_->waiting() && !(thief_no_faster && runs_a_queued_task_next()));
         bool const deeper = a.deeper_than >= 0;
         auto const depth = static_cast<std::uint32_t>(std::max<std::int64_t>(0, a.deeper_than));
         auto const& view = deeper ? queue_.view_deeper(depth) : queue_.view();
