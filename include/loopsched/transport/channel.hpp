@@ -7,10 +7,21 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <type_traits>
 #include <utility>
 
 namespace loopsched {
+
+namespace detail {
+/// A channel's loop count and early messages, apart from its transport: an
+/// erased view of a channel (transport/erased.hpp) shares its channel's.
+struct channel_state {
+    std::uint64_t loops = 0;
+    std::uint32_t loop_mask = 0;
+    std::deque<message> later;
+};
+} // namespace detail
 
 /// Made once per communicator (or in-process endpoint, or simulated rank) and
 /// kept: every algorithm of the library runs over it. `T` must reach a message
@@ -26,10 +37,17 @@ class channel {
 public:
     template <class... A>
     requires std::is_constructible_v<T, A...>
-    explicit channel(std::in_place_t, A&&... args) : transport_(std::forward<A>(args)...) {
+    explicit channel(std::in_place_t, A&&... args) : transport_(std::forward<A>(args)...), state_(&own_.emplace()) {
         static_assert(Transport<T>, "loopsched::channel<T>: T must model Transport");
     }
-    explicit channel(T transport) requires std::is_move_constructible_v<T> : transport_(std::move(transport)) {
+    explicit channel(T transport) requires std::is_move_constructible_v<T>
+            : transport_(std::move(transport)), state_(&own_.emplace()) {
+        static_assert(Transport<T>, "loopsched::channel<T>: T must model Transport");
+    }
+    /// A view over another channel's loops: its loop count and early messages
+    /// are `shared`'s (the library's erased engines run over such a view).
+    channel(T transport, detail::channel_state& shared) requires std::is_move_constructible_v<T>
+            : transport_(std::move(transport)), state_(&shared) {
         static_assert(Transport<T>, "loopsched::channel<T>: T must model Transport");
     }
     channel(channel const&) = delete;
@@ -41,20 +59,23 @@ public:
     [[nodiscard]] int size() const { return transport_.size(); }
 
     /// The next loop's number, the same on every rank.
-    [[nodiscard]] std::uint64_t begin_loop() noexcept { return ++loops_; }
-    [[nodiscard]] std::uint64_t loops() const noexcept { return loops_; }
+    [[nodiscard]] std::uint64_t begin_loop() noexcept { return ++state_->loops; }
+    [[nodiscard]] std::uint64_t loops() const noexcept { return state_->loops; }
     /// Messages received for a loop after the one running (a fast rank's next
     /// loop starting while this rank still finishes a failed one), oldest first.
-    [[nodiscard]] std::deque<message>& later() noexcept { return later_; }
+    [[nodiscard]] std::deque<message>& later() noexcept { return state_->later; }
     /// The loop numbers' bits in a tag, once known (0: not yet).
-    [[nodiscard]] std::uint32_t loop_mask() const noexcept { return loop_mask_; }
-    void set_loop_mask(std::uint32_t mask) noexcept { loop_mask_ = mask; }
+    [[nodiscard]] std::uint32_t loop_mask() const noexcept { return state_->loop_mask; }
+    void set_loop_mask(std::uint32_t mask) noexcept { state_->loop_mask = mask; }
+    /// What a view over this channel shares (the constructor above).
+    [[nodiscard]] detail::channel_state& state() noexcept { return *state_; }
 
 private:
     T transport_;
-    std::uint64_t loops_ = 0;
-    std::uint32_t loop_mask_ = 0;
-    std::deque<message> later_;
+    // Empty in a view: libstdc++'s deque allocates when made, and a view is
+    // made for every loop a compiled engine runs. (Not movable: state_ may point here.)
+    std::optional<detail::channel_state> own_;
+    detail::channel_state* state_;
 };
 
 /// A transport that lends the library a channel of its own: `t.library_channel()`.

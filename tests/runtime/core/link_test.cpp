@@ -1,7 +1,9 @@
 // loop_link: each loop takes only its own messages; an earlier loop's are
 // dropped and a later loop's kept for it, also when loop numbers wrap around
-// the bits a transport's tags leave them.
+// the bits a transport's tags leave them; a channel's erased view (the compiled
+// engines' transport) shares its loops.
 #include <loopsched/runtime/core/link.hpp>
+#include <loopsched/transport/erased.hpp>
 #include <loopsched/transport/in_process.hpp>
 
 #include <doctest/doctest.h>
@@ -76,4 +78,35 @@ TEST_CASE("link: loop numbers wrap within a small tag bound, and stay told apart
     CHECK(now.receive().payload[0] == std::byte{3});
     CHECK_FALSE(now.try_receive().has_value());
     CHECK(ch.later().size() == 1);
+}
+
+TEST_CASE("link: loops over a channel's erased view and over the channel share numbers and early messages") {
+    in_process::network net(1);
+    channel<narrow_endpoint> ch(narrow_endpoint(in_process::endpoint(net, 0, 1)));
+    unsigned const mask = 7;
+    { detail::loop_link<narrow_endpoint> first(ch); } // loop 1, on the channel
+    auto& t = ch.transport();
+    t.send(0, tag_of(3, mask, kind::hello), bytes(1, std::byte{3})); // for loop 3
+    t.send(0, tag_of(2, mask, kind::work), bytes(1, std::byte{2}));  // for loop 2
+    {
+        detail::erased_channel<narrow_endpoint> erased(ch);
+        auto& view = erased.get();
+        CHECK(view.transport().tag_bound() == 255);
+        CHECK(view.transport().actor_stack_bytes() == 0);
+        detail::loop_link<detail::erased_transport> second(view); // loop 2, through the view
+        CHECK(second.tag(kind::work) == tag_of(2, mask, kind::work));
+        CHECK(second.receive().payload[0] == std::byte{2});
+        CHECK_FALSE(second.try_receive().has_value());
+        CHECK(second.receive_until(second.now()) == std::nullopt); // the bounded wait, through the view
+        CHECK(ch.later().size() == 1); // loop 3's message, kept in the channel's own list
+        bytes const data(1, std::byte{4});
+        second.send(0, kind::data, std::span<std::byte const>(data.data(), data.size()));
+    }
+    CHECK(ch.loops() == 2);
+    detail::loop_link<narrow_endpoint> third(ch); // loop 3, on the channel again
+    auto const m = third.try_receive();
+    REQUIRE(m.has_value());
+    CHECK(m->payload[0] == std::byte{3});
+    CHECK(ch.later().empty());
+    CHECK_FALSE(third.try_receive().has_value()); // loop 2's data, sent through the view: dropped
 }

@@ -76,6 +76,10 @@ int tag_bound_of(T const& t) {
 template <Transport T>
 std::optional<message_view> receive_view_until(T& t, int source, int tag, double deadline, message& held) {
     if constexpr (requires {
+                      { t.receive_view_until(source, tag, deadline) } -> std::same_as<std::optional<message_view>>;
+                  }) {
+        return t.receive_view_until(source, tag, deadline); // erased_transport: its transport's own wait
+    } else if constexpr (requires {
                       { t.receive_within(source, tag, 1.0) } -> std::same_as<std::optional<message>>;
                   }) {
         auto m = t.receive_within(source, tag, std::max(0.0, deadline - t.now()));

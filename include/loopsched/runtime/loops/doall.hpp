@@ -605,7 +605,7 @@ loop_statistics run_doall_checked(loop_link<T>& link, doall_call const& call, P 
 /// The engine a compiled library holds for transport T (engines_compiled_for):
 /// the policy and the mapping erased; defined and instantiated there.
 template <Transport T>
-loop_statistics run_compiled_doall(loop_link<T>& link, doall_call const& call, any_policy const& policy,
+loop_statistics run_compiled_doall(channel<T>& ch, doall_call const& call, any_policy const& policy,
                                    any_mapping const& mapping, chunk_body& run, parallel_for_options const& o);
 
 /// Runs a DOALL loop on this rank. `values`: the root's results
@@ -618,14 +618,15 @@ loop_statistics run_doall(C& source, S const& space, P const& policy, M const& m
                           std::exception_ptr earlier = nullptr) {
     auto& ch = channel_of(source);
     using T = std::remove_cvref_t<decltype(ch.transport())>;
-    loop_link<T> link(ch);
     return detail::run_described<R>(
-            space, body, per_iteration, values, o, link.rank() == o.root,
+            space, body, per_iteration, values, o, ch.rank() == o.root,
             [&](doall_call const& call, chunk_body& run) {
-                if constexpr (engines_compiled_for<T> && std::constructible_from<any_mapping, M>)
-                    return run_compiled_doall(link, call, erase_policy(policy), any_mapping(mapping), run, o);
-                else
+                if constexpr (engines_compiled_for<T> && std::constructible_from<any_mapping, M>) {
+                    return run_compiled_doall(ch, call, erase_policy(policy), any_mapping(mapping), run, o);
+                } else {
+                    loop_link<T> link(ch);
                     return run_doall_checked(link, call, erase_policy(policy), mapping, run, o);
+                }
             },
             earlier);
 }

@@ -301,7 +301,7 @@ loop_statistics run_hierarchical_checked(loop_link<T>& link, doall_call const& c
 /// The engine a compiled library holds for transport T (engines_compiled_for):
 /// both levels' policies erased; defined and instantiated there.
 template <Transport T>
-loop_statistics run_compiled_hierarchical_doall(loop_link<T>& link, doall_call const& call,
+loop_statistics run_compiled_hierarchical_doall(channel<T>& ch, doall_call const& call,
                                                 hierarchical<any_policy, any_policy> const& levels, chunk_body& run,
                                                 parallel_for_options const& o);
 
@@ -311,15 +311,16 @@ loop_statistics run_hierarchical_doall(C& source, S const& space, hierarchical<B
                                        parallel_for_options const& o) {
     auto& ch = channel_of(source);
     using T = std::remove_cvref_t<decltype(ch.transport())>;
-    loop_link<T> link(ch);
-    return detail::run_described<R>(space, body, per_iteration, values, o, link.rank() == o.root,
+    return detail::run_described<R>(space, body, per_iteration, values, o, ch.rank() == o.root,
                                     [&](doall_call const& call, chunk_body& run) {
                                         auto const levels =
                                                 h.with_levels(erase_policy(h.between), erase_policy(h.within));
-                                        if constexpr (engines_compiled_for<T>)
-                                            return run_compiled_hierarchical_doall(link, call, levels, run, o);
-                                        else
+                                        if constexpr (engines_compiled_for<T>) {
+                                            return run_compiled_hierarchical_doall(ch, call, levels, run, o);
+                                        } else {
+                                            loop_link<T> link(ch);
                                             return run_hierarchical_checked(link, call, levels, run, o);
+                                        }
                                     });
 }
 

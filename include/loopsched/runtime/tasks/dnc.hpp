@@ -65,7 +65,7 @@ public:
     dnc_worker(worker_port<T>& port, rank_profile& profile, task_decisions const& placement, dnc_settings const& ds,
                MakeRecursion&& make_recursion)
             : base(port, profile, placement, ds) {
-        this->stack_left = stack_left_here();
+        this->stack_left = stack_left_here(port.link().transport());
         this->rec_ = make_recursion(static_cast<dnc_engine&>(*this));
         this->problem_bytes_ = this->rec_->fixed_problem_bytes();
     }
@@ -201,11 +201,13 @@ private:
 
     /// The stack this worker's recursion may use: a simulated actor's (it runs
     /// on a stack of its own), else what the thread has left here.
-    static std::size_t stack_left_here() noexcept {
+    static std::size_t stack_left_here([[maybe_unused]] T const& t) noexcept {
+        std::size_t actor = 0;
         if constexpr (requires { T::actor_stack_bytes; })
-            return T::actor_stack_bytes - T::actor_stack_bytes / 16; // less the simulator's own frames
-        else
-            return thread_stack_left();
+            actor = T::actor_stack_bytes;
+        else if constexpr (requires { t.actor_stack_bytes(); }) // erased_transport: its transport's
+            actor = t.actor_stack_bytes();
+        return actor > 0 ? actor - actor / 16 : thread_stack_left(); // less the simulator's own frames
     }
 
     // ---- idle

@@ -74,7 +74,7 @@ dnc_run run_dnc_engine(loop_link<T>& link, dnc_calls const& calls, dnc_options c
 /// the worker's recursion over the user's types comes in `calls`. Defined and
 /// instantiated there.
 template <Transport T>
-dnc_run run_compiled_dnc(loop_link<T>& link, dnc_calls const& calls, dnc_options const& o,
+dnc_run run_compiled_dnc(channel<T>& ch, dnc_calls const& calls, dnc_options const& o,
                          resolved_choice const& placement_spec);
 
 /// Runs a divide-and-conquer computation on this rank: the engine
@@ -85,12 +85,13 @@ void run_divide_and_conquer(C& source, Problem const& problem, Ops& ops, dnc_opt
                             resolved_choice const& placement_spec, Outcome& out) {
     auto& ch = channel_of(source);
     using T = std::remove_cvref_t<decltype(ch.transport())>;
-    loop_link<T> link(ch);
     auto const calls = dnc_calls_for<Problem, Result>(problem, ops);
-    if constexpr (engines_compiled_for<T>)
-        take_dnc_run<Result>(run_compiled_dnc(link, calls, o, placement_spec), link.rank() == o.root, out);
-    else
+    if constexpr (engines_compiled_for<T>) {
+        take_dnc_run<Result>(run_compiled_dnc(ch, calls, o, placement_spec), ch.rank() == o.root, out);
+    } else {
+        loop_link<T> link(ch);
         take_dnc_run<Result>(run_dnc_engine(link, calls, o, placement_spec), link.rank() == o.root, out);
+    }
 }
 
 } // namespace loopsched::detail
