@@ -4,6 +4,10 @@
 // (src/compiled_engines.hpp), so adding a transport adds no engine code.
 #include "compiled_engines.hpp"
 
+#include <loopsched/algorithm/divide_and_conquer.hpp>
+#include <loopsched/algorithm/parallel_for.hpp>
+#include <loopsched/algorithm/parallel_for_doacross.hpp>
+#include <loopsched/algorithm/task_farm.hpp>
 #include <loopsched/placement_spec.hpp>
 #include <loopsched/runtime/tasks/dnc_driver.hpp>
 

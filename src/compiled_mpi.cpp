@@ -6,6 +6,7 @@
 #include <loopsched/mpi/parallel_for.hpp>
 #include <loopsched/mpi/parallel_for_doacross.hpp>
 #include <loopsched/mpi/task_farm.hpp>
+#include <loopsched/placement_spec.hpp>
 #include <loopsched/transport/mpi.hpp>
 
 namespace loopsched::detail {
