@@ -8,6 +8,9 @@
 #include "../examples/progress.hpp"
 #include "../examples/simulation.hpp"
 
+#include <loopsched/mpi/parallel_for.hpp>
+#include <loopsched/mpi/parallel_for_doacross.hpp>
+
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/environment.hpp>
