@@ -13,54 +13,54 @@
 
 namespace loopsched::detail {
 
-loop_statistics run_erased_doall(erased_channel_view& ch, doall_call const& call, any_policy const& policy,
+loop_statistics run_erased_doall(channel<erased_transport>& ch, doall_call const& call, any_policy const& policy,
                                  any_mapping const& mapping, chunk_body& run, parallel_for_options const& o) {
     loop_link<erased_transport> link(ch);
     return run_doall_checked(link, call, policy, mapping, run, o);
 }
 
-loop_statistics run_erased_hierarchical_doall(erased_channel_view& ch, doall_call const& call,
+loop_statistics run_erased_hierarchical_doall(channel<erased_transport>& ch, doall_call const& call,
                                               hierarchical<any_policy, any_policy> const& levels, chunk_body& run,
                                               parallel_for_options const& o) {
     loop_link<erased_transport> link(ch);
     return run_hierarchical_checked(link, call, levels, run, o);
 }
 
-farm_run run_erased_farm(erased_channel_view& ch, farm_calls const& calls, result_sink to_root,
+farm_run run_erased_farm(channel<erased_transport>& ch, farm_calls const& calls, result_sink to_root,
                          task_farm_options const& o, resolved_choice const& scheme) {
     return run_farm_engine(ch, calls, to_root, o, scheme);
 }
 
-dnc_run run_erased_dnc(erased_channel_view& ch, dnc_calls const& calls, dnc_options const& o,
+dnc_run run_erased_dnc(channel<erased_transport>& ch, dnc_calls const& calls, dnc_options const& o,
                        resolved_choice const& placement_spec) {
     loop_link<erased_transport> link(ch);
     return run_dnc_engine(link, calls, o, placement_spec);
 }
 
 template <std::size_t N>
-doacross_run run_erased_doacross(erased_channel_view& ch, box<N> const& space, dependence_set<N> const& deps,
+doacross_run run_erased_doacross(channel<erased_transport>& ch, box<N> const& space, dependence_set<N> const& deps,
                                  any_policy const& policy, doacross_body<N>& body, doacross_options const& o,
                                  bool gather, std::exception_ptr earlier) {
     return run_doacross_engine(ch, space, deps, policy, body, o, gather, earlier);
 }
 
 template <std::size_t N>
-doacross_run run_erased_tiled(erased_channel_view& ch, box<N> const& space, dependence_set<N> const& deps,
+doacross_run run_erased_tiled(channel<erased_transport>& ch, box<N> const& space, dependence_set<N> const& deps,
                               doacross_mapping const& mapping, doacross_body<N>& body, doacross_options const& o,
                               bool gather, std::exception_ptr earlier) {
     return run_tiled_engine(ch, space, deps, mapping, body, o, gather, earlier);
 }
 
-template doacross_run run_erased_doacross(erased_channel_view&, box<2> const&, dependence_set<2> const&,
+template doacross_run run_erased_doacross(channel<erased_transport>&, box<2> const&, dependence_set<2> const&,
                                           any_policy const&, doacross_body<2>&, doacross_options const&, bool,
                                           std::exception_ptr);
-template doacross_run run_erased_doacross(erased_channel_view&, box<3> const&, dependence_set<3> const&,
+template doacross_run run_erased_doacross(channel<erased_transport>&, box<3> const&, dependence_set<3> const&,
                                           any_policy const&, doacross_body<3>&, doacross_options const&, bool,
                                           std::exception_ptr);
-template doacross_run run_erased_tiled(erased_channel_view&, box<2> const&, dependence_set<2> const&,
+template doacross_run run_erased_tiled(channel<erased_transport>&, box<2> const&, dependence_set<2> const&,
                                        doacross_mapping const&, doacross_body<2>&, doacross_options const&, bool,
                                        std::exception_ptr);
-template doacross_run run_erased_tiled(erased_channel_view&, box<3> const&, dependence_set<3> const&,
+template doacross_run run_erased_tiled(channel<erased_transport>&, box<3> const&, dependence_set<3> const&,
                                        doacross_mapping const&, doacross_body<3>&, doacross_options const&, bool,
                                        std::exception_ptr);
 

@@ -25,24 +25,22 @@
 
 namespace loopsched::detail {
 
-using erased_channel_view = channel<erased_transport>;
-
-loop_statistics run_erased_doall(erased_channel_view& ch, doall_call const& call, any_policy const& policy,
+loop_statistics run_erased_doall(channel<erased_transport>& ch, doall_call const& call, any_policy const& policy,
                                  any_mapping const& mapping, chunk_body& run, parallel_for_options const& o);
-loop_statistics run_erased_hierarchical_doall(erased_channel_view& ch, doall_call const& call,
+loop_statistics run_erased_hierarchical_doall(channel<erased_transport>& ch, doall_call const& call,
                                               hierarchical<any_policy, any_policy> const& levels, chunk_body& run,
                                               parallel_for_options const& o);
-farm_run run_erased_farm(erased_channel_view& ch, farm_calls const& calls, result_sink to_root,
+farm_run run_erased_farm(channel<erased_transport>& ch, farm_calls const& calls, result_sink to_root,
                          task_farm_options const& o, resolved_choice const& scheme);
-dnc_run run_erased_dnc(erased_channel_view& ch, dnc_calls const& calls, dnc_options const& o,
+dnc_run run_erased_dnc(channel<erased_transport>& ch, dnc_calls const& calls, dnc_options const& o,
                        resolved_choice const& placement_spec);
 /// N = 2 and 3 (doacross_depth_compiled).
 template <std::size_t N>
-doacross_run run_erased_doacross(erased_channel_view& ch, box<N> const& space, dependence_set<N> const& deps,
+doacross_run run_erased_doacross(channel<erased_transport>& ch, box<N> const& space, dependence_set<N> const& deps,
                                  any_policy const& policy, doacross_body<N>& body, doacross_options const& o,
                                  bool gather, std::exception_ptr earlier);
 template <std::size_t N>
-doacross_run run_erased_tiled(erased_channel_view& ch, box<N> const& space, dependence_set<N> const& deps,
+doacross_run run_erased_tiled(channel<erased_transport>& ch, box<N> const& space, dependence_set<N> const& deps,
                               doacross_mapping const& mapping, doacross_body<N>& body, doacross_options const& o,
                               bool gather, std::exception_ptr earlier);
 

@@ -29,8 +29,7 @@ farm_run run_farm_over_mpi(boost::mpi::communicator const& comm, farm_calls cons
                              resolve_choice(options.scheme, "options.scheme"));
 }
 
-dnc_run run_dnc_over_mpi(boost::mpi::communicator const& comm, dnc_calls const& calls,
-                         dnc_options const& options) {
+dnc_run run_dnc_over_mpi(boost::mpi::communicator const& comm, dnc_calls const& calls, dnc_options const& options) {
     return run_compiled_dnc(mpi_channel(comm), calls, options, resolve_choice(options.placement, "options.placement"));
 }
 

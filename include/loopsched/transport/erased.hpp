@@ -76,12 +76,7 @@ public:
     [[nodiscard]] int size() const override { return t_.size(); }
     [[nodiscard]] double now() const override { return t_.now(); }
     [[nodiscard]] int tag_bound() const override { return tag_bound_of(t_); }
-    [[nodiscard]] std::size_t actor_stack_bytes() const override {
-        if constexpr (requires { T::actor_stack_bytes; })
-            return T::actor_stack_bytes;
-        else
-            return 0;
-    }
+    [[nodiscard]] std::size_t actor_stack_bytes() const override { return actor_stack_bytes_of(t_); }
     void send(int dest, int tag, bytes data) override { t_.send(dest, tag, std::move(data)); }
     void send_view(int dest, int tag, std::span<std::byte const> data) override {
         detail::send_view(t_, dest, tag, data);

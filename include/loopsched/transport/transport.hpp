@@ -72,6 +72,19 @@ namespace detail {
 template <class T>
 inline constexpr bool engines_compiled_for = false;
 
+/// The stack of a rank's own actor where the transport runs ranks on stacks of
+/// their own (a simulator's static actor_stack_bytes, or an erased transport's
+/// member), else 0: the rank runs on its thread's stack.
+template <class T>
+std::size_t actor_stack_bytes_of([[maybe_unused]] T const& t) {
+    if constexpr (requires { T::actor_stack_bytes; })
+        return T::actor_stack_bytes;
+    else if constexpr (requires { t.actor_stack_bytes(); })
+        return t.actor_stack_bytes();
+    else
+        return 0;
+}
+
 /// Sends bytes the caller keeps: through the transport's send_view if it has
 /// one (Boost.MPI sends a small message straight from them), else as a copy.
 /// The runtime's per-chunk requests and replies go this way.

@@ -201,12 +201,8 @@ private:
 
     /// The stack this worker's recursion may use: a simulated actor's (it runs
     /// on a stack of its own), else what the thread has left here.
-    static std::size_t stack_left_here([[maybe_unused]] T const& t) noexcept {
-        std::size_t actor = 0;
-        if constexpr (requires { T::actor_stack_bytes; })
-            actor = T::actor_stack_bytes;
-        else if constexpr (requires { t.actor_stack_bytes(); }) // erased_transport: its transport's
-            actor = t.actor_stack_bytes();
+    static std::size_t stack_left_here(T const& t) noexcept {
+        std::size_t const actor = actor_stack_bytes_of(t);
         return actor > 0 ? actor - actor / 16 : thread_stack_left(); // less the simulator's own frames
     }
 
