@@ -10,6 +10,7 @@
 #include <loopsched/algorithm/task_farm.hpp>
 #include <loopsched/placement_spec.hpp>
 #include <loopsched/runtime/tasks/dnc_driver.hpp>
+#include <loopsched/runtime/tasks/dnc_recursion_core.hpp>
 
 namespace loopsched::detail {
 

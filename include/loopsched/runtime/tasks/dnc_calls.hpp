@@ -11,7 +11,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -26,11 +25,22 @@ std::uint64_t dnc_types_fingerprint() {
 /// What the engine needs of the user's types, erased at the seams the
 /// runtime has (the recursion a worker calls once per queued task or message,
 /// the problem's and the solution's bytes), so that run_dnc_engine is
-/// compiled once per transport, whatever the transport.
+/// compiled once per transport, whatever the transport. Plain function
+/// pointers over the caller's problem and operations: a program instantiates
+/// no std::function for them.
 struct dnc_calls {
-    std::function<std::vector<std::byte>()> problem; ///< the problem's bytes: asked on the root only
-    std::function<std::unique_ptr<dnc_recursion_base>(dnc_engine&)> make_recursion;
+    void const* problem = nullptr; ///< the user's problem (the caller's, alive for the run)
+    void* ops = nullptr;           ///< the user's operations (likewise)
+    std::vector<std::byte> (*write_problem)(void const* problem) = nullptr;
+    std::unique_ptr<dnc_recursion_base> (*recursion)(dnc_engine& engine, void* ops) = nullptr;
     std::uint64_t types = 0; ///< the problem and result types' fingerprint, agreed by the ranks
+
+    /// The problem's bytes: asked on the root only.
+    [[nodiscard]] std::vector<std::byte> problem_bytes() const { return write_problem(problem); }
+    /// The recursion over the user's types, for one worker's engine.
+    [[nodiscard]] std::unique_ptr<dnc_recursion_base> make_recursion(dnc_engine& engine) const {
+        return recursion(engine, ops);
+    }
 };
 
 /// What a run leaves: the statistics everywhere; the solution's bytes and the
@@ -44,9 +54,11 @@ struct dnc_run {
 /// The user's problem and operations at the engine's seams.
 template <class Problem, class Result, class Ops>
 dnc_calls dnc_calls_for(Problem const& problem, Ops& ops) {
-    return {.problem = [&problem] { return to_bytes(problem); },
-            .make_recursion = [&ops](dnc_engine& engine) -> std::unique_ptr<dnc_recursion_base> {
-                return std::make_unique<dnc_recursion<Problem, Result, Ops>>(engine, ops);
+    return {.problem = std::addressof(problem),
+            .ops = const_cast<void*>(static_cast<void const*>(std::addressof(ops))), // cast back to Ops* below
+            .write_problem = [](void const* p) { return to_bytes(*static_cast<Problem const*>(p)); },
+            .recursion = [](dnc_engine& engine, void* o) -> std::unique_ptr<dnc_recursion_base> {
+                return std::make_unique<dnc_recursion<Problem, Result, Ops>>(engine, *static_cast<Ops*>(o));
             },
             .types = dnc_types_fingerprint<Problem, Result>()};
 }

@@ -6,6 +6,7 @@
 // per transport (a program linked to loopsched::compiled includes only this).
 #pragma once
 
+#include <loopsched/config.hpp>
 #include <loopsched/detail/stack.hpp>
 #include <loopsched/divide_and_conquer_ops.hpp>
 #include <loopsched/error.hpp>
@@ -118,57 +119,31 @@ public:
     virtual void run(dnc_task const& t, bool dividing) = 0;
 };
 
+/// A divided problem waiting for its subproblems' results, as the table sees it.
+struct dnc_frame_state {
+    std::vector<char> filled; ///< by place: its result is in
+    std::size_t missing = 0;
+    bool continuation = false; ///< a queued task's continuation (else a wait on the stack)
+};
+
 /// The divided problems waiting for their subproblems' results, by id. A
 /// frame lives on the stack of the wait that opened it, or, for a queued
 /// task divided as a continuation, with the worker until its combine; a
 /// continuation's id is listed in completed() when its last result arrives.
 /// An id is a slot (reused once closed, so the frames open at once bound the
 /// memory) and the slot's generation (so a result for a closed frame is
-/// refused, not taken by the slot's next frame).
-template <class Result>
-class dnc_frames {
+/// refused, not taken by the slot's next frame). Whatever the result type:
+/// loopsched::compiled holds it (dnc_recursion_core.hpp).
+class dnc_frame_table {
 public:
-    struct frame {
-        std::vector<Result> results;
-        std::vector<char> filled;
-        std::size_t missing = 0;
-        bool continuation = false;
-    };
-
     /// `f` waits for `n` results; its id, until close(id).
-    std::uint64_t open(frame& f, std::size_t n) {
-        f.results.resize(n);
-        f.filled.assign(n, 0);
-        f.missing = n;
-        std::uint32_t slot;
-        if (free_.empty()) {
-            slot = static_cast<std::uint32_t>(open_.size());
-            open_.push_back(nullptr);
-            generations_.push_back(0);
-        } else {
-            slot = free_.back();
-            free_.pop_back();
-        }
-        open_[slot] = &f;
-        ++opened_;
-        return std::uint64_t{++generations_[slot]} << 32 | slot;
-    }
-    void close(std::uint64_t id) {
-        auto const slot = slot_of(id);
-        open_[slot] = nullptr;
-        free_.push_back(slot);
-        --opened_;
-    }
+    LOOPSCHED_DECL std::uint64_t open(dnc_frame_state& f, std::size_t n);
+    LOOPSCHED_DECL void close(std::uint64_t id);
+    /// The frame `id` whose result `index` is still missing; a protocol error if there is none.
+    LOOPSCHED_DECL dnc_frame_state& awaiting(std::uint64_t id, std::uint32_t index);
+    /// Result `index` of frame `id` (`f`, from awaiting()) is in.
+    LOOPSCHED_DECL void filled(std::uint64_t id, std::uint32_t index, dnc_frame_state& f);
     [[nodiscard]] bool empty() const noexcept { return opened_ == 0; }
-    void fill(std::uint64_t id, std::uint32_t index, Result r) {
-        auto const slot = slot_of(id);
-        frame* const f = slot < open_.size() && generations_[slot] == id >> 32 ? open_[slot] : nullptr;
-        if (f == nullptr || index >= f->results.size() || f->filled[index])
-            fail_unknown_frame(id);
-        f->results[index] = std::move(r);
-        f->filled[index] = 1;
-        if (--f->missing == 0 && f->continuation) completed_.push_back(id);
-    }
     /// Continuations whose results are all in, oldest first; the worker combines them.
     [[nodiscard]] std::vector<std::uint64_t>& completed() noexcept { return completed_; }
     [[nodiscard]] bool any_completed() const noexcept { return !completed_.empty(); }
@@ -176,20 +151,102 @@ public:
     static std::uint32_t slot_of(std::uint64_t id) noexcept { return static_cast<std::uint32_t>(id); }
 
 private:
-    std::vector<frame*> open_; ///< by slot; null: free
+    std::vector<dnc_frame_state*> open_; ///< by slot; null: free
     std::vector<std::uint32_t> generations_, free_;
     std::size_t opened_ = 0;
     std::vector<std::uint64_t> completed_;
 };
 
+/// The frames with their results.
+template <class Result>
+class dnc_frames : public dnc_frame_table {
+public:
+    struct frame : dnc_frame_state {
+        std::vector<Result> results;
+    };
+
+    std::uint64_t open(frame& f, std::size_t n) {
+        f.results.resize(n);
+        return dnc_frame_table::open(f, n);
+    }
+    void fill(std::uint64_t id, std::uint32_t index, Result r) {
+        auto& f = static_cast<frame&>(awaiting(id, index));
+        f.results[index] = std::move(r);
+        filled(id, index, f);
+    }
+};
+
+/// The recursion's bookkeeping that does not depend on the user's types (the
+/// clock's stride, a task's accounting and trace events, the placing of
+/// subproblems), compiled once in loopsched::compiled (dnc_recursion_core.hpp).
+class dnc_recursion_core : public dnc_recursion_base {
+protected:
+    explicit dnc_recursion_core(dnc_engine& engine) : e_(engine), stack_(engine.stack_left) {}
+
+    /// The stack check and the clock, every problem. The clock is read every
+    /// `stride_` problems (look_at_clock).
+    void tick() {
+        ++e_.stats.nodes;
+        if (++ticks_ < stride_) return;
+        ticks_ = 0;
+        look_at_clock();
+    }
+    /// The stride halves when a reading finds the poll interval passed (coarse
+    /// problems: every problem) and doubles, up to 64, when not (a clock
+    /// reading costs as much as a tiny problem).
+    LOOPSCHED_DECL void look_at_clock();
+    [[noreturn]] void too_deep(std::uint32_t depth) const { fail_stack_depth(depth, stack_.usable() / 1024); }
+
+    /// Where an inlined task started (its clock, the nodes and traced nodes so far).
+    struct inlined_start {
+        double seconds = 0.0;
+        std::uint64_t nodes = 0, traced = 0;
+    };
+    /// Around an inlined task's recursion: its work counts as work in hand.
+    LOOPSCHED_DECL inlined_start begin_inlined(dnc_task const& t);
+    LOOPSCHED_DECL void end_inlined(dnc_task const& t, inlined_start const& from);
+    /// Around a queued leaf's solve.
+    LOOPSCHED_DECL void begin_leaf();
+    LOOPSCHED_DECL void end_leaf(dnc_task const& t, double start);
+    /// A queued task was divided (from `start` to now): its own work is
+    /// accounted once its subproblems are placed.
+    LOOPSCHED_DECL void divided(dnc_task const& t, double start);
+    /// Room for `n` subproblems' costs and slots, which place_children() reads.
+    LOOPSCHED_DECL void size_children(std::size_t n);
+    /// The subproblems at `depth` of frame `id`, their costs in costs_ and
+    /// their slots in slots_ (by `measure`): accounted, then sent or queued by the engine.
+    LOOPSCHED_DECL void place_children(std::uint32_t depth, std::uint64_t id, cost_measure measure);
+    /// A free slot for a problem, if any (else no_slot), and a slot freed.
+    LOOPSCHED_DECL std::uint32_t reuse_slot() noexcept;
+    LOOPSCHED_DECL void free_slot(std::uint32_t slot);
+    static constexpr std::uint32_t no_slot = ~std::uint32_t{0};
+
+    dnc_engine& e_;
+    stack_budget stack_;
+    std::vector<double> costs_;
+    std::vector<std::uint32_t> slots_;
+    std::vector<std::byte> scratch_;
+
+private:
+    std::vector<std::uint32_t> free_; ///< slots of problems let go
+    /// A queued task run as one node (a leaf solved, or a division): its own
+    /// trace event, which an enclosing inlined task's event does not count again.
+    LOOPSCHED_DECL void trace_node(dnc_task const& t, double start);
+
+    static constexpr std::uint32_t max_continuation_depth = 1u << 18;
+    std::uint32_t ticks_ = 0, stride_ = 1;
+    std::uint64_t traced_nested_ = 0; ///< nodes of inlined tasks finished so far, for nested trace events
+    double dividing_weight_ = -1.0, divide_seconds_ = 0.0;
+};
+
 /// The recursion over the user's operations (Ops: is_leaf, solve, divide,
 /// combine and optionally cost, as divide_and_conquer documents).
 template <class Problem, class Result, class Ops>
-class dnc_recursion final : public dnc_recursion_base {
+class dnc_recursion final : public dnc_recursion_core {
     using frame = typename dnc_frames<Result>::frame;
 
 public:
-    dnc_recursion(dnc_engine& engine, Ops& ops) : e_(engine), ops_(ops), stack_(engine.stack_left) {}
+    dnc_recursion(dnc_engine& engine, Ops& ops) : dnc_recursion_core(engine), ops_(ops) {}
 
     std::uint32_t problem_from(std::span<std::byte const> bytes) override { return hold(from_bytes<Problem>(bytes)); }
     void put_problem(std::uint32_t slot, wire_writer& w) override {
@@ -219,10 +276,7 @@ public:
             std::uint64_t const id = done[i];
             std::unique_ptr<continuation> const held = std::move(continuations_[frames_.slot_of(id)]);
             frames_.close(id);
-            continuation& c = *held;
-            Result r;
-            run_user([&] { r = ops_.combine(c.problem, std::span<Result>(c.f.results)); });
-            deliver(c.parent, std::move(r));
+            deliver(held->parent, combine(held->problem, held->f.results));
         }
         done.clear();
         return true;
@@ -239,9 +293,7 @@ private:
     // ---- problems held by slot
 
     std::uint32_t hold(Problem&& p) {
-        if (!free_.empty()) {
-            std::uint32_t const slot = free_.back();
-            free_.pop_back();
+        if (std::uint32_t const slot = reuse_slot(); slot != no_slot) {
             problems_[slot].emplace(std::move(p));
             return slot;
         }
@@ -255,7 +307,7 @@ private:
     }
     void release(std::uint32_t slot) {
         problems_[slot].reset();
-        free_.push_back(slot);
+        free_slot(slot);
     }
 
     /// The user's code, timed when this rank emulates slowness.
@@ -263,6 +315,13 @@ private:
     void run_user(Work&& work) {
         if (!e_.slowed) return work();
         e_.run_slowed([](void* w) { (*static_cast<std::remove_reference_t<Work>*>(w))(); }, &work);
+    }
+
+    /// The user's combine of a frame's results (timed when this rank emulates slowness).
+    Result combine(Problem const& p, std::vector<Result>& results) {
+        Result r;
+        run_user([&] { r = ops_.combine(p, std::span<Result>(results)); });
+        return r;
     }
 
     void deliver(result_address const& to, Result r) {
@@ -293,68 +352,37 @@ private:
     // ---- running tasks
 
     std::optional<Result> run_inlined_task(dnc_task const& t) {
-        auto& c = e_.counters;
-        ++e_.stats.inlined;
-        double const start = e_.now();
-        std::uint64_t const nodes = e_.stats.nodes, traced_before = traced_nested_;
-        ++c.inlining;
-        double const weight = t.weight;
-        c.running += weight; // work in hand too: the manager looks for large inlined subtrees to spill
+        inlined_start const from = begin_inlined(t);
         Problem const problem = take(t.slot);
         std::optional<Result> r;
         listening const listen(e_.listener); // this_task::poll() from a leaf of the recursion
         run_user([&] { r.emplace(recurse(problem, t.depth)); });
-        c.running -= weight;
-        if (--c.inlining == 0) {
-            c.running = 0.0;
-            e_.refuse_pending();
-        }
-        // A spill inside this recursion may run other inlined tasks here; their
-        // events count their own nodes, so this event counts only the rest.
-        std::uint64_t const under = e_.stats.nodes - nodes, nested = traced_nested_ - traced_before;
-        traced_nested_ = traced_before + under;
-        if (e_.tracing) e_.trace_event(t.order, under - nested, start);
+        end_inlined(t, from);
         return r;
-    }
-
-    /// A queued task run as one node (a leaf solved, or a division): its own
-    /// trace event, which an enclosing inlined task's event does not count again.
-    void trace_node(dnc_task const& t, double start) {
-        if (!e_.tracing) return;
-        ++traced_nested_;
-        e_.trace_event(t.order, 1, start);
     }
 
     /// A leaf's result; a divided task's comes later, from its continuation.
     std::optional<Result> run_divided_task(dnc_task const& t) {
         tick();
         listening const listen(e_.listener); // this_task::estimate() and poll() from the body
-        double const weight = t.weight, start = e_.now();
+        double const start = e_.now();
         Problem problem = take(t.slot);
         if (ops_.is_leaf(problem)) {
-            e_.leaf_reached();
+            begin_leaf();
             Result r;
-            e_.counters.solving = true;
             run_user([&] { r = ops_.solve(problem); });
-            e_.counters.solving = false;
-            e_.account(weight, e_.now() - start);
-            trace_node(t, start);
+            end_leaf(t, start);
             return r;
         }
         std::vector<Problem> children;
         run_user([&] { children = divide(problem); });
-        dividing_weight_ = weight;
-        divide_seconds_ = e_.now() - start;
-        trace_node(t, start);
-        if (t.depth >= max_continuation_depth) fail_continuation_depth(t.depth);
+        divided(t, start);
         auto c = std::make_unique<continuation>(std::move(problem), t.parent);
         c->f.continuation = true;
         std::uint64_t const id = spread(c->problem, t.depth, children, c->f);
         if (children.empty()) { // nothing to wait for: combined now
             frames_.close(id);
-            Result r;
-            run_user([&] { r = ops_.combine(c->problem, std::span<Result>(c->f.results)); });
-            return r;
+            return combine(c->problem, c->f.results);
         }
         auto const slot = frames_.slot_of(id);
         if (slot >= continuations_.size()) continuations_.resize(slot + std::size_t{1});
@@ -396,9 +424,7 @@ private:
         e_.answer_pending();
         e_.wait_for(f.missing, depth);
         frames_.close(id);
-        Result r;
-        run_user([&] { r = ops_.combine(p, std::span<Result>(f.results)); });
-        return r;
+        return combine(p, f.results);
     }
 
     /// Opens `f` for p's subproblems and has the engine send them along the
@@ -407,39 +433,14 @@ private:
         if (e_.measure() == cost_measure::unknown) choose_measure(p, children);
         cost_measure const measure = e_.measure();
         std::uint64_t const id = frames_.open(f, children.size());
-        costs_.resize(children.size());
-        for (std::size_t i = 0; i < children.size(); ++i) costs_[i] = cost_of(children[i], depth + 1, measure);
-        double subproblems = 0.0;
-        for (double c : costs_) subproblems += queue_weight(c, measure);
-        if (dividing_weight_ >= 0.0) { // the node's own work: its estimate less its subproblems'
-            e_.account(std::max(0.0, dividing_weight_ - subproblems), divide_seconds_);
-            dividing_weight_ = -1.0;
+        size_children(children.size());
+        for (std::size_t i = 0; i < children.size(); ++i) {
+            costs_[i] = cost_of(children[i], depth + 1, measure);
+            slots_[i] = hold(std::move(children[i]));
         }
-        // The running task's estimate counted this subtree; from now on its
-        // subproblems do, queued or sent. Else the manager's board would count
-        // the work twice and place tasks away from a worker that has half of it.
-        e_.shed_running(subproblems);
-        slots_.clear();
-        for (auto& c : children) slots_.push_back(hold(std::move(c)));
-        // place() runs no user code and keeps neither span: costs_ and slots_ are free again once it returns
-        e_.place(costs_, slots_, depth + 1, id);
+        place_children(depth + 1, id, measure);
         return id;
     }
-
-    /// The stack check and the clock, every problem. The clock is read every
-    /// `stride_` problems: the stride halves when a reading finds the poll
-    /// interval passed (coarse problems: every problem) and doubles, up to
-    /// 64, when not (a clock reading costs as much as a tiny problem).
-    void tick() {
-        ++e_.stats.nodes;
-        if (++ticks_ < stride_) return;
-        ticks_ = 0;
-        if (e_.poll_if_due())
-            stride_ = std::max<std::uint32_t>(1, stride_ / 2);
-        else
-            stride_ = std::min<std::uint32_t>(64, stride_ * 2);
-    }
-    [[noreturn]] void too_deep(std::uint32_t depth) const { fail_stack_depth(depth, stack_.usable() / 1024); }
 
     std::vector<Problem> divide(Problem const& p) { return to_vector(ops_.divide(p)); }
     template <class Range>
@@ -472,12 +473,8 @@ private:
         return -static_cast<double>(depth);
     }
 
-    dnc_engine& e_;
     Ops& ops_;
-    stack_budget stack_;
-    std::uint32_t ticks_ = 0, stride_ = 1;
     std::vector<std::optional<Problem>> problems_; ///< the problems queued at this worker, by slot
-    std::vector<std::uint32_t> free_;
     dnc_frames<Result> frames_;
     /// A queued task divided here, waiting for its subproblems' results off the stack.
     struct continuation {
@@ -487,12 +484,10 @@ private:
         frame f;
     };
     std::vector<std::unique_ptr<continuation>> continuations_; ///< by their frame's slot
-    static constexpr std::uint32_t max_continuation_depth = 1u << 18;
-    std::uint64_t traced_nested_ = 0; ///< nodes of inlined tasks finished so far, for nested trace events
-    double dividing_weight_ = -1.0, divide_seconds_ = 0.0;
-    std::vector<double> costs_;
-    std::vector<std::uint32_t> slots_;
-    std::vector<std::byte> scratch_;
 };
 
 } // namespace loopsched::detail
+
+#ifndef LOOPSCHED_COMPILED // else loopsched::compiled holds them (src/compiled_engines.cpp)
+#include <loopsched/runtime/tasks/dnc_recursion_core.hpp>
+#endif
