@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
 EOF
 cat > "$tmp/doacross.cpp" <<'EOF'
 #include <loopsched/mpi/parallel_for_doacross.hpp>
+#include <loopsched/policy/tss.hpp>
 #include <boost/mpi/environment.hpp>
 int main(int argc, char** argv) {
     using namespace loopsched;

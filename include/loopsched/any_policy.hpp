@@ -7,7 +7,7 @@
 #include <loopsched/detail/compiled_policies.hpp>
 #include <loopsched/detail/fingerprint.hpp>
 #include <loopsched/detail/spec_of.hpp>
-#include <loopsched/policy/trees.hpp> // detail::splits_with_partners
+#include <loopsched/policy/partner_splits.hpp>
 
 #include <concepts>
 #include <cstddef>

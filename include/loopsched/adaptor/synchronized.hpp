@@ -6,9 +6,6 @@
 #include <loopsched/adaptor/weighted.hpp>
 #include <loopsched/concepts.hpp>
 #include <loopsched/error.hpp>
-#include <loopsched/policy/css.hpp>
-#include <loopsched/policy/dtss.hpp>
-#include <loopsched/policy/tss.hpp>
 
 #include <algorithm>
 #include <concepts>
@@ -61,6 +58,13 @@ template <ChunkPolicy P>
 synchronized(P) -> synchronized<P>;
 template <ChunkPolicy P>
 synchronized(P, sync_interval) -> synchronized<P>;
+
+// The schemes DMPS(A) is defined for, named only: a program includes the one
+// it uses (<loopsched/policy/css.hpp>, tss.hpp or dtss.hpp), not all three
+// (with their spec parsing and dtss's power book) in every DOACROSS TU.
+class css;
+class tss;
+class dtss;
 
 /// The schemes DMPS(A) is defined for in Ciorba (section 4.3.3).
 template <class A>

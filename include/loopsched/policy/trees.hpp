@@ -2,6 +2,7 @@
 // policy; the DOALL engine moves work between partners once they are out.
 #pragma once
 
+#include <loopsched/policy/partner_splits.hpp>
 #include <loopsched/policy/request.hpp>
 #include <loopsched/policy/spec_args.hpp>
 
@@ -99,21 +100,5 @@ public:
 private:
     shares by_ = shares::even;
 };
-
-namespace detail {
-/// Whether a policy (through its adaptors, and any_policy at run time) wants
-/// the DOALL engine's partner splits (TreeS).
-template <class P>
-bool splits_with_partners(P const& p) {
-    if constexpr (requires { P::splits_with_partners; })
-        return P::splits_with_partners;
-    else if constexpr (requires { p.splits_with_partners(); })
-        return p.splits_with_partners();
-    else if constexpr (requires { p.inner(); })
-        return splits_with_partners(p.inner());
-    else
-        return false;
-}
-} // namespace detail
 
 } // namespace loopsched
