@@ -635,6 +635,23 @@ TEST_CASE("task_farm: cost model, the document's fit on hand-computed numbers") 
     CHECK(ask.estimate(10.0) == doctest::Approx(falling.estimate(10.0)));
     CHECK(ask.estimate(1.0) == doctest::Approx(falling.estimate(1.0)));
     CHECK(detail::farm_transfer{}.estimate(10.0) == 1.0); // before the model: one unit per task
+    // A falling slope with one very cheap sample (an exponential window's
+    // minimum): tasks past the window's newest end are estimated at the
+    // line's value there, not at the cheapest sample. Else the queued tasks
+    // (all past that end) came out at a fiftieth of the held ones, and one
+    // idle worker's share of the total was hundreds of them.
+    detail::farm_cost_model steep(10, 4);
+    double const steep_costs[] = {20.0, 18.0, 17.0, 12.0, 11.0, 9.0, 8.0, 6.0, 4.0, 0.1};
+    for (std::uint64_t id = 0; id < 10; ++id) steep.add(id, double(id), steep_costs[id]);
+    REQUIRE(steep.lambda() < 0.0); // passed the noise test
+    double const at_newest = steep.nc() + steep.lambda() * (9.0 - steep.h());
+    CHECK(at_newest > 0.5);
+    CHECK(steep.least() == doctest::Approx(at_newest));
+    CHECK(steep.estimate(1000.0) == doctest::Approx(at_newest));
+    CHECK(steep.estimate(5.0) == doctest::Approx(steep.nc() + steep.lambda() * (5.0 - steep.h()))); // inside: the line
+    CHECK(steep.estimate(-100.0) > steep.estimate(0.0)); // past the oldest end the line goes on upwards
+    detail::farm_transfer const steep_ask{1.0, 0, 0, steep.lambda(), steep.h(), steep.nc(), 1, steep.least()};
+    CHECK(steep_ask.estimate(1000.0) == doctest::Approx(at_newest)); // the donor's too
 }
 
 namespace {

@@ -82,7 +82,8 @@ public:
     [[nodiscard]] double lambda() const noexcept { return fitted().lambda_; }
     [[nodiscard]] double h() const noexcept { return fitted().h_; }
     [[nodiscard]] double nc() const noexcept { return fitted().nc_; }
-    /// The floor under the estimates: the cheapest normalized time in the window.
+    /// The floor under the estimates: the fitted line's lowest value over the
+    /// window's heuristic range, and at least the window's cheapest normalized time.
     [[nodiscard]] double least() const noexcept { return fitted().least_; }
 
     /// (4.1): the estimated normalized time of `count` tasks whose heuristic values sum to `heur_sum`.
@@ -105,12 +106,29 @@ private:
     }
     void fit() const noexcept {
         stale_ = false;
+        fit_line();
+        // No estimate below the line's lowest value over the window's
+        // heuristic range (nor below its cheapest sample): the line is applied
+        // to queued tasks far beyond the window, and a slope that passed the
+        // noise test by chance put every task past one end near the cheapest
+        // sample (an exponential window's minimum, a fiftieth of the mean),
+        // while the held tasks, on the other side, kept the total high: one
+        // idle worker's share of that total came to 421 queued tasks of the
+        // 2,918 left (1,024 workers, run under CPU contention, whose stalls
+        // inflate a few replies and make such slopes). Extrapolating upwards
+        // only makes grants smaller. With no slope the line is the mean,
+        // never below the cheapest sample: nothing changes.
+        double const line_low = nc_ + lambda_ * (h_low_ - h_), line_high = nc_ + lambda_ * (h_high_ - h_);
+        least_ = std::max(least_, std::min(line_low, line_high));
+    }
+    void fit_line() const noexcept {
         double const n = static_cast<double>(samples_.size());
         // One pass: the sums, and the moments the noise test below needs,
         // taken about the first sample (no cancellation on large heur values).
         double const h0 = samples_.front().heur, c0 = samples_.front().cost;
         double dh = 0.0, dc = 0.0, dhh = 0.0, dcc = 0.0, dhc = 0.0;
         least_ = c0;
+        h_low_ = h_high_ = h0;
         for (auto const& s : samples_) {
             double const x = s.heur - h0, y = s.cost - c0;
             dh += x;
@@ -119,6 +137,8 @@ private:
             dcc += y * y;
             dhc += x * y;
             least_ = std::min(least_, s.cost);
+            h_low_ = std::min(h_low_, s.heur);
+            h_high_ = std::max(h_high_, s.heur);
         }
         h_ = h0 + dh / n;
         nc_ = c0 + dc / n;
@@ -156,7 +176,8 @@ private:
     std::size_t replies_ = 0;
     // The fit, made when first asked after new samples (so mutable).
     mutable double lambda_ = 0.0, h_ = 0.0, nc_ = 1.0;
-    mutable double least_ = 0.0; ///< the cheapest normalized time in the window: no estimate goes below it
+    mutable double least_ = 0.0; ///< no estimate goes below it: the line's lowest over the window, or its cheapest sample
+    mutable double h_low_ = 0.0, h_high_ = 0.0; ///< the window's heuristic range
     mutable bool stale_ = false; ///< samples came since the last fit
 };
 
