@@ -53,6 +53,32 @@ double greedy_bound(examples::workload const& w, int workers) {
     return ideal / makespan;
 }
 
+/// Where a flat run's time went: the ranks charged the most engine time, and
+/// the workers' tasks and busy time (computing, waiting, sending), lowest,
+/// median and highest.
+void explain_run(examples::simulated_run const& run) {
+    std::vector<std::size_t> ranks(run.engine_seconds.size());
+    for (std::size_t i = 0; i < ranks.size(); ++i) ranks[i] = i;
+    std::ranges::sort(ranks, std::greater<>{}, [&](std::size_t i) { return run.engine_seconds[i]; });
+    std::printf("  engine seconds charged, most first:");
+    for (std::size_t i = 0; i < std::min<std::size_t>(4, ranks.size()); ++i)
+        std::printf(" rank %zu %.4f s;", ranks[i], run.engine_seconds[ranks[i]]);
+    auto const& rows = run.statistics.workers;
+    if (rows.empty()) return (void)std::printf("\n");
+    auto spread = [&](char const* what, auto of) {
+        std::vector<double> v;
+        for (auto const& w : rows) v.push_back(of(w));
+        std::ranges::sort(v);
+        std::printf(" %s %.4g / %.4g / %.4g;", what, v.front(), v[v.size() / 2], v.back());
+    };
+    std::printf("\n  workers (lowest / median / highest):");
+    spread("tasks", [](auto const& w) { return static_cast<double>(w.iterations); });
+    spread("chunks", [](auto const& w) { return static_cast<double>(w.chunks); });
+    spread("computing s", [](auto const& w) { return w.compute_seconds; });
+    spread("busy s", [](auto const& w) { return w.compute_seconds + w.wait_seconds + w.comm_seconds; });
+    std::printf(" parallel %.4f s\n", run.seconds);
+}
+
 } // namespace
 
 int main(int argc, char** argv) try {
@@ -66,7 +92,7 @@ int main(int argc, char** argv) try {
     std::vector<std::string> policies{"ss", "fss", "af", "w-fss", "dtss", "tss", "gss"};
     std::vector<std::string> farms;
     std::size_t group = 0, task_bytes = 0, per_worker = 100;
-    bool flat = true, compute = false, in_groups = false, charged = true, lend = true;
+    bool flat = true, compute = false, in_groups = false, charged = true, lend = true, explain = false;
     std::string dist = "exp";
     double ahead = 0.0;
     line.add_option("workers", sizes, "simulated worker counts")->check(examples::positive_number)->capture_default_str();
@@ -105,6 +131,15 @@ int main(int argc, char** argv) try {
     line.add_flag("!--no-lending", lend,
                   "with --producers-in-groups: groups do not lend each other tasks (each runs only its own)");
     line.add_flag("!--no-flat", flat, "skip the flat loops (they take the longest at 16,384 workers)");
+    line.add_flag("--explain", explain,
+                  "after each flat run, the ranks charged the most engine time and the workers' spread of tasks "
+                  "and busy time (what made a run slow)");
+    double time_scale = 1.0;
+    line.add_option("--engine-time-scale", time_scale,
+                    "simulated seconds per real second of the engines' measured time (3: a root three times as "
+                    "slow, as when another process shares its core)")
+            ->check(examples::positive_number)
+            ->capture_default_str();
     line.add_flag("!--no-engine-time", charged,
                   "charge no engine time, only the messages' 1 us (deterministic: what the engines' measured time "
                   "costs, side by side)");
@@ -115,6 +150,7 @@ int main(int argc, char** argv) try {
     sim::simulation_options costs;
     costs.message_overhead = 1e-6;
     costs.charge_engine_time = charged;
+    costs.engine_time_scale = time_scale;
     std::vector<sim::simulator> simulators; // all made before the first run
     for (int n : sizes) simulators.emplace_back(examples::make_platform("uniform:n=" + std::to_string(n)), costs);
     std::printf("| workers | task | bound | policy | flat | chunks | hierarchical | groups | fraction | chunks | "
@@ -161,6 +197,7 @@ int main(int argc, char** argv) try {
                             n, ms, dist.c_str(), bound, name.c_str(), flat_text, flat_chunks, levels.c_str(),
                             r.statistics.groups.size(), fraction(r), static_cast<long long>(r.statistics.chunks()),
                             f.wall, r.wall, flat ? per_iteration(f) : 0.0, per_iteration(r), busiest);
+                if (explain && flat) explain_run(f);
                 std::fflush(stdout);
             };
             for (auto const& spec : policies) {
