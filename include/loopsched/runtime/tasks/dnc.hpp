@@ -31,6 +31,7 @@
 #include <loopsched/mapping/placement.hpp>
 #include <loopsched/runtime/core/core.hpp>
 #include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/runtime/tasks/dnc_calls.hpp>
 #include <loopsched/runtime/tasks/dnc_exchange.hpp>
 #include <loopsched/runtime/tasks/dnc_manager.hpp>
 #include <loopsched/runtime/tasks/dnc_queue.hpp>
@@ -60,13 +61,12 @@ class dnc_worker final : public dnc_exchange<T> {
     using typename base::outgoing;
 
 public:
-    /// `make_recursion` makes the recursion over the user's types for this engine.
-    template <class MakeRecursion>
+    /// `calls` makes the recursion over the user's types for this engine.
     dnc_worker(worker_port<T>& port, rank_profile& profile, task_decisions const& placement, dnc_settings const& ds,
-               MakeRecursion&& make_recursion)
+               dnc_calls const& calls)
             : base(port, profile, placement, ds) {
         this->stack_left = stack_left_here(port.link().transport());
-        this->rec_ = make_recursion(static_cast<dnc_engine&>(*this));
+        this->rec_ = calls.make_recursion(static_cast<dnc_engine&>(*this));
         this->problem_bytes_ = this->rec_->fixed_problem_bytes();
     }
 

@@ -55,11 +55,11 @@ dnc_run run_dnc_engine(loop_link<T>& link, dnc_calls const& calls, dnc_options c
     dnc_run out;
     out.statistics = run_loop(
             link, plan.settings, opening,
-            [&](master_port<T>& port) { return dnc_manager<T>(port, *placement, opening, calls.problem_bytes(), cost); },
+            [&](master_port<T>& port) {
+                return dnc_manager<T>(port, *placement, opening, calls.problem_bytes(), cost);
+            },
             [&](worker_port<T>& port) {
-                return any_dnc_worker<T>(
-                        std::make_unique<dnc_worker<T>>(port, plan.profile, *placement, ds,
-                                                         [&](dnc_engine& e) { return calls.make_recursion(e); }));
+                return any_dnc_worker<T>(std::make_unique<dnc_worker<T>>(port, plan.profile, *placement, ds, calls));
             },
             [&](auto& loop) {
                 loop.run();

@@ -211,15 +211,9 @@ protected:
     /// A queued task was divided (from `start` to now): its own work is
     /// accounted once its subproblems are placed.
     LOOPSCHED_DECL void divided(dnc_task const& t, double start);
-    /// Room for `n` subproblems' costs and slots, which place_children() reads.
-    LOOPSCHED_DECL void size_children(std::size_t n);
     /// The subproblems at `depth` of frame `id`, their costs in costs_ and
     /// their slots in slots_ (by `measure`): accounted, then sent or queued by the engine.
     LOOPSCHED_DECL void place_children(std::uint32_t depth, std::uint64_t id, cost_measure measure);
-    /// A free slot for a problem, if any (else no_slot), and a slot freed.
-    LOOPSCHED_DECL std::uint32_t reuse_slot() noexcept;
-    LOOPSCHED_DECL void free_slot(std::uint32_t slot);
-    static constexpr std::uint32_t no_slot = ~std::uint32_t{0};
 
     dnc_engine& e_;
     stack_budget stack_;
@@ -228,7 +222,6 @@ protected:
     std::vector<std::byte> scratch_;
 
 private:
-    std::vector<std::uint32_t> free_; ///< slots of problems let go
     /// A queued task run as one node (a leaf solved, or a division): its own
     /// trace event, which an enclosing inlined task's event does not count again.
     LOOPSCHED_DECL void trace_node(dnc_task const& t, double start);
@@ -293,7 +286,9 @@ private:
     // ---- problems held by slot
 
     std::uint32_t hold(Problem&& p) {
-        if (std::uint32_t const slot = reuse_slot(); slot != no_slot) {
+        if (!free_.empty()) {
+            std::uint32_t const slot = free_.back();
+            free_.pop_back();
             problems_[slot].emplace(std::move(p));
             return slot;
         }
@@ -307,7 +302,7 @@ private:
     }
     void release(std::uint32_t slot) {
         problems_[slot].reset();
-        free_slot(slot);
+        free_.push_back(slot);
     }
 
     /// The user's code, timed when this rank emulates slowness.
@@ -433,7 +428,8 @@ private:
         if (e_.measure() == cost_measure::unknown) choose_measure(p, children);
         cost_measure const measure = e_.measure();
         std::uint64_t const id = frames_.open(f, children.size());
-        size_children(children.size());
+        costs_.resize(children.size());
+        slots_.resize(children.size());
         for (std::size_t i = 0; i < children.size(); ++i) {
             costs_[i] = cost_of(children[i], depth + 1, measure);
             slots_[i] = hold(std::move(children[i]));
@@ -475,6 +471,7 @@ private:
 
     Ops& ops_;
     std::vector<std::optional<Problem>> problems_; ///< the problems queued at this worker, by slot
+    std::vector<std::uint32_t> free_;              ///< slots of problems let go
     dnc_frames<Result> frames_;
     /// A queued task divided here, waiting for its subproblems' results off the stack.
     struct continuation {

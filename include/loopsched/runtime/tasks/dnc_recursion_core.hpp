@@ -98,20 +98,6 @@ LOOPSCHED_DECL void dnc_recursion_core::divided(dnc_task const& t, double start)
     if (t.depth >= max_continuation_depth) fail_continuation_depth(t.depth);
 }
 
-LOOPSCHED_DECL void dnc_recursion_core::size_children(std::size_t n) {
-    costs_.resize(n);
-    slots_.resize(n);
-}
-
-LOOPSCHED_DECL std::uint32_t dnc_recursion_core::reuse_slot() noexcept {
-    if (free_.empty()) return no_slot;
-    std::uint32_t const slot = free_.back();
-    free_.pop_back();
-    return slot;
-}
-
-LOOPSCHED_DECL void dnc_recursion_core::free_slot(std::uint32_t slot) { free_.push_back(slot); }
-
 LOOPSCHED_DECL void dnc_recursion_core::place_children(std::uint32_t depth, std::uint64_t id, cost_measure measure) {
     double subproblems = 0.0;
     for (double c : costs_) subproblems += queue_weight(c, measure);

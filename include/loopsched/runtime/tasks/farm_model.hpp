@@ -176,9 +176,9 @@ private:
     std::size_t replies_ = 0;
     // The fit, made when first asked after new samples (so mutable).
     mutable double lambda_ = 0.0, h_ = 0.0, nc_ = 1.0;
-    mutable double least_ = 0.0; ///< no estimate goes below it: the line's lowest over the window, or its cheapest sample
+    mutable double least_ = 0.0;                ///< the estimates' floor (least())
     mutable double h_low_ = 0.0, h_high_ = 0.0; ///< the window's heuristic range
-    mutable bool stale_ = false; ///< samples came since the last fit
+    mutable bool stale_ = false;                ///< samples came since the last fit
 };
 
 /// The parameters every rank agrees on, as the engine uses them.
