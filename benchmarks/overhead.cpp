@@ -9,6 +9,8 @@
 // median time of a one-chunk loop when both ranks compute. The task farm
 // (issue 18): time per task, empty and 1 us tasks, against the raw loop with
 // one round trip per task and the same body; target at most 0.3 us added.
+// Then tasks of 100 doubles (800 bytes) against the raw loop whose replies carry
+// as many bytes (issue 35 asks at most 2 us of the root's time for such a task).
 #include "../examples/cli.hpp"
 
 #include <loopsched/any_policy.hpp>
@@ -49,11 +51,14 @@ void spin(double seconds) {
     while (seconds > 0.0 && MPI_Wtime() < end) {
     }
 }
-double raw_mpi_loop(MPI_Comm comm, long long chunks, long long loops, double spin_seconds = 0.0) {
+double raw_mpi_loop(MPI_Comm comm, long long chunks, long long loops, double spin_seconds = 0.0,
+                    int task_bytes = 0) {
     int rank;
     MPI_Comm_rank(comm, &rank);
-    char hello[hello_bytes] = {}, request[request_bytes] = {}, reply[work_bytes] = {}, report[report_bytes] = {},
-         table[table_bytes] = {};
+    char hello[hello_bytes] = {}, request[request_bytes] = {}, report[report_bytes] = {}, table[table_bytes] = {};
+    int const reply_bytes = work_bytes + task_bytes;
+    std::vector<char> reply_buffer(static_cast<std::size_t>(reply_bytes));
+    char* const reply = reply_buffer.data();
     MPI_Barrier(comm);
     double const start = MPI_Wtime();
     for (long long loop = 0; loop < loops; ++loop) {
@@ -62,7 +67,7 @@ double raw_mpi_loop(MPI_Comm comm, long long chunks, long long loops, double spi
             MPI_Recv(hello, hello_bytes, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &st);
             for (long long i = 0; i <= chunks; ++i) {
                 if (i > 0) MPI_Recv(request, request_bytes, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &st);
-                MPI_Send(reply, i < chunks ? work_bytes : 0, MPI_BYTE, st.MPI_SOURCE, i < chunks ? 2 : 3, comm);
+                MPI_Send(reply, i < chunks ? reply_bytes : 0, MPI_BYTE, st.MPI_SOURCE, i < chunks ? 2 : 3, comm);
             }
             MPI_Recv(report, report_bytes, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &st);
             MPI_Send(table, table_bytes, MPI_BYTE, st.MPI_SOURCE, 4, comm);
@@ -70,7 +75,7 @@ double raw_mpi_loop(MPI_Comm comm, long long chunks, long long loops, double spi
             MPI_Send(hello, hello_bytes, MPI_BYTE, 0, 1, comm);
             while (true) {
                 MPI_Status st;
-                MPI_Recv(reply, work_bytes, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &st);
+                MPI_Recv(reply, reply_bytes, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &st);
                 if (st.MPI_TAG == 3) break;
                 spin(spin_seconds);
                 MPI_Send(request, request_bytes, MPI_BYTE, 0, 1, comm);
@@ -128,25 +133,35 @@ measured ours_loop(boost::mpi::communicator const& world, any_policy const& poli
 }
 
 /// A task farm of `tasks` tasks of `spin_seconds` each with a dedicated master
-/// (the raw loop's pattern); returns seconds per task.
+/// (the raw loop's pattern); returns seconds per task. Each task is an int, or
+/// with `doubles` > 0 a vector of that many doubles (issue 35: 100 doubles).
 double ours_farm(boost::mpi::communicator const& world, std::string const& scheme, long long tasks,
-                 double spin_seconds) {
+                 double spin_seconds, std::size_t doubles = 0) {
     task_farm_options o;
     o.master_computes = false;
     o.scheme = scheme;
     o.expected_tasks = static_cast<std::size_t>(tasks);
+    auto const body = [&](auto const&) {
+        spin(spin_seconds);
+        return 1;
+    };
+    std::vector<double> const carried(doubles, 1.0);
     world.barrier();
     double const start = MPI_Wtime();
-    task_farm<int>(
-            world,
-            [&](auto& farm) {
-                for (long long t = 0; t < tasks; ++t) farm.submit(static_cast<int>(t));
-            },
-            [&](int const& t) {
-                spin(spin_seconds);
-                return t;
-            },
-            o);
+    if (doubles == 0)
+        task_farm<int>(
+                world,
+                [&](auto& farm) {
+                    for (long long t = 0; t < tasks; ++t) farm.submit(static_cast<int>(t));
+                },
+                body, o);
+    else
+        task_farm<std::vector<double>>(
+                world,
+                [&](auto& farm) {
+                    for (long long t = 0; t < tasks; ++t) farm.submit(carried);
+                },
+                body, o);
     double elapsed = MPI_Wtime() - start;
     boost::mpi::broadcast(world, elapsed, 0);
     return elapsed / static_cast<double>(tasks);
@@ -236,6 +251,9 @@ int main(int argc, char** argv) {
     std::vector<std::vector<double>> other_ours(others.size()), other_raw(others.size());
     std::vector<std::string> const farm_schemes{"kazouris", "ss"};
     std::vector<double> const task_seconds{0.0, 1e-6};
+    constexpr std::size_t carried_doubles = 100; // an 800-byte task (issue 35's "task carrying 100 doubles")
+    std::vector<std::vector<double>> farm_800(farm_schemes.size());
+    std::vector<double> farm_800_raw;
     // [scheme][task time]: ours; [task time]: the raw loop with the same body
     std::vector<std::vector<std::vector<double>>> farm_ours(farm_schemes.size(),
                                                             std::vector<std::vector<double>>(task_seconds.size()));
@@ -261,6 +279,11 @@ int main(int argc, char** argv) {
                 farm_ours[f][b].push_back(ours_farm(world, farm_schemes[f], tasks, task_seconds[b]));
             farm_raw[b].push_back(raw_mpi_loop(world, tasks, 1, task_seconds[b]) / static_cast<double>(tasks));
         }
+        for (std::size_t f = 0; f < farm_schemes.size(); ++f)
+            farm_800[f].push_back(ours_farm(world, farm_schemes[f], tasks, 0.0, carried_doubles));
+        // The raw loop's reply carries the task's bytes: its length word and the doubles.
+        farm_800_raw.push_back(raw_mpi_loop(world, tasks, 1, 0.0, 8 + 8 * static_cast<int>(carried_doubles)) /
+                               static_cast<double>(tasks));
         pong.push_back(ping_pong_seconds(world, chunks / 2));
         index_t const timed_chunks = std::max<index_t>(100, chunks / 100);
         idle_off.push_back(idle_per_chunk(world, 0.0, 20e-6, timed_chunks));
@@ -286,6 +309,10 @@ int main(int argc, char** argv) {
                                          (task_seconds[b] == 0.0 ? "_empty" : "_1us") + "_vs_raw_mpi";
                 print_added(name.c_str(), farm_ours[f][b], farm_raw[b]);
             }
+        for (std::size_t f = 0; f < farm_schemes.size(); ++f) {
+            std::string const name = "added_us_per_task_farm_" + farm_schemes[f] + "_800_bytes_vs_raw_mpi";
+            print_added(name.c_str(), farm_800[f], farm_800_raw);
+        }
         double const rtt = median(pong);
         std::printf("chunk_rate_css1_vs_ping_pong: ours=%.0f baseline=%.0f ratio=%.3f\n", 1 / median(chunk_ours),
                     1 / rtt, rtt / median(chunk_ours));
