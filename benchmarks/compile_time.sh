@@ -12,6 +12,11 @@
 # TU without MPI that includes only what it names. With a
 # build directory, also the compile-time policy sweep's TU as the build compiles it.
 #   benchmarks/compile_time.sh [BUILD_DIR]      (ROUNDS=3, COMPILERS="g++ clang++" by default)
+# With INSTRUCTIONS=1, each TU's instructions as well (valgrind's cachegrind, the
+# compiler and its children; about 20x the compile's time, two TUs at a time):
+# unlike seconds they do not move with this VM's speed or its neighbours, so a
+# change's effect on a TU shows from one run to the next. INSTRUCTION_TUS picks
+# the TUs besides the floor (by default the four compiled ones).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-3}
@@ -118,33 +123,63 @@ measure() { # compiler file -> "seconds peak_kb"
   /usr/bin/time -f '%e %M' -o "$tmp/measured" "$1" "${flags[@]}" "$2" -o "$tmp/out.o"
   cat "$tmp/measured"
 }
-printf 'compile cost of one TU (-std=c++20 -O2 -c, median of %s interleaved rounds; floor: the Boost.MPI program)\n' "$rounds"
-for cxx in "${compilers[@]}"; do
-  command -v "$cxx" >/dev/null || { echo "compile_time: $cxx not found, skipped" >&2; continue; }
-  for tu in "${tus[@]}"; do # each must compile before it is timed
-    "$cxx" "${flags[@]}" "$tmp/$tu.cpp" -o "$tmp/out.o" || { echo "compile_time: $tu.cpp fails with $cxx" >&2; exit 1; }
-  done
-  declare -A secs=() mems=()
-  for _ in $(seq "$rounds"); do
+if [ "$rounds" -gt 0 ]; then # ROUNDS=0: instructions only
+  printf 'compile cost of one TU (-std=c++20 -O2 -c, median of %s interleaved rounds; floor: the Boost.MPI program)\n' "$rounds"
+  for cxx in "${compilers[@]}"; do
+    command -v "$cxx" >/dev/null || { echo "compile_time: $cxx not found, skipped" >&2; continue; }
+    for tu in "${tus[@]}"; do # each must compile before it is timed
+      "$cxx" "${flags[@]}" "$tmp/$tu.cpp" -o "$tmp/out.o" || { echo "compile_time: $tu.cpp fails with $cxx" >&2; exit 1; }
+    done
+    declare -A secs=() mems=()
+    for _ in $(seq "$rounds"); do
+      for tu in "${tus[@]}"; do
+        read -r s kb <<< "$(measure "$cxx" "$tmp/$tu.cpp")"
+        secs[$tu]+="$s "
+        mems[$tu]+="$kb "
+      done
+    done
+    floor_s=$(printf '%s\n' ${secs[boost_mpi]} | median)
+    floor_kb=$(printf '%s\n' ${mems[boost_mpi]} | median)
+    version=$("$cxx" --version | head -1)
     for tu in "${tus[@]}"; do
-      read -r s kb <<< "$(measure "$cxx" "$tmp/$tu.cpp")"
-      secs[$tu]+="$s "
-      mems[$tu]+="$kb "
+      s=$(printf '%s\n' ${secs[$tu]} | median)
+      kb=$(printf '%s\n' ${mems[$tu]} | median)
+      awk -v cxx="$cxx" -v tu="$tu" -v s="$s" -v kb="$kb" -v fs="$floor_s" -v fkb="$floor_kb" 'BEGIN {
+        printf "compile_tu_%s[%s]: seconds=%.2f peak_memory_mb=%d ratio_to_boost_mpi=%.2f memory_ratio=%.2f\n",
+               tu, cxx, s, kb / 1024, s / fs, kb / fkb }'
+    done
+    echo "  ($cxx: $version)"
+    unset secs mems
+  done
+fi
+
+# Instructions: deterministic (the same count, run after run, on this machine).
+if [ "${INSTRUCTIONS:-0}" = 1 ]; then
+  command -v valgrind >/dev/null || { echo "compile_time: INSTRUCTIONS=1 needs valgrind (apt-get install valgrind)" >&2; exit 1; }
+  read -r -a counted <<< "${INSTRUCTION_TUS:-quickstart_compiled farm_compiled dnc_compiled doacross_compiled}"
+  count() { # compiler tu -> writes the summed instructions of the compiler's processes to $tmp/tu.cxx.count
+    valgrind --tool=cachegrind --cache-sim=no --trace-children=yes --cachegrind-out-file=/dev/null \
+      "$1" "${flags[@]}" "$tmp/$2.cpp" -o "$tmp/$2.$1.counted.o" 2>&1 |
+      awk '/I +refs/ {gsub(",", "", $4); s += $4} END {printf "%.0f\n", s}' > "$tmp/$2.$1.count"
+  }
+  for cxx in "${compilers[@]}"; do
+    command -v "$cxx" >/dev/null || continue
+    running=0
+    for tu in $(printf '%s\n' boost_mpi "${counted[@]}" | awk '!seen[$0]++'); do # two at a time
+      count "$cxx" "$tu" &
+      running=$((running + 1))
+      if [ "$running" -ge 2 ]; then wait -n; running=$((running - 1)); fi
+    done
+    wait
+    floor_i=$(cat "$tmp/boost_mpi.$cxx.count")
+    echo "compile_tu_boost_mpi[$cxx]: instructions=$floor_i (the floor)"
+    for tu in "${counted[@]}"; do
+      [ -f "$tmp/$tu.$cxx.counted.o" ] || { echo "compile_time: $tu.cpp fails with $cxx" >&2; exit 1; }
+      awk -v cxx="$cxx" -v tu="$tu" -v i="$(cat "$tmp/$tu.$cxx.count")" -v fi="$floor_i" 'BEGIN {
+        printf "compile_tu_%s[%s]: instructions=%.0f ratio_to_boost_mpi=%.3f\n", tu, cxx, i, i / fi }'
     done
   done
-  floor_s=$(printf '%s\n' ${secs[boost_mpi]} | median)
-  floor_kb=$(printf '%s\n' ${mems[boost_mpi]} | median)
-  version=$("$cxx" --version | head -1)
-  for tu in "${tus[@]}"; do
-    s=$(printf '%s\n' ${secs[$tu]} | median)
-    kb=$(printf '%s\n' ${mems[$tu]} | median)
-    awk -v cxx="$cxx" -v tu="$tu" -v s="$s" -v kb="$kb" -v fs="$floor_s" -v fkb="$floor_kb" 'BEGIN {
-      printf "compile_tu_%s[%s]: seconds=%.2f peak_memory_mb=%d ratio_to_boost_mpi=%.2f memory_ratio=%.2f\n",
-             tu, cxx, s, kb / 1024, s / fs, kb / fkb }'
-  done
-  echo "  ($cxx: $version)"
-  unset secs mems
-done
+fi
 
 # The sweep's TU, compiled with the build's own command line.
 if [ $# -ge 1 ] && [ -f "$1/build.ninja" ]; then
