@@ -123,35 +123,37 @@ measure() { # compiler file -> "seconds peak_kb"
   /usr/bin/time -f '%e %M' -o "$tmp/measured" "$1" "${flags[@]}" "$2" -o "$tmp/out.o"
   cat "$tmp/measured"
 }
+timed_compilers=()
 if [ "$rounds" -gt 0 ]; then # ROUNDS=0: instructions only
+  timed_compilers=("${compilers[@]}")
   printf 'compile cost of one TU (-std=c++20 -O2 -c, median of %s interleaved rounds; floor: the Boost.MPI program)\n' "$rounds"
-  for cxx in "${compilers[@]}"; do
-    command -v "$cxx" >/dev/null || { echo "compile_time: $cxx not found, skipped" >&2; continue; }
-    for tu in "${tus[@]}"; do # each must compile before it is timed
-      "$cxx" "${flags[@]}" "$tmp/$tu.cpp" -o "$tmp/out.o" || { echo "compile_time: $tu.cpp fails with $cxx" >&2; exit 1; }
-    done
-    declare -A secs=() mems=()
-    for _ in $(seq "$rounds"); do
-      for tu in "${tus[@]}"; do
-        read -r s kb <<< "$(measure "$cxx" "$tmp/$tu.cpp")"
-        secs[$tu]+="$s "
-        mems[$tu]+="$kb "
-      done
-    done
-    floor_s=$(printf '%s\n' ${secs[boost_mpi]} | median)
-    floor_kb=$(printf '%s\n' ${mems[boost_mpi]} | median)
-    version=$("$cxx" --version | head -1)
-    for tu in "${tus[@]}"; do
-      s=$(printf '%s\n' ${secs[$tu]} | median)
-      kb=$(printf '%s\n' ${mems[$tu]} | median)
-      awk -v cxx="$cxx" -v tu="$tu" -v s="$s" -v kb="$kb" -v fs="$floor_s" -v fkb="$floor_kb" 'BEGIN {
-        printf "compile_tu_%s[%s]: seconds=%.2f peak_memory_mb=%d ratio_to_boost_mpi=%.2f memory_ratio=%.2f\n",
-               tu, cxx, s, kb / 1024, s / fs, kb / fkb }'
-    done
-    echo "  ($cxx: $version)"
-    unset secs mems
-  done
 fi
+for cxx in "${timed_compilers[@]}"; do
+  command -v "$cxx" >/dev/null || { echo "compile_time: $cxx not found, skipped" >&2; continue; }
+  for tu in "${tus[@]}"; do # each must compile before it is timed
+    "$cxx" "${flags[@]}" "$tmp/$tu.cpp" -o "$tmp/out.o" || { echo "compile_time: $tu.cpp fails with $cxx" >&2; exit 1; }
+  done
+  declare -A secs=() mems=()
+  for _ in $(seq "$rounds"); do
+    for tu in "${tus[@]}"; do
+      read -r s kb <<< "$(measure "$cxx" "$tmp/$tu.cpp")"
+      secs[$tu]+="$s "
+      mems[$tu]+="$kb "
+    done
+  done
+  floor_s=$(printf '%s\n' ${secs[boost_mpi]} | median)
+  floor_kb=$(printf '%s\n' ${mems[boost_mpi]} | median)
+  version=$("$cxx" --version | head -1)
+  for tu in "${tus[@]}"; do
+    s=$(printf '%s\n' ${secs[$tu]} | median)
+    kb=$(printf '%s\n' ${mems[$tu]} | median)
+    awk -v cxx="$cxx" -v tu="$tu" -v s="$s" -v kb="$kb" -v fs="$floor_s" -v fkb="$floor_kb" 'BEGIN {
+      printf "compile_tu_%s[%s]: seconds=%.2f peak_memory_mb=%d ratio_to_boost_mpi=%.2f memory_ratio=%.2f\n",
+             tu, cxx, s, kb / 1024, s / fs, kb / fkb }'
+  done
+  echo "  ($cxx: $version)"
+  unset secs mems
+done
 
 # Instructions: deterministic (the same count, run after run, on this machine).
 if [ "${INSTRUCTIONS:-0}" = 1 ]; then
@@ -160,7 +162,8 @@ if [ "${INSTRUCTIONS:-0}" = 1 ]; then
   count() { # compiler tu -> writes the summed instructions of the compiler's processes to $tmp/tu.cxx.count
     valgrind --tool=cachegrind --cache-sim=no --trace-children=yes --cachegrind-out-file=/dev/null \
       "$1" "${flags[@]}" "$tmp/$2.cpp" -o "$tmp/$2.$1.counted.o" 2>&1 |
-      awk '/I +refs/ {gsub(",", "", $4); s += $4} END {printf "%.0f\n", s}' > "$tmp/$2.$1.count"
+      awk '/I +refs/ {gsub(",", "", $4); s += $4} END {printf "%.0f\n", s}' > "$tmp/$2.$1.count" ||
+      true # a TU that fails is named below, by its missing object file
   }
   for cxx in "${compilers[@]}"; do
     command -v "$cxx" >/dev/null || continue
