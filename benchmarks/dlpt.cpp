@@ -76,6 +76,7 @@ struct sim_quicksort {
         for (auto& p : parts) out.insert(out.end(), p.begin(), p.end());
         return out;
     }
+    static constexpr loopsched::hook_set hooks{.cost = true};
     [[nodiscard]] double cost(std::vector<int> const& v) const {
         if (quality.none) return 1.0;
         double const n = static_cast<double>(v.size());

@@ -123,6 +123,7 @@ public:
     [[nodiscard]] any_state start(loop_info const& info) const { return self_->start(info); }
     /// The canonical spec string ("gss:min=80"), or "custom" for a policy without one.
     [[nodiscard]] std::string spec() const { return self_->spec(); }
+    static constexpr hook_set hooks{.min_chunk = true};
     [[nodiscard]] index_t min_chunk() const { return self_->min_chunk(); }
     /// The interval of the S adaptor when the held policy is synchronized<...>
     /// (what a DOACROSS loop needs), else nullopt.

@@ -1,9 +1,11 @@
 // The library's concepts: IterationSpace, DependenceSet, ChunkPolicy (with its
-// ChunkState) and Mapping. Each is an && of small named requirements, so a type
-// that misses one is rejected with the name of the requirement it missed.
+// ChunkState) and Mapping, the base of the family in mapping/concepts.hpp. Each
+// is an && of small named requirements, so a type that misses one is rejected
+// with the name of the requirement it missed.
 #pragma once
 
 #include <loopsched/detail/arithmetic.hpp>
+#include <loopsched/hooks.hpp>
 #include <loopsched/policy/request.hpp>
 
 #include <array>
@@ -131,45 +133,24 @@ struct placement_info {
     std::size_t units = 0;               ///< how many units, when known ahead (static schedules); else 0
 };
 
-/// A unit of work to place.
-struct work_unit {
-    std::size_t index = 0; ///< its place in the order units are made (0, 1, ...)
-    index_t size = 0;      ///< iterations (or tasks) it holds
-    double estimated_cost = std::numeric_limits<double>::quiet_NaN(); ///< seconds at power 1; NaN: unknown
-};
-
-/// `s.place(unit, asking)` names the worker that runs `unit`, made when
-/// `asking`'s worker asked for work (its status, V and Q, comes with it).
-template <class S>
-concept places_units = requires(S& s, work_unit const& u, request const& asking) {
-    { s.place(u, asking) } -> std::same_as<std::size_t>;
-};
-
-/// The running state of a mapping over one loop (or farm, or tree).
-template <class S>
-concept MappingState = std::move_constructible<S> && places_units<S>;
-
-/// `m.ahead_of_time()`: every unit's worker is known before any request
-/// (static mappings), so each rank can run its own units with no master.
+/// `m.start(info)` gives the state an engine asks as the work goes (a value it
+/// may move; what the engine asks of it is each refinement's business).
 template <class M>
-concept knows_whether_ahead_of_time = requires(M const& m) {
-    { m.ahead_of_time() } -> std::convertible_to<bool>;
+concept starts_a_placement_state = requires(M const& m, placement_info const& info) {
+    { m.start(info) } -> std::move_constructible;
 };
 
-/// `m.start(info)` gives a MappingState.
-template <class M>
-concept starts_a_mapping_state = requires(M const& m, placement_info const& info) {
-    { m.start(info) } -> MappingState;
-};
-
-/// Who executes which unit of work (a chunk of a loop; later a task of a farm
-/// or of a divide-and-conquer tree, a tile of a static schedule).
+/// Who executes which unit of work: the base of the family of everything that
+/// places work, with ChunkPolicy's shape. Each engine asks a refinement
+/// (<loopsched/mapping/concepts.hpp>): LoopMapping (a DOALL loop's chunks),
+/// TileMapping (a DOACROSS loop's tiles), TreePlacement (a divide-and-conquer
+/// tree's tasks) and EstimatePlacement (each new task by its estimate).
 /// Requirements:
-///  1. copyable value type;
-///  2. `ahead_of_time()`: whether owners are fixed before any request;
-///  3. `start(placement_info)` returning a state whose `place(work_unit, request)`
-///     names the worker of each unit.
+///  1. `start(placement_info)` returning the state the engine asks;
+///  2. copyable value type (its parameters only).
+/// (start() is asked first: a wrapper that converts from placements has none,
+/// so copyable<> never asks its converting constructors again.)
 template <class M>
-concept Mapping = std::copyable<M> && knows_whether_ahead_of_time<M> && starts_a_mapping_state<M>;
+concept Mapping = starts_a_placement_state<M> && std::copyable<M>;
 
 } // namespace loopsched

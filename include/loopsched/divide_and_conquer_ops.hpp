@@ -4,6 +4,7 @@
 #pragma once
 
 #include <loopsched/concepts.hpp>
+#include <loopsched/hooks.hpp>
 #include <loopsched/outcome.hpp>
 
 #include <concepts>
@@ -63,8 +64,25 @@ concept has_combine = has_solve<Ops, Problem> &&
     { ops.combine(p, results) } -> std::convertible_to<dnc_result_t<Ops, Problem>>;
 };
 
+/// Whether the ops give `cost(p)`, a number that grows with p's cost: declared
+/// by name (hooks{.cost = true}), and refused at compile time when the
+/// declaration and the member disagree (a misspelled or undeclared cost).
+template <class Ops, class Problem>
+consteval bool gives_cost() {
+    constexpr bool present = requires(Ops& ops, Problem const& p) {
+        { ops.cost(p) } -> std::convertible_to<double>;
+    };
+    constexpr bool declared = declared_hooks<std::remove_cvref_t<Ops>>.cost;
+    static_assert(present || !declared, "loopsched: the divide-and-conquer ops declare hooks{.cost = true} but have "
+                                        "no cost(Problem const&) returning a number (misspelled?)");
+    static_assert(declared || !present, "loopsched: the divide-and-conquer ops have cost(problem) but do not declare "
+                                        "it: add `static constexpr loopsched::hook_set hooks{.cost = true};`");
+    return present;
+}
+
 /// The operations of a divide-and-conquer computation on problems of type
-/// Problem; ops.cost(p), a number that grows with p's cost, is optional.
+/// Problem; ops.cost(p), a number that grows with p's cost, is optional and
+/// declared by name (loopsched::hook_set).
 template <class Ops, class Problem>
 concept DivideAndConquer = transferable<Problem> && has_is_leaf<Ops, Problem> && has_solve<Ops, Problem> &&
         has_divide<Ops, Problem> && has_combine<Ops, Problem>;

@@ -158,6 +158,7 @@ TEST_CASE("divide_and_conquer: D_LPT and its baselines give the sequential resul
 
 /// QuickSort with the paper's estimate: n log2 n comparisons for n elements.
 struct estimated_quicksort : quicksort {
+    static constexpr hook_set hooks{.cost = true};
     [[nodiscard]] double cost(std::vector<int> const& v) const {
         double const n = static_cast<double>(v.size());
         return n < 2 ? 1.0 : n * std::log2(n);
@@ -306,6 +307,7 @@ TEST_CASE("divide_and_conquer: serialized problems and results (QuickSort), any 
 namespace {
 /// Fibonacci with the user's cost estimate: fib(n) grows as phi^n.
 struct costed_fibonacci : fibonacci {
+    static constexpr hook_set hooks{.cost = true};
     [[nodiscard]] double cost(int n) const { return static_cast<double>(n); }
 };
 } // namespace

@@ -1,6 +1,6 @@
 // any_placement takes the library's placements, an EstimatePlacement or a
-// DividingPlacement of the user's; anything else is refused by name.
-// expect: EstimatePlacement|DividingPlacement
+// TreePlacement of the user's; anything else is refused by name.
+// expect: EstimatePlacement|TreePlacement
 #include <loopsched/mapping/any_placement.hpp>
 
 struct not_a_placement {};

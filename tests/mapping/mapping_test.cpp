@@ -1,6 +1,14 @@
 // The mappings as placement: who runs each unit, given the unit and the worker
 // that asks; the concept's requirements; choosing a mapping by name.
+#include <loopsched/adaptor/clamped.hpp>
+#include <loopsched/adaptor/weighted.hpp>
+#include <loopsched/dependence/tiling.hpp>
+#include <loopsched/mapping/placement.hpp>
+#include <loopsched/any_policy.hpp>
+#include <loopsched/mapping/estimates.hpp>
 #include <loopsched/mapping/mapping.hpp>
+#include <loopsched/policy/css.hpp>
+#include <loopsched/policy/gss.hpp>
 #include <loopsched/placement_spec.hpp>
 
 #include <doctest/doctest.h>
@@ -12,7 +20,7 @@
 using namespace loopsched;
 
 namespace {
-template <Mapping M>
+template <LoopMapping M>
 std::vector<std::size_t> owners(M const& m, std::size_t units, std::size_t workers, std::size_t asking = 0) {
     auto s = m.start(placement_info{workers, {}, units});
     std::vector<std::size_t> out;
@@ -51,9 +59,60 @@ TEST_CASE("mapping: any_mapping chooses by name and rejects an unknown one") {
     CHECK_THROWS_WITH_AS(parse_mapping("round"), doctest::Contains("mapping = round"), invalid_parameter);
 }
 
-TEST_CASE("mapping: the concept names what a type misses") {
-    static_assert(Mapping<dynamic_mapping> && Mapping<static_block_mapping> && Mapping<static_cyclic_mapping>);
-    static_assert(Mapping<any_mapping>);
-    static_assert(knows_whether_ahead_of_time<no_start> && !starts_a_mapping_state<no_start> && !Mapping<no_start>);
-    static_assert(!Mapping<int>);
+TEST_CASE("mapping: the concepts name what a type misses") {
+    static_assert(LoopMapping<dynamic_mapping> && LoopMapping<static_block_mapping> &&
+                  LoopMapping<static_cyclic_mapping>);
+    static_assert(LoopMapping<any_mapping>);
+    static_assert(knows_whether_ahead_of_time<no_start> && !starts_a_loop_mapping_state<no_start> &&
+                  !LoopMapping<no_start> && !Mapping<no_start>);
+    static_assert(!Mapping<int> && !LoopMapping<int>);
+}
+
+TEST_CASE("mapping: one family, each engine's refinement of the same base") {
+    // Every placement of the library is a Mapping: a value whose start(info) gives a state.
+    static_assert(Mapping<dynamic_mapping> && Mapping<doacross_mapping> && Mapping<kazouris_placement> &&
+                  Mapping<steal_placement> && Mapping<dlpt_placement> && Mapping<any_estimate_placement>);
+    static_assert(TileMapping<doacross_mapping> && !LoopMapping<doacross_mapping>);
+    static_assert(TreePlacement<kazouris_placement> && TreePlacement<april_placement> &&
+                  TreePlacement<steal_placement> && !TreePlacement<dlpt_placement>);
+    static_assert(EstimatePlacement<dlpt_placement> && EstimatePlacement<any_estimate_placement> &&
+                  !EstimatePlacement<kazouris_placement>);
+    static_assert(!TreePlacement<dynamic_mapping> && !TileMapping<dynamic_mapping>);
+    static_assert(DividingPlacement<steal_placement>); // the former name
+    // A tile mapping's state places tiles as the engine does: ACS by the powers in its placement_info.
+    std::vector<distance_vector<2>> const deps{{1, 0}, {0, 1}};
+    tiling<2> const tiles(box<2>::from_extents({8, 8}), deps, {2, 2});
+    auto const acs = parse_doacross_mapping("acs");
+    auto const even = acs.start(placement_info{2}).place(tiles);
+    auto const uneven = acs.start(placement_info{2, {{3.0, 1.0}, {1.0, 1.0}}}).place(tiles);
+    CHECK(even.owner == place_tiles(tiles, acs, 2).owner);
+    CHECK(uneven.owner == place_tiles(tiles, acs, 2, std::vector<double>{3.0, 1.0}).owner);
+    CHECK(even.owner != uneven.owner);
+}
+
+namespace {
+/// A D_LPT-like state that declares its rules, and one with no hooks at all.
+struct declares_rules {
+    static constexpr hook_set hooks{.dlpt_rules = true};
+    [[nodiscard]] bool dlpt_rules() const { return true; }
+};
+struct no_hooks {};
+/// A type declared from outside, as for a type the user cannot edit.
+struct their_policy {};
+} // namespace
+
+template <>
+inline constexpr hook_set loopsched::declared_hooks<their_policy>{.min_chunk = true};
+
+TEST_CASE("hooks: a type declares its optional members in the type or from outside") {
+    static_assert(declared_hooks<declares_rules>.dlpt_rules && !declared_hooks<declares_rules>.cost);
+    static_assert(!declared_hooks<no_hooks>.dlpt_rules && !declared_hooks<int>.min_chunk);
+    static_assert(declared_hooks<their_policy>.min_chunk && !declared_hooks<their_policy>.cost);
+    CHECK(detail::uses_dlpt_rules(declares_rules{}));
+    CHECK_FALSE(detail::uses_dlpt_rules(no_hooks{}));
+    CHECK(detail::uses_dlpt_rules(dlpt_placement{}.start(placement_info{})));
+    CHECK(detail::min_chunk_of(gss(80)) == 80);
+    CHECK(detail::min_chunk_of(clamped(css(3), 5, 9)) == 5);
+    CHECK(detail::min_chunk_of(any_policy(gss(7))) == 7);
+    CHECK(detail::min_chunk_of(css(3)) == 1);
 }

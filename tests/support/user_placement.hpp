@@ -1,7 +1,7 @@
 // Placements written as a user would: an EstimatePlacement that sends each
 // new task to the worker holding the least estimated work per unit of speed,
 // turning ties in turn (the farm and divide-and-conquer tests both run it),
-// and a DividingPlacement, work-first stealing (divide-and-conquer's).
+// and a TreePlacement, work-first stealing (divide-and-conquer's).
 #pragma once
 
 #include <loopsched/mapping/estimates.hpp>
@@ -64,6 +64,6 @@ struct work_first_placement {
     friend bool operator==(work_first_placement, work_first_placement) = default;
 };
 
-static_assert(DividingPlacement<work_first_placement>);
+static_assert(TreePlacement<work_first_placement>);
 
 } // namespace loopsched::testing

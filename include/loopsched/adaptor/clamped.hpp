@@ -38,6 +38,7 @@ public:
     [[nodiscard]] constexpr index_t lower() const noexcept { return lower_; }
     [[nodiscard]] constexpr index_t upper() const noexcept { return upper_; }
     /// An adaptor over this one (W, S) never goes below the lower threshold either.
+    static constexpr hook_set hooks{.min_chunk = true};
     [[nodiscard]] constexpr index_t min_chunk() const noexcept { return lower_; }
 
     class state {

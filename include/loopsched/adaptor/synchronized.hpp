@@ -35,6 +35,7 @@ public:
 
     [[nodiscard]] auto start(loop_info const& info) const { return inner_.start(info); }
 
+    static constexpr hook_set hooks{.min_chunk = true};
     [[nodiscard]] constexpr index_t min_chunk() const { return detail::min_chunk_of(inner_); }
 
     [[nodiscard]] std::string spec() const requires requires(P const& p) {

@@ -14,12 +14,20 @@
 namespace loopsched {
 
 namespace detail {
-/// A policy's minimum chunk, if it has one (GSS(k)); weighting never goes below it.
+/// A policy's minimum chunk, if it has one (GSS(k)); weighting never goes below
+/// it. The member is declared by name (hook_set{.min_chunk = true}), and a
+/// declaration and a member that disagree are refused at compile time.
 template <class P>
 constexpr index_t min_chunk_of(P const& p) {
-    if constexpr (requires {
-                      { p.min_chunk() } -> std::convertible_to<index_t>;
-                  })
+    constexpr bool present = requires {
+        { p.min_chunk() } -> std::convertible_to<index_t>;
+    };
+    constexpr bool declared = declared_hooks<std::remove_cvref_t<P>>.min_chunk;
+    static_assert(present || !declared, "loopsched: the chunk policy declares hook_set{.min_chunk = true} but has no "
+                                        "min_chunk() const returning index_t (misspelled?)");
+    static_assert(declared || !present, "loopsched: the chunk policy has min_chunk() but does not declare it: add "
+                                        "`static constexpr loopsched::hook_set hooks{.min_chunk = true};`");
+    if constexpr (present)
         return p.min_chunk();
     else
         return 1;

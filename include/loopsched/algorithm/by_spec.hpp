@@ -28,7 +28,7 @@ inline std::pair<any_policy, std::exception_ptr> parse_on_this_rank(std::string_
 
 } // namespace detail
 
-template <channel_source C, IterationSpace S, Mapping M, class Body>
+template <channel_source C, IterationSpace S, LoopMapping M, class Body>
 requires std::invocable<Body&, S const&> loop_statistics parallel_for(C& transport, S const& space,
                                                                       std::string_view spec, M const& mapping,
                                                                       Body&& body,
@@ -45,7 +45,7 @@ requires std::invocable<Body&, S const&> loop_statistics parallel_for(C& transpo
     return parallel_for(transport, space, spec, dynamic_mapping{}, std::forward<Body>(body), options);
 }
 
-template <channel_source C, IterationSpace S, Mapping M, class Body, transferable R>
+template <channel_source C, IterationSpace S, LoopMapping M, class Body, transferable R>
 requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
 parallel_for(C& transport, S const& space, std::string_view spec, M const& mapping, Body&& body, gather<R> how,
              parallel_for_options const& options = {}) {

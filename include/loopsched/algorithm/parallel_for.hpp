@@ -32,7 +32,7 @@ namespace loopsched {
 /// With a mapping known ahead of time (static_block_mapping,
 /// static_cyclic_mapping), every rank runs its own chunks with no message
 /// until the end, where results and statistics travel to the root.
-template <channel_source C, IterationSpace S, ChunkPolicy P, Mapping M, class Body>
+template <channel_source C, IterationSpace S, ChunkPolicy P, LoopMapping M, class Body>
 requires std::invocable<Body&, S const&> loop_statistics parallel_for(C& transport, S const& space, P const& policy,
                                                                       M const& mapping, Body&& body,
                                                                       parallel_for_options const& options = {}) {
@@ -51,7 +51,7 @@ requires std::invocable<Body&, S const&> loop_statistics parallel_for(C& transpo
 /// As above, and gathers results: `body(part, out)` writes `how.per_iteration`
 /// values for each of part's positions along the cut dimension into `out`
 /// (position-major). The values travel to the root with the worker's next request.
-template <channel_source C, IterationSpace S, ChunkPolicy P, Mapping M, class Body, transferable R>
+template <channel_source C, IterationSpace S, ChunkPolicy P, LoopMapping M, class Body, transferable R>
 requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
 parallel_for(C& transport, S const& space, P const& policy, M const& mapping, Body&& body, gather<R> how,
              parallel_for_options const& options = {}) {

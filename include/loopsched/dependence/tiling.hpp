@@ -259,4 +259,9 @@ tile_placement place_tiles(tiling<N> const& t, doacross_mapping const& m, std::s
     return out;
 }
 
+template <std::size_t N>
+tile_placement doacross_tile_state::place(tiling<N> const& tiles) const {
+    return place_tiles(tiles, mapping, workers, powers);
+}
+
 } // namespace loopsched

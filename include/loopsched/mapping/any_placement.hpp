@@ -58,7 +58,7 @@ public:
         estimates,
         loop_mapping,
         tiles,
-        dividing ///< a DividingPlacement of the user's
+        dividing ///< a TreePlacement of the user's
     };
 
     any_placement() = default; // Kazouris's scheme
@@ -78,7 +78,7 @@ public:
             : held_(any_estimate_placement(std::move(p))) {}
     /// A dividing placement of the user's (divide and conquer's decisions at every worker).
     template <class P>
-    requires(!std::is_same_v<std::remove_cvref_t<P>, any_placement> && !EstimatePlacement<P> && DividingPlacement<P>)
+    requires(!std::is_same_v<std::remove_cvref_t<P>, any_placement> && !EstimatePlacement<P> && TreePlacement<P>)
             any_placement(P p)
             : held_(any_dividing_placement(std::move(p))) {}
     any_placement(any_dividing_placement p) : held_(std::move(p)) {}

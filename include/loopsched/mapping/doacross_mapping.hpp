@@ -3,14 +3,21 @@
 // and ACS. Every rank derives the same owner for every tile; no master deals.
 #pragma once
 
+#include <loopsched/concepts.hpp>
 #include <loopsched/detail/arithmetic.hpp>
 #include <loopsched/error.hpp>
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace loopsched {
+
+template <std::size_t N>
+class tiling;
+struct tile_placement;
+struct doacross_tile_state;
 
 /// How parallel_for_doacross places tiles on ranks when it runs without
 /// self-scheduling: pass one where the chunk policy goes (by name:
@@ -41,7 +48,27 @@ struct doacross_mapping {
         }
         return "sds";
     }
+    /// The state the DOACROSS engine asks (a TileMapping's): the workers and
+    /// their available powers V/Q (only ACS weighs them).
+    [[nodiscard]] doacross_tile_state start(placement_info const& info) const;
     friend bool operator==(doacross_mapping const&, doacross_mapping const&) = default;
 };
+
+/// A doacross_mapping over one loop: places a tiling's tiles.
+struct doacross_tile_state {
+    doacross_mapping mapping;
+    std::size_t workers = 1;
+    std::vector<double> powers{}; ///< per worker, V/Q; empty: all equal
+    /// Every tile's owner, and each worker's tiles in the order it runs them
+    /// (defined with tilings, in dependence/tiling.hpp).
+    template <std::size_t N>
+    [[nodiscard]] tile_placement place(tiling<N> const& tiles) const;
+};
+
+inline doacross_tile_state doacross_mapping::start(placement_info const& info) const {
+    doacross_tile_state s{*this, info.workers, {}};
+    for (auto const& w : info.status) s.powers.push_back(w.power / w.run_queue);
+    return s;
+}
 
 } // namespace loopsched

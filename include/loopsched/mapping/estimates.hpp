@@ -9,6 +9,8 @@
 #include <loopsched/detail/fingerprint.hpp>
 #include <loopsched/detail/spec_of.hpp>
 #include <loopsched/error.hpp>
+#include <loopsched/hooks.hpp>
+#include <loopsched/mapping/concepts.hpp>
 #include <loopsched/mapping/dlpt.hpp>
 #include <loopsched/policy/spec_args.hpp>
 
@@ -30,45 +32,23 @@
 
 namespace loopsched {
 
-/// An estimate placement's state chooses the worker of a new task of estimate
-/// `rho` (seconds on a speed-1 worker) from the load table at time `now`.
-template <class S>
-concept chooses_on_the_board = requires(S& s, dlpt_board const& board, double rho, double now) {
-    { s.choose(board, rho, now) } -> std::same_as<std::size_t>;
-};
-
-/// The running state of an estimate placement over one run.
-template <class S>
-concept EstimatePlacementState = std::move_constructible<S> && chooses_on_the_board<S>;
-
-/// Karamcheti and Wah's setting: every new task is placed on a worker by its estimate,
-/// from a load table of every worker's running task and queue.
-/// Requirements:
-///  1. copyable value type (its parameters only);
-///  2. `start(placement_info)` returning a state whose `choose(board, rho, now)`
-///     names the new task's worker.
-/// A state may also say `dlpt_rules() -> true`: then D_LPT's other rules apply
-/// around its choices (a queued task moves only for a gain of at least
-/// f(theta), an idle worker pulls the most loaded one's lowest-priority task,
-/// a revised estimate places its worker's queue again, and a static set is
-/// taken largest first).
-template <class P>
-concept starts_an_estimate_state = requires(P const& p, placement_info const& info) {
-    { p.start(info) } -> EstimatePlacementState;
-};
-// start() is asked first: a wrapper that converts from placements (any_placement,
-// placement_choice) has none, so copyable<> never asks its converting constructors again.
-template <class P>
-concept EstimatePlacement = starts_an_estimate_state<P> && std::copyable<P>;
-
 namespace detail {
 
-/// Whether an estimate placement's state asks for D_LPT's rules 2-4.
+/// Whether an estimate placement's state asks for D_LPT's rules 2-4: its
+/// dlpt_rules(), declared by name, and refused at compile time when the
+/// declaration and the member disagree (a misspelled or undeclared hook).
 template <class S>
 bool uses_dlpt_rules(S const& s) {
-    if constexpr (requires {
-                      { s.dlpt_rules() } -> std::convertible_to<bool>;
-                  })
+    constexpr bool present = requires {
+        { s.dlpt_rules() } -> std::convertible_to<bool>;
+    };
+    constexpr bool declared = declared_hooks<std::remove_cvref_t<S>>.dlpt_rules;
+    static_assert(present || !declared, "loopsched: the estimate placement's state declares hook_set{.dlpt_rules = "
+                                        "true} but has no dlpt_rules() const returning bool (misspelled?)");
+    static_assert(declared || !present, "loopsched: the estimate placement's state has dlpt_rules() but does not "
+                                        "declare it: add `static constexpr loopsched::hook_set hooks{.dlpt_rules = "
+                                        "true};`");
+    if constexpr (present)
         return s.dlpt_rules();
     else
         return false;
@@ -94,6 +74,7 @@ struct dlpt_placement {
         [[nodiscard]] std::size_t choose(dlpt_board const& b, double rho, double now) const {
             return b.earliest_finish(rho, now);
         }
+        static constexpr hook_set hooks{.dlpt_rules = true};
         [[nodiscard]] static constexpr bool dlpt_rules() noexcept { return true; }
     };
     [[nodiscard]] state start(placement_info const&) const noexcept { return {}; }
@@ -163,6 +144,7 @@ class any_estimate_placement {
 public:
     class state {
     public:
+        static constexpr hook_set hooks{.dlpt_rules = true};
         [[nodiscard]] std::size_t choose(dlpt_board const& b, double rho, double now) {
             return self_->choose(b, rho, now);
         }

@@ -1,8 +1,8 @@
-// The mappings (see the Mapping concept): dynamic (whoever asks), static block
+// The loop mappings (see LoopMapping): dynamic (whoever asks), static block
 // and static cyclic, and any_mapping to choose one at run time by name.
 #pragma once
 
-#include <loopsched/concepts.hpp>
+#include <loopsched/mapping/concepts.hpp>
 #include <loopsched/detail/spec_of.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/policy/request.hpp>
@@ -103,7 +103,7 @@ private:
 
 namespace detail {
 /// The name a mapping goes by in the loop's agreement.
-template <Mapping M>
+template <LoopMapping M>
 std::string mapping_name(M const& m) {
     return spec_of(m);
 }

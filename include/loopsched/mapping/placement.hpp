@@ -10,6 +10,8 @@
 #include <loopsched/concepts.hpp>
 #include <loopsched/detail/erased_placement.hpp>
 #include <loopsched/error.hpp>
+#include <loopsched/hooks.hpp>
+#include <loopsched/mapping/concepts.hpp>
 #include <loopsched/mapping/estimates.hpp>
 
 #include <algorithm>
@@ -29,72 +31,26 @@
 
 namespace loopsched {
 
-/// A worker as a placement sees it: its index in the loop and its normalized speed (V/Q).
-struct placed_worker {
-    std::size_t index = 0;
-    double speed = 1.0;
-    friend bool operator==(placed_worker const&, placed_worker const&) = default;
-};
-
-/// A queued task as a placement sees it: its cost by the run's measure (larger
-/// costs more) and when this worker queued it (larger is newer).
-struct queued_task {
-    double cost = 0.0;
-    std::uint64_t order = 0;
-    double weight = 0.0; ///< its part of the queue's load (the cost, or 2^-depth under the depth measure)
-};
-
-/// What a worker with nothing to run does.
-enum class idle_action : std::uint8_t {
-    report, ///< tells the manager, which may have a busy worker send it a task
-    steal   ///< asks a random worker for work directly
-};
-
-/// The decisions a dividing placement's state makes, which the runtime asks:
-///  - `first_list(by_speed)`: the list the original problem starts with, given
-///    every worker fastest first. Its first member receives the problem; the
-///    rest travel with it as the workers it may hand subproblems to.
-///  - `split(list, children)`: a worker that divides a problem while it still
-///    has a list: `list` (itself first) split into at most `children` lists.
-///    List 0 stays with the worker; the fastest of each other list gets one
-///    subproblem (the costliest after those already placed) and the rest of its list.
-///  - `divides(queued, workers)`: whether the next task taken from a queue of
-///    `queued` tasks is divided into queued subproblems (true) or solved by
-///    direct recursion, inlined.
-///  - `next(queue, dividing)`: the queued task to run next (an index into `queue`).
-///  - `give(queue, running)`: the queued tasks to give to a worker that asked
-///    (indices; none: refuse); `running`: this worker is in the middle of a
-///    task, which it keeps. Optionally also `give(queue, running, amount)`:
-///    the manager sized the transfer by speeds, so that giver and receiver
-///    finish together; `amount` is the load (in queue weights) to give.
-///  - `when_idle()`: what a worker with nothing to run does.
-///  - `balances()`: whether the manager answers an idle worker by moving a busy worker's task to it.
-///  - `spills()`: whether a worker asked for work while it recurses with an
-///    empty queue turns its next division into queued tasks to answer (rather than refuse).
-template <class S>
-concept decides_divisions = requires(S const& s, std::span<placed_worker const> workers, std::size_t n,
-                                     std::span<queued_task const> queue, bool flag) {
-    { s.first_list(workers) } -> std::same_as<std::vector<placed_worker>>;
-    { s.split(workers, n) } -> std::same_as<std::vector<std::vector<placed_worker>>>;
-    { s.divides(n, n) } -> std::convertible_to<bool>;
-    { s.next(queue, flag) } -> std::same_as<std::size_t>;
-    { s.give(queue, flag) } -> std::same_as<std::vector<std::size_t>>;
-    { s.when_idle() } -> std::same_as<idle_action>;
-    { s.balances() } -> std::convertible_to<bool>;
-    { s.spills() } -> std::convertible_to<bool>;
-};
-
-/// A placement of a divide-and-conquer tree's tasks by decisions at every
-/// worker: a copyable value type (its parameters only) whose
-/// `start(placement_info)` gives a state making the decisions above.
-template <class P>
-concept starts_dividing_decisions = requires(P const& p, placement_info const& info) {
-    { p.start(info) } -> decides_divisions;
-};
-template <class P>
-concept DividingPlacement = starts_dividing_decisions<P> && std::copyable<P>;
-
 namespace detail {
+
+/// Whether a dividing placement's state sizes a transfer (`give(queue,
+/// running, amount)`): declared by name, and refused at compile time when the
+/// declaration and the member disagree (a misspelled or undeclared give).
+template <class S>
+consteval bool gives_by_amount() {
+    constexpr bool present = requires(S const& s, std::span<queued_task const> q, bool running, double amount) {
+        { s.give(q, running, amount) } -> std::same_as<std::vector<std::size_t>>;
+    };
+    constexpr bool declared = declared_hooks<std::remove_cvref_t<S>>.give_amount;
+    static_assert(present || !declared,
+                  "loopsched: the placement's state declares hook_set{.give_amount = true} but has no "
+                  "give(std::span<queued_task const>, bool, double) const returning std::vector<std::size_t> "
+                  "(misspelled?)");
+    static_assert(declared || !present,
+                  "loopsched: the placement's state has give(queue, running, amount) but does not declare it: add "
+                  "`static constexpr loopsched::hook_set hooks{.give_amount = true};`");
+    return present;
+}
 
 inline std::size_t costliest(std::span<queued_task const> q) {
     return static_cast<std::size_t>(std::ranges::max_element(q,
@@ -133,6 +89,7 @@ inline std::vector<std::size_t> oldest_first(std::span<queued_task const> q) {
 class kazouris_placement {
 public:
     static constexpr std::string_view name = "kazouris";
+    static constexpr hook_set hooks{.give_amount = true};
     [[nodiscard]] kazouris_placement start(placement_info const&) const { return *this; }
     [[nodiscard]] std::string spec() const { return std::string(name); }
     [[nodiscard]] std::vector<placed_worker> first_list(std::span<placed_worker const> by_speed) const {
@@ -264,6 +221,7 @@ public:
 class steal_placement {
 public:
     explicit steal_placement(bool half = false, bool spill = true) : half_(half), spill_(spill) {}
+    static constexpr hook_set hooks{.give_amount = true};
     [[nodiscard]] steal_placement start(placement_info const&) const { return *this; }
     [[nodiscard]] std::string spec() const { return half_ ? "steal-half" : "steal"; }
     [[nodiscard]] bool half() const noexcept { return half_; }
@@ -363,7 +321,7 @@ public:
     [[nodiscard]] virtual any_estimate_placement const* estimates() const { return nullptr; }
 };
 
-/// `state` (a DividingPlacement's) as task_decisions; spilling needs both the
+/// `state` (a TreePlacement's) as task_decisions; spilling needs both the
 /// placement's word and the options' (`spill`).
 template <decides_divisions S>
 class decisions_of final : public task_decisions {
@@ -389,9 +347,7 @@ public:
     }
     [[nodiscard]] std::vector<std::size_t> give(std::span<queued_task const> queue, bool running,
                                                 double amount) const override {
-        if constexpr (requires {
-                          { state_.give(queue, running, amount) } -> std::same_as<std::vector<std::size_t>>;
-                      })
+        if constexpr (detail::gives_by_amount<S>())
             return state_.give(queue, running, amount);
         else
             return state_.give(queue, running);
@@ -412,14 +368,14 @@ private:
 
 } // namespace detail
 
-/// Any DividingPlacement by value, the user's own included: what any_placement
+/// Any TreePlacement by value, the user's own included: what any_placement
 /// holds for a placement that is not one of the library's kinds.
 class any_dividing_placement {
 public:
-    // The wrapper itself is excluded before DividingPlacement<P> is asked (no
+    // The wrapper itself is excluded before TreePlacement<P> is asked (no
     // recursion through copyable, which asks this constructor again).
     template <class P>
-    requires(!std::is_same_v<std::remove_cvref_t<P>, any_dividing_placement> && DividingPlacement<P>)
+    requires(!std::is_same_v<std::remove_cvref_t<P>, any_dividing_placement> && TreePlacement<P>)
             any_dividing_placement(P placement)
             : self_(std::make_shared<model<P>>(std::move(placement))) {}
 

@@ -43,7 +43,7 @@ loop_statistics run_hierarchical_doall_over_mpi(boost::mpi::communicator const& 
 
 /// A flat DOALL loop over MPI: the compiled engine with the policy and mapping
 /// erased, or the engine instantiated for them here (header-only).
-template <IterationSpace S, ChunkPolicy P, Mapping M, class Body, class R>
+template <IterationSpace S, ChunkPolicy P, LoopMapping M, class Body, class R>
 loop_statistics doall_over_mpi(boost::mpi::communicator const& comm, S const& space, P const& policy,
                                M const& mapping, Body& body, std::size_t per_iteration, std::vector<R>* values,
                                parallel_for_options const& o) {
@@ -85,7 +85,7 @@ loop_statistics hierarchical_doall_over_mpi(boost::mpi::communicator const& comm
 } // namespace detail
 
 /// parallel_for over `comm`'s ranks (see algorithm/parallel_for.hpp).
-template <IterationSpace S, ChunkPolicy P, Mapping M, class Body>
+template <IterationSpace S, ChunkPolicy P, LoopMapping M, class Body>
 requires std::invocable<Body&, S const&> loop_statistics parallel_for(boost::mpi::communicator const& comm,
                                                                       S const& space, P const& policy, M const& mapping,
                                                                       Body&& body,
@@ -102,7 +102,7 @@ requires std::invocable<Body&, S const&> loop_statistics parallel_for(boost::mpi
             comm, space, policy, dynamic_mapping{}, body, 0, nullptr, options);
 }
 
-template <IterationSpace S, ChunkPolicy P, Mapping M, class Body, transferable R>
+template <IterationSpace S, ChunkPolicy P, LoopMapping M, class Body, transferable R>
 requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
 parallel_for(boost::mpi::communicator const& comm, S const& space, P const& policy, M const& mapping, Body&& body,
              gather<R> how, parallel_for_options const& options = {}) {

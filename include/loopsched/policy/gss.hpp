@@ -1,6 +1,7 @@
 // GSS(k): guided self-scheduling, R/p per request with a minimum chunk k.
 #pragma once
 
+#include <loopsched/hooks.hpp>
 #include <loopsched/policy/request.hpp>
 #include <loopsched/policy/spec_args.hpp>
 
@@ -26,6 +27,7 @@ public:
         detail::require(min_chunk >= 1, "gss min chunk k", min_chunk, "must be >= 1");
     }
 
+    static constexpr hook_set hooks{.min_chunk = true};
     [[nodiscard]] constexpr index_t min_chunk() const noexcept { return min_; }
     [[nodiscard]] constexpr rounding round() const noexcept { return round_; }
 

@@ -53,7 +53,9 @@ struct tiled_plan {
     /// Places the tiles from every worker's available power (V/Q), as the root saw them at the opening.
     void place(std::span<double const> powers) {
         require(powers.size() == workers, "powers", powers.size(), "must give one per worker");
-        placed = place_tiles(tiles, mapping, workers, powers);
+        placement_info info{workers, {}};
+        for (double const p : powers) info.status.push_back(worker_status{p, 1.0});
+        placed = mapping.start(info).place(tiles);
     }
 
     /// The tile, the points it reads through the dependences before it and

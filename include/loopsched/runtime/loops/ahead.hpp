@@ -32,7 +32,7 @@ inline std::span<std::byte const> encode_ahead_report(wire_writer& w, loop_shape
 }
 
 /// Runs this rank's part of a loop placed ahead of time. `body`: a doall_body.
-template <Transport T, ChunkPolicy P, Mapping M, class Body>
+template <Transport T, ChunkPolicy P, LoopMapping M, class Body>
 loop_statistics run_ahead(loop_link<T>& link, loop_shape const& shape, std::optional<failure> failed, rank_plan& plan,
                           P const& policy, M const& mapping, Body& body) {
     int const ranks = link.size(), self = link.rank();

@@ -37,7 +37,7 @@ namespace loopsched::detail {
 /// The DOALL master: each request gets the policy's next chunk, placed by the
 /// mapping; with reissue, then copies of unfinished chunks and parts of them
 /// (reissue_book); with TreeS, then half of a partner's chunk (partner_book).
-template <Transport T, ChunkPolicy P, Mapping M, class Body>
+template <Transport T, ChunkPolicy P, LoopMapping M, class Body>
 class doall_master {
 public:
     // holds: a worker granted a partner's split (a push) will ask again;
@@ -534,7 +534,7 @@ concept known_ahead_of_time = requires { typename std::bool_constant<M{}.ahead_o
 
 /// The self-scheduled DOALL engine after the checks: the agreement, then the
 /// master, a worker, or both.
-template <Transport T, ChunkPolicy P, Mapping M>
+template <Transport T, ChunkPolicy P, LoopMapping M>
 loop_statistics run_dynamic_doall(loop_link<T>& link, checked_loop& checked, P const& policy, M const& mapping,
                                   chunk_body& run) {
     auto& plan = checked.plan;
@@ -551,7 +551,7 @@ loop_statistics run_dynamic_doall(loop_link<T>& link, checked_loop& checked, P c
 /// The DOALL engine on this rank after the checks, ahead of time or
 /// self-scheduled; compiled once per transport and mapping (run_doall erases
 /// the policy), and only the kind a mapping known at compile time needs.
-template <Transport T, ChunkPolicy P, Mapping M>
+template <Transport T, ChunkPolicy P, LoopMapping M>
 loop_statistics run_doall_engine(loop_link<T>& link, checked_loop& checked, P const& policy, M const& mapping,
                                  chunk_body& run) {
     if constexpr (known_ahead_of_time<M>) {
@@ -569,7 +569,7 @@ loop_statistics run_doall_engine(loop_link<T>& link, checked_loop& checked, P co
 /// Runs a DOALL loop on this rank once its space and results are described:
 /// the checks (on every rank, before any message), the agreement, then the
 /// master, a worker, or both.
-template <Transport T, ChunkPolicy P, Mapping M>
+template <Transport T, ChunkPolicy P, LoopMapping M>
 loop_statistics run_doall_checked(loop_link<T>& link, doall_call const& call, P const& policy, M const& mapping,
                                   chunk_body& run, parallel_for_options const& o) {
     checked_loop checked = check_loop(link, [&] {
@@ -612,7 +612,7 @@ loop_statistics run_compiled_doall(channel<T>& ch, doall_call const& call, any_p
 /// (`per_iteration` per iteration; null for none). `earlier`: an error this
 /// rank met making the arguments (a spec that did not parse), which fails the
 /// loop on every rank like a failed check.
-template <channel_source C, IterationSpace S, ChunkPolicy P, Mapping M, class Body, class R>
+template <channel_source C, IterationSpace S, ChunkPolicy P, LoopMapping M, class Body, class R>
 loop_statistics run_doall(C& source, S const& space, P const& policy, M const& mapping, Body& body,
                           std::size_t per_iteration, std::vector<R>* values, parallel_for_options const& o,
                           std::exception_ptr earlier = nullptr) {

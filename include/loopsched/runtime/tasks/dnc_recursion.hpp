@@ -451,7 +451,7 @@ private:
     }
 
     void choose_measure(Problem const& p, std::vector<Problem> const& children) {
-        if constexpr (requires { ops_.cost(p); })
+        if constexpr (gives_cost<Ops, Problem>())
             e_.set_measure(cost_measure::user);
         else if (!children.empty() && byte_size(children.front()) != byte_size(p))
             e_.set_measure(cost_measure::size);
@@ -461,7 +461,7 @@ private:
     double cost_of(Problem const& p, std::uint32_t depth, cost_measure measure) {
         switch (measure) {
         case cost_measure::user:
-            if constexpr (requires { ops_.cost(p); }) return static_cast<double>(ops_.cost(p));
+            if constexpr (gives_cost<Ops, Problem>()) return static_cast<double>(ops_.cost(p));
             break;
         case cost_measure::size: return static_cast<double>(byte_size(p));
         default: break;

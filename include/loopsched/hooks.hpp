@@ -1,0 +1,60 @@
+// hooks: how a user type declares the optional members the library asks of it,
+// so that a misspelled one is a compile error instead of a default taken in silence.
+#pragma once
+
+#include <concepts>
+#include <type_traits>
+
+namespace loopsched {
+
+/// The optional members the library asks of a user's type. A type that has one
+/// declares it by name, in the type:
+///
+///     struct fibonacci {
+///         static constexpr loopsched::hook_set hooks{.cost = true};
+///         double cost(int n) const { return n; }
+///         // is_leaf, solve, divide, combine ...
+///     };
+///
+/// or, for a type you cannot edit, by specialising declared_hooks:
+///
+///     template <> inline constexpr loopsched::hook_set loopsched::declared_hooks<their_ops>{.cost = true};
+///
+/// The library checks both directions at compile time: a declared hook that
+/// the type does not have (misspelled, or with another signature), and a hook
+/// the type has without declaring it, are each a static_assert naming the hook.
+struct hook_set {
+    /// Divide-and-conquer operations: `cost(problem)`, a number that grows with
+    /// the problem's cost (it orders and places tasks; without it, the
+    /// problem's size or depth does).
+    bool cost = false;
+    /// An estimate placement's state: `dlpt_rules() -> bool`, whether D_LPT's
+    /// rules 2-4 apply around its choices.
+    bool dlpt_rules = false;
+    /// A tree placement's state: `give(queue, running, amount)`, what a busy
+    /// worker gives when the thief asks for `amount` of work (without it, the
+    /// two-argument `give`).
+    bool give_amount = false;
+    /// A chunk policy: `min_chunk() -> index_t`, the smallest chunk it hands
+    /// out (weighting never goes below it; without it, 1).
+    bool min_chunk = false;
+};
+
+namespace detail {
+template <class T>
+consteval hook_set hooks_member() {
+    if constexpr (requires {
+                      { T::hooks } -> std::convertible_to<hook_set>;
+                  })
+        return T::hooks;
+    else
+        return {};
+}
+} // namespace detail
+
+/// The hooks type T declares: its `static constexpr loopsched::hook_set hooks`,
+/// else none. Specialise it for a type you cannot edit.
+template <class T>
+inline constexpr hook_set declared_hooks = detail::hooks_member<T>();
+
+} // namespace loopsched
