@@ -6,7 +6,7 @@ if(LOOPSCHED_HEADER_CHECK)
   file(GLOB_RECURSE public_headers RELATIVE ${PROJECT_SOURCE_DIR}/include CONFIGURE_DEPENDS
        ${PROJECT_SOURCE_DIR}/include/loopsched/*.hpp)
   if(NOT LOOPSCHED_SIMGRID)
-    list(REMOVE_ITEM public_headers loopsched/transport/simgrid.hpp)
+    list(REMOVE_ITEM public_headers loopsched/transport/simgrid.hpp loopsched/transport/simgrid/network.hpp)
   endif()
   set(header_sources)
   foreach(header IN LISTS public_headers)

@@ -75,7 +75,7 @@ LOOPSCHED_DECL void fail_continuation_depth(std::uint32_t depth) {
 LOOPSCHED_DECL void fail_stack_depth(std::uint32_t depth, std::size_t kib) {
     throw error("loopsched: divide_and_conquer: the tree is deeper than a worker's stack allows: at depth " +
                 std::to_string(depth) + " the recursion has used its " + std::to_string(kib) +
-                " KiB; raise the stack limit (ulimit -s; a simulated actor's is set in transport/simgrid.hpp) "
+                " KiB; raise the stack limit (ulimit -s; a simulated actor's is set in transport/simgrid/network.hpp) "
                 "or divide into fewer levels");
 }
 

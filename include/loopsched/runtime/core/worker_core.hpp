@@ -6,8 +6,9 @@
 #include <loopsched/error.hpp>
 #include <loopsched/runtime/core/agreement.hpp>
 #include <loopsched/runtime/core/link.hpp>
-#include <loopsched/runtime/core/master_core.hpp>
+#include <loopsched/runtime/core/loopback.hpp>
 #include <loopsched/runtime/core/messages.hpp>
+#include <loopsched/runtime/core/profile.hpp>
 #include <loopsched/runtime/core/statistics.hpp>
 #include <loopsched/runtime/core/wire.hpp>
 
