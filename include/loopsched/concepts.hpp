@@ -135,8 +135,8 @@ struct placement_info {
 
 /// `m.start(info)` gives the state an engine asks as the work goes (a value it
 /// may move; what the engine asks of it is each refinement's business).
-template <class M>
-concept starts_a_placement_state = requires(M const& m, placement_info const& info) {
+template <class M, class Info = placement_info>
+concept starts_a_placement_state = requires(M const& m, Info const& info) {
     { m.start(info) } -> std::move_constructible;
 };
 
@@ -144,13 +144,16 @@ concept starts_a_placement_state = requires(M const& m, placement_info const& in
 /// places work, with ChunkPolicy's shape. Each engine asks a refinement
 /// (<loopsched/mapping/concepts.hpp>): LoopMapping (a DOALL loop's chunks),
 /// TileMapping (a DOACROSS loop's tiles), TreePlacement (a divide-and-conquer
-/// tree's tasks) and EstimatePlacement (each new task by its estimate).
+/// tree's tasks), FarmPlacement (a task farm's tasks as workers become idle)
+/// and EstimatePlacement (each new task by its estimate).
 /// Requirements:
-///  1. `start(placement_info)` returning the state the engine asks;
+///  1. `start(info)` returning the state the engine asks, where `info` is an
+///     `Info`: a placement_info, or what a refinement's engine knows besides
+///     (a task farm's farm_info);
 ///  2. copyable value type (its parameters only).
 /// (start() is asked first: a wrapper that converts from placements has none,
 /// so copyable<> never asks its converting constructors again.)
-template <class M>
-concept Mapping = starts_a_placement_state<M> && std::copyable<M>;
+template <class M, class Info = placement_info>
+concept Mapping = starts_a_placement_state<M, Info> && std::copyable<M>;
 
 } // namespace loopsched

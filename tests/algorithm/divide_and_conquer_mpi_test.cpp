@@ -8,6 +8,7 @@
 #include "../support/dnc_checks.hpp"
 #include "../support/mpi_check.hpp"
 #include "../support/mpi_programs.hpp"
+#include "../support/user_placement.hpp"
 
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/dlpt.hpp>
@@ -62,6 +63,16 @@ int loopsched::testing::divide_and_conquer_mpi_test(int argc, char** argv) {
     std::vector<int> data(30000);
     std::mt19937 random(11);
     for (auto& x : data) x = static_cast<int>(random() % 10000);
+
+    // A type of the user's that is a farm's placement and a tree's: in a tree, work-first stealing.
+    for (bool computes : {true, false}) {
+        dnc_options o;
+        o.placement = testing::steal_or_pairs_placement{};
+        o.master_computes = computes;
+        std::string const what = std::string("the user's steal-or-pairs") + (computes ? "" : " dedicated");
+        check(world, t, 24, fibonacci{10, 0}, o, what + " fib");
+        check(world, t, uneven_tree::node{}, uneven_tree{9}, o, what + " uneven tree");
+    }
 
     for (char const* placement :
          {"kazouris", "april", "steal", "steal-half", "dlpt", "random", "round-robin", "objects", "messages"}) {

@@ -252,9 +252,12 @@ TEST_CASE("divide_and_conquer: a user's own placement, by value, on 1 to 4 ranks
             auto out = divide_and_conquer(t, 22, fibonacci{10, 0}, o);
             if (t.rank() == 0) CHECK(out.value == expected);
         });
-        // A dividing placement of the user's: its decisions run at every worker.
-        for (bool spill : {true, false}) {
-            o.placement = testing::work_first_placement{};
+        // A dividing placement of the user's: its decisions run at every worker
+        // (the second type is a farm's placement too; in a tree it steals the same way).
+        for (bool spill : {true, false})
+            for (any_placement const& placement : {any_placement(testing::work_first_placement{}),
+                                                  any_placement(testing::steal_or_pairs_placement{})}) {
+            o.placement = placement;
             o.spill = spill;
             in_process::run(ranks, [&](in_process::endpoint& t) {
                 auto out = divide_and_conquer(t, 22, fibonacci{10, 0}, o);
@@ -269,7 +272,9 @@ TEST_CASE("divide_and_conquer: a user's own placement, by value, on 1 to 4 ranks
     }
     {
         any_placement const mine = testing::work_first_placement{};
-        CHECK(mine.kind() == any_placement::family::dividing);
+        CHECK(mine.target<testing::work_first_placement>() != nullptr); // held as it is, asked as a tree's
+        CHECK(mine.tree_decisions(placement_info{}, true) != nullptr);
+        CHECK_FALSE(mine.places_farms());
         CHECK(mine.spec() == "work-first");
         CHECK(mine == any_placement(testing::work_first_placement{}));
         CHECK(mine.fingerprint() != any_placement(steal_placement{}).fingerprint());

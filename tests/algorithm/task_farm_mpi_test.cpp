@@ -3,6 +3,7 @@
 // emulated heterogeneity, stopping early, a throwing task, bad options.
 #include "../support/mpi_check.hpp"
 #include "../support/mpi_programs.hpp"
+#include "../support/user_placement.hpp"
 
 #include <loopsched/departure.hpp>
 #include <loopsched/error.hpp>
@@ -108,6 +109,18 @@ int loopsched::testing::task_farm_mpi_test(int argc, char** argv) {
         o.scheme = hierarchical{self_scheduling_placement{}, self_scheduling_placement{}, 2};
         o.root = world.size() - 1;
         check_farm(world, t, 150, o, "hierarchical ss/ss, groups of two, the root last");
+        o.scheme = hierarchical{testing::half_share_placement{}, testing::steal_or_pairs_placement{}, 2};
+        check_farm(world, t, 150, o, "hierarchical of the user's farm placements, groups of two");
+    }
+
+    // Farm placements of the user's (FarmPlacement), one also a tree's, by value.
+    for (bool computes : {true, false}) {
+        task_farm_options o;
+        o.master_computes = computes;
+        o.scheme = testing::half_share_placement{};
+        check_farm(world, t, 211, o, std::string("the user's half-share") + (computes ? " computing" : " dedicated"));
+        o.scheme = testing::steal_or_pairs_placement{};
+        check_farm(world, t, 211, o, std::string("the user's steal-or-pairs") + (computes ? " computing" : " dedicated"));
     }
 
     // Producers in groups: each sub-master makes its part of the tasks (alone,

@@ -3,6 +3,7 @@
 // early, failures; and the cost model's fit against hand-computed numbers.
 #include <loopsched/algorithm/task_farm.hpp>
 #include <loopsched/serialization.hpp>
+#include <loopsched/spec.hpp>
 #include <loopsched/this_task.hpp>
 #include <loopsched/transport/in_process.hpp>
 
@@ -146,6 +147,80 @@ TEST_CASE("task_farm: a user's own placement, by value, on 1 to 4 ranks") {
     task_farm_options o;
     o.scheme = parse_placement("random:seed=7"); // a library placement by value, from its spec
     check_farm(3, 100, o);
+}
+
+namespace {
+/// A farm as a placement's state sees it, set by hand: 4 workers of shares
+/// 0.4, 0.2, 0.2, 0.2, each holding `held[k]` tasks, 40 queued.
+struct fixed_farm final : farm_view {
+    std::vector<std::size_t> held_by{0, 1, 2, 0};
+    bool ready = false;
+    std::size_t next = 2;
+    std::size_t workers() const override { return 4; }
+    worker_status status(std::size_t k) const override { return {k == 0 ? 2.0 : 1.0, 1.0}; }
+    double share(std::size_t k) const override { return k == 0 ? 0.4 : 0.2; }
+    std::size_t held(std::size_t k) const override { return held_by[k]; }
+    std::size_t limit(std::size_t, std::size_t per_worker) const override { return per_worker; }
+    std::size_t queued() const override { return 40; }
+    std::size_t held_total() const override { return 3; }
+    bool modelled() const override { return ready; }
+    double work_left() const override { return 86.0; }
+    bool more_coming() const override { return false; }
+    std::optional<std::size_t> next_below(std::size_t) override { return next; }
+};
+} // namespace
+
+TEST_CASE("task_farm: farm placements' grants on a farm set by hand") {
+    fixed_farm farm;
+    farm_info info;
+    info.workers = 4;
+    info.initial_tasks = 3;
+    info.idle_below = 2;
+    // Kazouris before the model: fill up to f = 3, and a new task goes round robin at once.
+    auto kazouris = kazouris_placement{}.start(info);
+    CHECK(kazouris.grant(farm, 0).tasks == 3);
+    CHECK(kazouris.grant(farm, 2).tasks == 1);
+    CHECK(kazouris.place_new(farm) == std::optional<std::size_t>(2));
+    CHECK((kazouris.idle_below() == 2 && kazouris.moves_work() && kazouris.largest_first()));
+    // After it: the worker's share of the work left, at most twice its share of the 43 tasks left.
+    farm.ready = true;
+    CHECK(kazouris.grant(farm, 0).tasks == 35); // ceil(2 x 0.4 x 43)
+    CHECK(kazouris.grant(farm, 0).work == doctest::Approx(0.4 * 86.0));
+    CHECK(kazouris.grant(farm, 1).tasks == 18);
+    CHECK_FALSE(kazouris.place_new(farm).has_value());
+    // SS: one task, idle below one; a chunk policy: its chunks over the 40 tasks (fss: 40 / (2 x 4) = 5).
+    CHECK(self_scheduling_placement{}.start(info).grant(farm, 0).tasks == 1);
+    info.units = 40;
+    auto fss_chunks = chunked_placement{parse_policy("fss")}.start(info);
+    CHECK(fss_chunks.grant(farm, 0).tasks == 5);
+    CHECK(fss_chunks.grant(farm, 3).tasks == 5);
+    // The user's: half its share of the queue; and two at a time.
+    CHECK(testing::half_share_placement{}.start(info).grant(farm, 0).tasks == 8); // 40 x 0.4 / 2
+    CHECK(testing::half_share_placement{}.start(info).grant(farm, 1).tasks == 4);
+    CHECK(testing::steal_or_pairs_placement{}.start(info).grant(farm, 1).tasks == 1); // holds 1 of 2
+    CHECK(testing::steal_or_pairs_placement{}.start(info).grant(farm, 3).tasks == 2);
+}
+
+TEST_CASE("task_farm: a user's own FarmPlacement, and one type that is a farm's and a tree's") {
+    for (int ranks : {1, 2, 3, 4})
+        for (bool computes : {true, false}) {
+            CAPTURE(ranks);
+            CAPTURE(computes);
+            task_farm_options o;
+            o.master_computes = computes;
+            o.root = ranks - 1;
+            o.scheme = testing::half_share_placement{};
+            check_farm(ranks, 157, o);
+            o.scheme = testing::steal_or_pairs_placement{};
+            check_farm(ranks, 157, o);
+        }
+    // Its grants, as the farm's master asks them.
+    any_placement const mine = testing::half_share_placement{};
+    CHECK(mine.places_farms());
+    CHECK(mine.spec() == "half-share");
+    CHECK(mine.tree_decisions(placement_info{}, true) == nullptr); // no tree's: divide and conquer refuses it
+    CHECK(any_placement(testing::steal_or_pairs_placement{}).places_farms());
+    CHECK(any_placement(testing::steal_or_pairs_placement{}).tree_decisions(placement_info{}, true) != nullptr);
 }
 
 TEST_CASE("task_farm: this_task::estimate reaches the master under dlpt and is ignored elsewhere") {

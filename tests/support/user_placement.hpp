@@ -1,14 +1,17 @@
 // Placements written as a user would: an EstimatePlacement that sends each
 // new task to the worker holding the least estimated work per unit of speed,
-// turning ties in turn (the farm and divide-and-conquer tests both run it),
-// and a TreePlacement, work-first stealing (divide-and-conquer's).
+// turning ties in turn (the farm and divide-and-conquer tests both run it), a
+// TreePlacement, work-first stealing (divide-and-conquer's), a FarmPlacement
+// (the farm's), and one type that is both a farm's and a tree's.
 #pragma once
 
+#include <loopsched/mapping/concepts.hpp>
 #include <loopsched/mapping/estimates.hpp>
 #include <loopsched/mapping/placement.hpp>
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -65,5 +68,49 @@ struct work_first_placement {
 };
 
 static_assert(TreePlacement<work_first_placement>);
+
+/// A farm placement as a user would write it (FarmPlacement): an idle worker
+/// takes its share of the queue by speed, halved (guided self-scheduling by
+/// hand), at least one task; no task is placed before it is queued and no
+/// work moves between workers.
+struct half_share_placement {
+    struct state {
+        farm_grant grant(farm_view& farm, std::size_t k) const {
+            auto const share = static_cast<double>(farm.queued()) * farm.share(k) / 2.0;
+            return {std::max<std::size_t>(1, static_cast<std::size_t>(share))};
+        }
+        std::optional<std::size_t> place_new(farm_view&) const { return std::nullopt; }
+        std::size_t idle_below() const { return 1; }
+        bool moves_work() const { return false; }
+        bool largest_first() const { return false; }
+    };
+    state start(farm_info const&) const { return {}; }
+    std::string spec() const { return "half-share"; }
+    friend bool operator==(half_share_placement, half_share_placement) = default;
+};
+
+static_assert(FarmPlacement<half_share_placement> && !TreePlacement<half_share_placement>);
+
+/// One type for both engines, as a user would write it: its state makes a
+/// tree's decisions (work-first stealing, above) and a farm's (the fastest
+/// idle worker first, two tasks at a time, a worker idle below two). One
+/// start(placement_info) serves both: a farm's farm_info is a placement_info.
+struct steal_or_pairs_placement {
+    struct state : work_first_placement::state {
+        farm_grant grant(farm_view& farm, std::size_t k) const {
+            std::size_t const limit = farm.limit(k, 2), held = farm.held(k);
+            return {limit > held ? limit - held : 1};
+        }
+        std::optional<std::size_t> place_new(farm_view&) const { return std::nullopt; }
+        std::size_t idle_below() const { return 2; }
+        bool moves_work() const { return false; }
+        bool largest_first() const { return false; }
+    };
+    state start(placement_info const&) const { return {}; }
+    std::string spec() const { return "steal-or-pairs"; }
+    friend bool operator==(steal_or_pairs_placement, steal_or_pairs_placement) = default;
+};
+
+static_assert(FarmPlacement<steal_or_pairs_placement> && TreePlacement<steal_or_pairs_placement>);
 
 } // namespace loopsched::testing

@@ -1,7 +1,8 @@
 // The Mapping family's refinements, one per engine that places work: loops
 // (LoopMapping), DOACROSS tiles (TileMapping), divide-and-conquer trees
-// (TreePlacement) and placement by estimates (EstimatePlacement), with the
-// vocabulary their states speak. The base, Mapping, is in concepts.hpp.
+// (TreePlacement), task farms (FarmPlacement) and placement by estimates
+// (EstimatePlacement), with the vocabulary their states speak. The base,
+// Mapping, is in concepts.hpp.
 #pragma once
 
 #include <loopsched/concepts.hpp>
@@ -10,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -169,6 +171,100 @@ concept TreePlacement = Mapping<P> && starts_dividing_decisions<P>;
 /// The former name of TreePlacement, kept for one release.
 template <class P>
 concept DividingPlacement = TreePlacement<P>;
+
+// ---------------------------------------------------------------- farms
+
+/// What a task farm's placement knows when the farm starts: the workers (and
+/// `units`, the task count when the options give it), and the farm's
+/// parameters that shape its decisions (task_farm_options).
+struct farm_info : placement_info {
+    std::size_t initial_tasks = 3;        ///< f: tasks a worker holds before the cost model is ready
+    std::size_t idle_below = 2;           ///< d: a worker holding fewer tasks asks for more
+    std::size_t replies_before_model = 4; ///< r: replies before the cost model's estimates are used
+    /// The tasks come in batches whose count nobody knows ahead (a group's
+    /// sub-master, or a producer in a group): each batch is scheduled alone.
+    bool batches = false;
+};
+
+/// What an idle worker gets from the master's queue, the best tasks first: at
+/// most `tasks`, and after the first none once their estimated work (in the
+/// cost model's normalized seconds) reaches `work`. `tasks` = 0: nothing now.
+struct farm_grant {
+    std::size_t tasks = 0;
+    double work = std::numeric_limits<double>::infinity();
+};
+
+/// The farm as its placement's state sees it when it decides (the farm's
+/// master provides it). One call per decision, never per task held.
+class farm_view {
+public:
+    [[nodiscard]] virtual std::size_t workers() const = 0;
+    /// Worker k's status as it last reported it (V and Q).
+    [[nodiscard]] virtual worker_status status(std::size_t k) const = 0;
+    /// Worker k's share of the farm's speed, w(W): its speed over the sum of the speeds.
+    [[nodiscard]] virtual double share(std::size_t k) const = 0;
+    /// The tasks worker k holds, running or waiting there.
+    [[nodiscard]] virtual std::size_t held(std::size_t k) const = 0;
+    /// How many tasks worker k may hold for `per_worker` a worker: as many,
+    /// or, for a group of workers (a hierarchical farm's), as many for each
+    /// of them plus one each at its sub-master.
+    [[nodiscard]] virtual std::size_t limit(std::size_t k, std::size_t per_worker) const = 0;
+    /// Tasks waiting at the master for a worker.
+    [[nodiscard]] virtual std::size_t queued() const = 0;
+    /// Tasks the workers hold, all together.
+    [[nodiscard]] virtual std::size_t held_total() const = 0;
+    /// The cost model (Kazouris's (4.1), fitted on the replies) is ready.
+    [[nodiscard]] virtual bool modelled() const = 0;
+    /// The model's estimate of all the work left, queued and held, in normalized seconds.
+    [[nodiscard]] virtual double work_left() const = 0;
+    /// More tasks may still come before the queued ones are handed out (the
+    /// producer runs and is not waiting for every result).
+    [[nodiscard]] virtual bool more_coming() const = 0;
+    /// The next worker, round robin over the workers fastest first, that holds
+    /// fewer than limit(k, per_worker) tasks; none when every worker does.
+    [[nodiscard]] virtual std::optional<std::size_t> next_below(std::size_t per_worker) = 0;
+
+protected:
+    ~farm_view() = default;
+};
+
+/// The decisions a farm placement's state makes, which the farm's master asks:
+///  - `grant(farm, k)`: what idle worker k gets from the queue now;
+///  - `place_new(farm)`: where a new task goes at once, without queueing
+///    (Kazouris's round robin before the model), or none: it is queued;
+///  - `idle_below()`: a worker holding fewer tasks than this is idle;
+///  - `moves_work()`: with nothing queued, an idle worker is answered by a
+///    busy worker's tasks (Kazouris's redistribution, (4.2)-(4.6));
+///  - `largest_first()`: once the cost model is ready, tasks go largest
+///    estimate first (else in creation order).
+template <class S>
+concept decides_farm_grants = requires(S& s, S const& cs, farm_view& farm, std::size_t k) {
+    { s.grant(farm, k) } -> std::same_as<farm_grant>;
+    { s.place_new(farm) } -> std::same_as<std::optional<std::size_t>>;
+    { cs.idle_below() } -> std::convertible_to<std::size_t>;
+    { cs.moves_work() } -> std::convertible_to<bool>;
+    { cs.largest_first() } -> std::convertible_to<bool>;
+};
+
+/// The running state of a farm placement over one farm.
+template <class S>
+concept FarmPlacementState = std::move_constructible<S> && decides_farm_grants<S>;
+
+/// `p.start(info)` with the farm's info gives a FarmPlacementState.
+template <class P>
+concept starts_farm_decisions = requires(P const& p, farm_info const& info) {
+    { p.start(info) } -> FarmPlacementState;
+};
+
+/// Where a task farm's tasks go as workers become idle (kazouris, ss, a
+/// chunk policy over the task stream, or the user's). A farm also takes an
+/// EstimatePlacement, which places each task when it is made instead.
+/// Requirements:
+///  1. a Mapping started with a farm_info (a `start(placement_info const&)`
+///     serves: farm_info is one);
+///  2. its state makes the decisions of decides_farm_grants.
+template <class P>
+concept FarmPlacement = Mapping<P, farm_info> && starts_farm_decisions<P>;
 
 // ---------------------------------------------------------------- estimates
 

@@ -12,6 +12,7 @@
 #include <loopsched/hooks.hpp>
 #include <loopsched/mapping/concepts.hpp>
 #include <loopsched/mapping/estimates.hpp>
+#include <loopsched/mapping/farm_placements.hpp>
 #include <loopsched/mapping/tree_decisions.hpp>
 
 #include <algorithm>
@@ -71,7 +72,10 @@ class kazouris_placement {
 public:
     static constexpr std::string_view name = "kazouris";
     static constexpr hook_set hooks{.give_amount = true};
+    /// For a tree: the placement is its own state.
     [[nodiscard]] kazouris_placement start(placement_info const&) const { return *this; }
+    /// For a task farm (chapter 4): kazouris_farm_state.
+    [[nodiscard]] kazouris_farm_state start(farm_info const& info) const { return kazouris_farm_state(info); }
     [[nodiscard]] std::string spec() const { return std::string(name); }
     [[nodiscard]] std::vector<placed_worker> first_list(std::span<placed_worker const> by_speed) const {
         return {by_speed.begin(), by_speed.end()};

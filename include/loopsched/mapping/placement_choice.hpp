@@ -68,7 +68,7 @@ private:
     static std::shared_ptr<A const> hold(P&& p) {
         static_assert(std::is_constructible_v<A, P>,
                       "placement_choice: not a placement: give a spec string, any_placement, one of the library's "
-                      "placements, or an EstimatePlacement or TreePlacement of your own");
+                      "placements, or a FarmPlacement, TreePlacement or EstimatePlacement of your own");
         if constexpr (std::is_constructible_v<A, P>) // else the assertion alone is the diagnostic
             return std::make_shared<A const>(std::forward<P>(p));
         else
@@ -79,7 +79,7 @@ private:
         static_assert(std::is_constructible_v<A, B> && std::is_constructible_v<A, W>,
                       "placement_choice: a level of hierarchical{between, within} is not a placement: give each "
                       "level any_placement (parse_placement(spec)), one of the library's placements, or an "
-                      "EstimatePlacement or TreePlacement of your own");
+                      "FarmPlacement, TreePlacement or EstimatePlacement of your own");
         if constexpr (std::is_constructible_v<A, B> && std::is_constructible_v<A, W>)
             return std::make_shared<hierarchical<A, A> const>(
                     h.with_levels(A(std::move(h.between)), A(std::move(h.within))));

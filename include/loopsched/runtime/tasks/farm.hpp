@@ -44,6 +44,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -70,14 +71,14 @@ public:
                                         .lost = true};
 
     farm_master(master_port<T>& port, farm_settings const& fs, std::span<worker_status const> statuses,
-                std::optional<any_policy> const& policy, Deliver deliver)
+                Deliver deliver)
             : port_(port), fs_(fs), model_(fs.model_window, fs.replies_before_model), deliver_(std::move(deliver)),
               workers_(port.settings(), statuses, fs.load_aware, fs.capacity),
-              redistribution_(port, fs, model_, workers_) {
-        if (fs.scheme == farm_scheme_kind::estimates) estimates_.emplace(*fs.estimates, workers_.speeds());
-        // A group's producer submits as it goes: its chunk policy takes the queue in batches, as a fed group's does.
-        if (fs.scheme == farm_scheme_kind::policy)
-            chunks_.emplace(*policy, workers_, fs.batches || fs.producers_in_groups, fs.expected_tasks);
+              redistribution_(port, fs, model_, workers_), view_(*this) {
+        if (auto const* estimates = fs.placement.estimates())
+            estimates_.emplace(*estimates, workers_.speeds());
+        else
+            start_placement();
         if (fs.reissue) {
             copies_.emplace(workers_.size());
             book_.keep_payloads();
@@ -125,11 +126,9 @@ public:
             place(id);
             return id;
         }
-        if (fs_.scheme == farm_scheme_kind::kazouris && model_.replies() < fs_.replies_before_model) {
-            if (auto k = workers_.next_starter(fs_.initial_tasks)) {
-                send_tasks(*k, std::span(&id, 1));
-                return id;
-            }
+        if (auto const k = placement_->place_new(view_)) { // sent at once (Kazouris's start)
+            send_tasks(*k, std::span(&id, 1));
+            return id;
         }
         book_.enqueue(id);
         distribute();
@@ -139,7 +138,8 @@ public:
     /// The producer returned: no task will come.
     void finish_production() {
         producing_ = false;
-        if (chunks_ && !fs_.batches && !fs_.producers_in_groups && !stopping_ && book_.size() != fs_.expected_tasks)
+        if (fs_.placement.policy() && !fs_.batches && !fs_.producers_in_groups && !stopping_ &&
+            book_.size() != fs_.expected_tasks)
             require(false, "options.expected_tasks", fs_.expected_tasks,
                     "must equal the number of tasks submitted (" + std::to_string(book_.size()) + ")");
         distribute();
@@ -178,7 +178,7 @@ public:
     /// send another group's sub-master its share of its tasks (a worker
     /// answers that group); false if none holds more than its running task.
     bool lend_from_workers(int to_rank, double power, std::size_t most) {
-        return fs_.scheme == farm_scheme_kind::kazouris && redistribution_.lend(to_rank, power, most);
+        return moves_work_ && redistribution_.lend(to_rank, power, most);
     }
     /// A lent task's result, [seconds][the result's bytes], from the group that ran it.
     void lent_result(std::uint64_t id, std::span<std::byte const> b) {
@@ -428,8 +428,7 @@ private:
         w.put(static_cast<std::uint64_t>(ids.size()));
         for (auto const id : ids) {
             auto& t = book_[id];
-            double key = fs_.scheme == farm_scheme_kind::kazouris && model_.ready() ? ordering(t.heur)
-                                                                                    : -static_cast<double>(id);
+            double key = largest_first_ && model_.ready() ? ordering(t.heur) : -static_cast<double>(id);
             if (estimates_) { // largest estimate first
                 key = estimate(id);
                 estimates_->sent(k, id, workers_[k].count == 0, port_.now());
@@ -444,7 +443,7 @@ private:
     }
 
     [[nodiscard]] bool idle(std::size_t k) const noexcept {
-        return workers_.idle(k, fs_.scheme == farm_scheme_kind::kazouris ? fs_.idle_below : 1);
+        return workers_.idle(k, idle_below_);
     }
 
     /// Gives idle workers work: from the master's queue, else by redistribution.
@@ -452,13 +451,12 @@ private:
         if (stopping_ || distributing_) return;
         if (estimates_) return feed_all();
         distributing_ = true;
-        if (fs_.scheme == farm_scheme_kind::kazouris && model_.ready()) book_.order_by_heur();
+        if (largest_first_ && model_.ready()) book_.order_by_heur();
         // The fastest idle first; none once nothing is left to give. Work moves once no task can come
         // before the busy ones finish: the producer returned, or it waits for every result (a work
         // cycle's end). Reissue's copies replace moves.
         // In a group, the root's word decides: its tasks keep coming until it says it waits.
-        bool redistributing = fs_.scheme == farm_scheme_kind::kazouris && fs_.redistribute &&
-                              (fs_.batches ? root_waits_ : !producing_ || flushing_) && !copies_;
+        bool redistributing = moves_work_ && (fs_.batches ? root_waits_ : !producing_ || flushing_) && !copies_;
         workers_.serve_idle([&] { return !book_.queue_empty() || redistributing; },
                             [&](std::size_t k) {
                                 while (idle(k)) {
@@ -486,49 +484,66 @@ private:
         for (std::size_t k = 0; k < workers_.size(); ++k) port_.send_worker(k, kind::drain, {});
     }
 
-    /// Idle worker k's chunk from the queue; false if it must wait (a policy's chunk not yet created).
+    /// Idle worker k's grant from the queue (the placement's word), the best
+    /// tasks first; false if nothing is granted now (a policy's chunk not yet created).
     bool give_from_queue(std::size_t k) {
         boost::container::small_vector<std::uint64_t, 16> ids; // no allocation for one task, the usual chunk
-        switch (fs_.scheme) {
-        case farm_scheme_kind::estimates: return false; // its tasks never enter the queue (place())
-        case farm_scheme_kind::self_scheduling:         // a group's free places in one message
-            do ids.push_back(take_best());
-            while (workers_.groups() && !book_.queue_empty() && workers_[k].count + ids.size() < workers_.limit(k, 1));
-            break;
-        case farm_scheme_kind::policy: {
-            auto const count = chunks_->next(k, book_.queued(), producing_ && !flushing_);
-            if (!count) return false;
-            for (std::size_t i = 0; i < *count && !book_.queue_empty(); ++i) ids.push_back(take_best());
-            break;
-        }
-        case farm_scheme_kind::kazouris:
-            if (!model_.ready()) { // no estimates yet: fill up to f, oldest first
-                while (ids.size() + workers_[k].count < workers_.limit(k, fs_.initial_tasks) && !book_.queue_empty())
-                    ids.push_back(take_best());
-            } else {
-                double const amount =
-                        workers_[k].share * redistribution_.estimated_total(book_.queued_heur(), book_.queued());
-                // At most twice the worker's share of the tasks left, by count. The
-                // line is applied to queued tasks far beyond its window: a slope
-                // that passed the noise test by chance (a few replies inflated, as
-                // CPU contention does to a simulation's charged times) put the
-                // queued tasks at a small fraction of the held ones' estimate, and
-                // one worker's share of the work came to 400-1,800 tasks: 0.05-0.25
-                // of the ideal at 1,024 workers, one run in 10-40.
-                auto const left = static_cast<double>(book_.queued() + workers_.held_count());
-                auto const most = static_cast<std::size_t>(std::ceil(2.0 * workers_[k].share * left));
-                double sum = 0.0;
-                while (!book_.queue_empty() && (ids.empty() || (sum < amount && ids.size() < most))) {
-                    ids.push_back(take_best());
-                    sum += model_.estimate(book_[ids.back()].heur);
-                }
-            }
-            break;
+        farm_grant const g = placement_->grant(view_, k);
+        bool const sized = g.work < std::numeric_limits<double>::infinity();
+        double sum = 0.0;
+        while (ids.size() < g.tasks && !book_.queue_empty() && (ids.empty() || sum < g.work)) {
+            ids.push_back(take_best());
+            if (sized) sum += model_.estimate(book_[ids.back()].heur);
         }
         if (ids.empty()) return false;
         send_tasks(k, std::span<std::uint64_t const>(ids.data(), ids.size()));
         return true;
     }
+
+    /// The placement's state, asked as workers become idle (what it says
+    /// once, at the start, is kept).
+    void start_placement() {
+        farm_info info;
+        info.workers = workers_.size();
+        for (auto const& w : workers_) info.status.push_back(w.status);
+        info.units = fs_.expected_tasks;
+        info.initial_tasks = fs_.initial_tasks;
+        info.idle_below = fs_.idle_below;
+        info.replies_before_model = fs_.replies_before_model;
+        // A group's producer submits as it goes: a chunk policy takes the queue in batches, as a fed group's does.
+        info.batches = fs_.batches || fs_.producers_in_groups;
+        placement_ = fs_.placement.farm_decisions(info);
+        if (!placement_) throw error("loopsched: task farm: placement '" + fs_.placement.spec() + "' is no farm's");
+        idle_below_ = placement_->idle_below();
+        moves_work_ = placement_->moves_work();
+        largest_first_ = placement_->largest_first();
+    }
+
+    /// The farm as its placement's state sees it.
+    class view final : public farm_view {
+    public:
+        explicit view(farm_master& m) noexcept : m_(m) {}
+        [[nodiscard]] std::size_t workers() const override { return m_.workers_.size(); }
+        [[nodiscard]] worker_status status(std::size_t k) const override { return m_.workers_[k].status; }
+        [[nodiscard]] double share(std::size_t k) const override { return m_.workers_[k].share; }
+        [[nodiscard]] std::size_t held(std::size_t k) const override { return m_.workers_[k].count; }
+        [[nodiscard]] std::size_t limit(std::size_t k, std::size_t per_worker) const override {
+            return m_.workers_.limit(k, per_worker);
+        }
+        [[nodiscard]] std::size_t queued() const override { return m_.book_.queued(); }
+        [[nodiscard]] std::size_t held_total() const override { return m_.workers_.held_count(); }
+        [[nodiscard]] bool modelled() const override { return m_.model_.ready(); }
+        [[nodiscard]] double work_left() const override {
+            return m_.redistribution_.estimated_total(m_.book_.queued_heur(), m_.book_.queued());
+        }
+        [[nodiscard]] bool more_coming() const override { return m_.producing_ && !m_.flushing_; }
+        [[nodiscard]] std::optional<std::size_t> next_below(std::size_t per_worker) override {
+            return m_.workers_.next_starter(per_worker);
+        }
+
+    private:
+        farm_master& m_;
+    };
 
     // ---- the estimates scheme (Karamcheti and Wah), its state in farm_estimates
 
@@ -629,7 +644,10 @@ private:
     farm_book book_;
     farm_workers workers_;
     farm_redistribution<T> redistribution_;
-    std::optional<farm_chunks> chunks_;
+    view view_;
+    std::unique_ptr<farm_decisions> placement_; ///< its state, unless it places by estimates (estimates_)
+    std::size_t idle_below_ = 1;                ///< the placement's: a worker holding fewer is idle
+    bool moves_work_ = false, largest_first_ = false;
     std::optional<farm_estimates> estimates_;
     std::optional<farm_copies> copies_; ///< with reissue
     std::size_t results_ = 0, moved_ = 0;

@@ -41,8 +41,8 @@ inline farm_settings check_farm(task_farm_options const& o, any_placement const&
                                 std::optional<any_policy>& policy, bool batches = false) {
     farm_settings fs;
     static_cast<farm_parameters&>(fs) = o;
-    fs.scheme = farm_scheme_of(chosen, "options.scheme");
-    if (auto const* estimates = chosen.estimates()) fs.estimates = *estimates;
+    check_farm_placement(chosen, "options.scheme");
+    fs.placement = chosen;
     if (auto const* chunks = chosen.policy()) {
         policy = *chunks;
         require(batches || o.producers_in_groups || o.expected_tasks > 0, "options.expected_tasks", o.expected_tasks,
@@ -102,7 +102,7 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, 
         } else {
             fs = check_farm(o, *chosen.placement(), policy);
             // Both take tasks back from a worker: the estimates schemes place each one ahead of time.
-            require(!(o.departures || o.reissue) || fs.scheme != farm_scheme_kind::estimates,
+            require(!(o.departures || o.reissue) || fs.placement.estimates() == nullptr,
                     o.departures ? "options.departures" : "options.reissue", true,
                     "needs a scheme that hands out work as workers ask (kazouris, ss or a chunk policy), not the "
                     "estimates scheme '" + chosen.placement()->spec() + "'");
@@ -130,7 +130,7 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, 
         to_root(id, b.subspan(sizeof(double))); // after the seconds it computed
     };
     auto run = [&calls](std::span<std::byte const> task, std::vector<std::byte>& result) { calls.run(task, result); };
-    bool const hears_estimates = (levels ? within : fs).scheme == farm_scheme_kind::estimates;
+    bool const hears_estimates = (levels ? within : fs).placement.estimates() != nullptr;
     auto make_worker = [&](worker_port<T>& port) {
         return farm_worker<T, decltype(run)>(port, plan.profile, run, hears_estimates);
     };
@@ -146,7 +146,7 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, 
     if (!levels || link.size() == 1) { // a lone rank farms to itself with the first level
         out.statistics = run_loop(
                 link, plan.settings, opening,
-                [&](master_port<T>& port) { return master_type(port, fs, opening, policy, deliver); }, make_worker,
+                [&](master_port<T>& port) { return master_type(port, fs, opening, deliver); }, make_worker,
                 [&](auto& loop) { drive(loop, loop.master().client(), true); });
     } else if (self == o.root) {
         out.statistics = as_root(link, [&](bool& aborted) {
@@ -165,7 +165,7 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, 
             master_node<T, client_type, decltype(make_worker(std::declval<worker_port<T>&>()))> node(
                     link, groups.settings, aborted, no_verdict,
                     [&](master_port<T>& port) {
-                        return client_type(groups.sizes.size(), port, fs, statuses, policy, deliver);
+                        return client_type(groups.sizes.size(), port, fs, statuses, deliver);
                     },
                     no_own_worker{});
             if (o.producers_in_groups) node.client().groups_make_work();
@@ -176,7 +176,7 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, 
         out.statistics = as_worker(link, o.root, [&](bool& verdict) -> loop_statistics {
             message_view const first = link.receive();
             if (kind_of(first.tag) == kind::group && !first.payload.empty())
-                return run_farm_sub_master(link, first, plan, within, within_policy, make_worker, verdict,
+                return run_farm_sub_master(link, first, plan, within, make_worker, verdict,
                                            o.producers_in_groups ? group_production{&calls, deliver, o.lend_between_groups}
                                                                  : group_production{});
             return run_farm_group_worker(link, first, plan, make_worker, verdict);

@@ -383,8 +383,7 @@ struct group_production {
 /// with `production`, the group's tasks are made here by its producer.
 template <Transport T, class MakeWorker>
 loop_statistics run_farm_sub_master(loop_link<T>& link, message_view group, rank_plan& plan, farm_settings within,
-                                    std::optional<any_policy> const& policy, MakeWorker&& make_worker, bool& verdict,
-                                    group_production production = {}) {
+                                    MakeWorker&& make_worker, bool& verdict, group_production production = {}) {
     group_membership joined = join_group(link.rank(), link.size(), plan.settings, group);
     auto const& settings = joined.settings;
     for (int r : settings.worker_ranks)
@@ -397,7 +396,7 @@ loop_statistics run_farm_sub_master(loop_link<T>& link, message_view group, rank
     master_node<T, group_farm_master<T>, worker_client> node(
             link, settings, aborted, verdict,
             [&](master_port<T>& port) {
-                return group_farm_master<T>(port, within, opening, policy, farm_forward<T>{&relay});
+                return group_farm_master<T>(port, within, opening, farm_forward<T>{&relay});
             },
             make_worker);
     auto& farm = node.client();

@@ -1,5 +1,5 @@
 // The task farm's shared parts (runtime/tasks/farm.hpp tells the engine): the
-// scheme a placement gives, Kazouris's cost model fitted on the replies, the
+// placements a farm takes, Kazouris's cost model fitted on the replies, the
 // settings every rank agrees on, and what a task and a transfer carry.
 #pragma once
 
@@ -21,35 +21,16 @@
 
 namespace loopsched {
 
-/// How the task farm hands tasks out (task_farm_options::scheme).
-enum class farm_scheme_kind : std::uint8_t {
-    kazouris,        ///< Kazouris's scheme: start round robin, speed shares of the estimated work, redistribution
-    self_scheduling, ///< SS: an idle worker gets one task
-    policy,          ///< a chunk policy of the catalogue over the task stream (the count must be known)
-    estimates        ///< Karamcheti and Wah's D_LPT or a baseline: each new task placed on a worker by its estimate
-};
-
-/// The farm's scheme for a placement; a placement of divide-and-conquer's
-/// kind is refused, naming `parameter`.
-inline farm_scheme_kind farm_scheme_of(any_placement const& p, std::string_view parameter) {
-    switch (p.kind()) {
-    case any_placement::family::kazouris: return farm_scheme_kind::kazouris;
-    case any_placement::family::self_scheduling: return farm_scheme_kind::self_scheduling;
-    case any_placement::family::chunks:
-        if (p.policy() && p.policy()->splits_with_partners())
-            throw invalid_parameter(std::string(parameter), p.spec(),
-                                    "is TreeS, whose partner splits cut a DOALL loop's running chunks: a farm takes "
-                                    "kazouris, ss, another chunk policy's spec or an estimate placement");
-        return farm_scheme_kind::policy;
-    case any_placement::family::estimates: return farm_scheme_kind::estimates;
-    case any_placement::family::april:
-    case any_placement::family::steal:
-    case any_placement::family::loop_mapping:
-    case any_placement::family::tiles:
-    case any_placement::family::dividing: break;
-    }
-    detail::refuse_placement(p, parameter, "a divide-and-conquer placement",
-                             "a farm takes kazouris, ss, a chunk policy's spec,");
+/// Refuses, naming `parameter`, a placement a task farm cannot run: one of
+/// divide-and-conquer's or a loop's, and TreeS over the task stream.
+inline void check_farm_placement(any_placement const& p, std::string_view parameter) {
+    if (p.policy() && p.policy()->splits_with_partners())
+        throw invalid_parameter(std::string(parameter), p.spec(),
+                                "is TreeS, whose partner splits cut a DOALL loop's running chunks: a farm takes "
+                                "kazouris, ss, another chunk policy's spec or an estimate placement");
+    if (p.estimates() == nullptr && !p.places_farms())
+        detail::refuse_placement(p, parameter, "a divide-and-conquer placement",
+                                 "a farm takes kazouris, ss, a chunk policy's spec,");
 }
 
 namespace detail {
@@ -183,13 +164,13 @@ private:
 
 /// The parameters every rank agrees on, as the engine uses them.
 struct farm_settings : farm_parameters { // the options' numbers as given, checked by their description
-    farm_scheme_kind scheme = farm_scheme_kind::kazouris;
-    std::optional<any_estimate_placement> estimates{}; ///< the estimates scheme's placement
+    /// Where tasks go: a FarmPlacement (its state asked as workers become
+    /// idle) or an EstimatePlacement (each task placed when it is made).
+    any_placement placement{};
     // A hierarchical farm's levels (runtime/tasks/farm_hierarchy.hpp):
     /// Workers each "worker" stands for (a group's): its thresholds scale by
     /// it, plus a task each held ahead at its sub-master. Empty: one each, none ahead.
     std::vector<std::size_t> capacity{};
-    bool redistribute = true; ///< kazouris moves work between workers (not between groups)
     /// A chunk policy schedules each batch of tasks that arrived as a loop of
     /// its own (a sub-master's: it never knows how many tasks will come).
     bool batches = false;

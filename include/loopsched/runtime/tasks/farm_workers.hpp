@@ -1,9 +1,8 @@
 // A farm master's view of its workers (their speeds and shares, what each
 // holds, which may be idle) and what moves work between them: Kazouris's
-// redistribution (4.2)-(4.6), and a chunk policy's chunks over the task stream.
+// redistribution (4.2)-(4.6).
 #pragma once
 
-#include <loopsched/any_policy.hpp>
 #include <loopsched/detail/index_set.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/runtime/core/core.hpp>
@@ -336,46 +335,6 @@ private:
     farm_cost_model const& model_;
     farm_workers& workers_;
     std::size_t transfers_ = 0;
-};
-
-/// A chunk policy over a farm's task stream: a worker's next chunk of tasks is
-/// the policy's next chunk of iterations; in a group (`batches`), each batch
-/// at hand is a loop of its own.
-class farm_chunks {
-public:
-    farm_chunks(any_policy policy, farm_workers const& workers, bool batches, std::size_t expected_tasks)
-            : policy_(std::move(policy)), workers_(workers), batches_(batches), pending_(workers.size()) {
-        if (!batches) start(expected_tasks);
-    }
-
-    /// How many tasks worker k takes now, from `queued` at the master;
-    /// nullopt while it must wait: left out for now, or (`more_coming`) its
-    /// chunk's tasks not all created yet.
-    std::optional<std::size_t> next(std::size_t k, std::size_t queued, bool more_coming) {
-        if (!pending_[k] && batches_ && (!sequencer_ || sequencer_->done())) start(queued);
-        if (!pending_[k]) {
-            if (sequencer_->done()) return 1; // more tasks than expected_tasks (a wait_all cut a chunk): one each
-            pending_[k] = sequencer_->next(request{k, workers_[k].status, {}});
-            if (!pending_[k]) return std::nullopt; // left out for now
-        }
-        auto const size = static_cast<std::size_t>(pending_[k]->size);
-        if (queued < size && more_coming) return std::nullopt;
-        pending_[k].reset();
-        return size;
-    }
-
-private:
-    void start(std::size_t tasks) {
-        loop_info info{static_cast<index_t>(tasks), workers_.size(), {}};
-        for (auto const& w : workers_) info.status.push_back(w.status);
-        sequencer_.emplace(policy_, std::move(info));
-    }
-
-    any_policy policy_;
-    farm_workers const& workers_;
-    bool batches_;
-    std::vector<std::optional<chunk>> pending_;
-    std::optional<chunk_sequencer<any_policy>> sequencer_;
 };
 
 } // namespace loopsched::detail
