@@ -10,6 +10,8 @@
 
 using namespace loopsched;
 
+using tasks = std::span<queued_task const>;
+
 struct sized_steal {
     struct state {
         static constexpr hook_set hooks{.give_amount = true};
@@ -18,9 +20,9 @@ struct sized_steal {
             return {{l.begin(), l.end()}};
         }
         bool divides(std::size_t queued, std::size_t workers) const { return queued < workers; }
-        std::size_t next(std::span<queued_task const>, bool) const { return 0; }
-        std::vector<std::size_t> give(std::span<queued_task const>, bool) const { return {}; }
-        std::vector<std::size_t> give_sized(std::span<queued_task const>, bool, double) const { return {}; } // meant: give
+        std::size_t next(tasks, bool) const { return 0; }
+        std::vector<std::size_t> give(tasks, bool) const { return {}; }
+        std::vector<std::size_t> give_sized(tasks, bool, double) const { return {}; } // meant: give
         idle_action when_idle() const { return idle_action::steal; }
         bool balances() const { return false; }
         bool spills() const { return true; }

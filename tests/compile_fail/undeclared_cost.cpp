@@ -16,5 +16,6 @@ struct fib {
 };
 
 int main() {
-    loopsched::in_process::run(2, [](loopsched::in_process::endpoint& t) { loopsched::divide_and_conquer(t, 10, fib{}); });
+    loopsched::in_process::run(2,
+                               [](loopsched::in_process::endpoint& t) { loopsched::divide_and_conquer(t, 10, fib{}); });
 }
