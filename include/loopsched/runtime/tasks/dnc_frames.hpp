@@ -132,3 +132,7 @@ private:
 };
 
 } // namespace loopsched::detail
+
+#ifndef LOOPSCHED_COMPILED // else loopsched::compiled holds them (src/compiled_engines.cpp)
+#include <loopsched/runtime/tasks/dnc_recursion_core.hpp>
+#endif
