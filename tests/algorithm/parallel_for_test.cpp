@@ -406,8 +406,25 @@ TEST_CASE("measure_powers: every rank gets the same powers, the slowest at 1") {
     }
 }
 
+namespace {
+/// A loop mapping of the user's, fixed ahead of time: unit i to worker P - 1 - (i mod P).
+struct reverse_cyclic_mapping {
+    struct state {
+        std::size_t workers = 1;
+        std::size_t place(work_unit const& u, request const&) const { return workers - 1 - u.index % workers; }
+    };
+    bool ahead_of_time() const { return true; }
+    state start(placement_info const& info) const { return {info.workers}; }
+    std::string spec() const { return "reverse-cyclic"; }
+    friend bool operator==(reverse_cyclic_mapping, reverse_cyclic_mapping) = default;
+};
+static_assert(LoopMapping<reverse_cyclic_mapping>);
+} // namespace
+
 TEST_CASE("parallel_for: static mappings run every chunk once, with no master, any root") {
-    for (auto mapping : {any_mapping(static_block_mapping{}), any_mapping(static_cyclic_mapping{})})
+    // The library's two, and one of the user's held by any_mapping as they are.
+    for (auto mapping : {any_mapping(static_block_mapping{}), any_mapping(static_cyclic_mapping{}),
+                         any_mapping(reverse_cyclic_mapping{})})
         for (std::string spec : {"static", "css:chunk=13", "gss", "w-fss", "af"})
             for (int ranks : {1, 2, 3, 4})
                 for (int root : {0, ranks - 1})

@@ -2,14 +2,15 @@
 // that asks; the concept's requirements; choosing a mapping by name.
 #include <loopsched/adaptor/clamped.hpp>
 #include <loopsched/adaptor/weighted.hpp>
-#include <loopsched/dependence/tiling.hpp>
-#include <loopsched/mapping/placement.hpp>
 #include <loopsched/any_policy.hpp>
+#include <loopsched/dependence/tiling.hpp>
+#include <loopsched/mapping/any_placement.hpp>
 #include <loopsched/mapping/estimates.hpp>
 #include <loopsched/mapping/mapping.hpp>
+#include <loopsched/mapping/placement.hpp>
+#include <loopsched/placement_spec.hpp>
 #include <loopsched/policy/css.hpp>
 #include <loopsched/policy/gss.hpp>
-#include <loopsched/placement_spec.hpp>
 
 #include <doctest/doctest.h>
 
@@ -50,6 +51,33 @@ TEST_CASE("mapping: static block and cyclic fix every owner ahead of time") {
     auto s = static_block_mapping{}.start(placement_info{8, {}, std::numeric_limits<std::size_t>::max()});
     CHECK(s.place(work_unit{std::numeric_limits<std::size_t>::max() - 1, 1}, request{}) == 7);
     CHECK(s.place(work_unit{0, 1}, request{}) == 0);
+}
+
+namespace {
+/// A mapping of the user's: every unit to the last worker.
+struct last_worker_mapping {
+    struct state {
+        std::size_t workers = 1;
+        std::size_t place(work_unit const&, request const&) const { return workers - 1; }
+    };
+    bool ahead_of_time() const { return true; }
+    state start(placement_info const& info) const { return {info.workers}; }
+    friend bool operator==(last_worker_mapping, last_worker_mapping) = default;
+};
+} // namespace
+
+TEST_CASE("mapping: any_mapping holds the user's mapping as it is") {
+    any_mapping const m = last_worker_mapping{};
+    CHECK(m.ahead_of_time());
+    CHECK(m.name() == "custom");
+    CHECK(m.target<last_worker_mapping>() != nullptr);
+    CHECK(m.target<dynamic_mapping>() == nullptr);
+    CHECK(owners(m, 4, 3) == std::vector<std::size_t>{2, 2, 2, 2});
+    CHECK(m == any_mapping(last_worker_mapping{}));
+    CHECK_FALSE(m == any_mapping(static_cyclic_mapping{}));
+    any_placement const p = last_worker_mapping{}; // held as a loop's mapping
+    REQUIRE(p.mapping() != nullptr);
+    CHECK(p.mapping()->target<last_worker_mapping>() != nullptr);
 }
 
 TEST_CASE("mapping: any_mapping chooses by name and rejects an unknown one") {

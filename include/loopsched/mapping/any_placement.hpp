@@ -36,9 +36,8 @@ namespace loopsched {
 /// loop's any_mapping, a DOACROSS loop's doacross_mapping), or a held tree
 /// placement (any_dividing_placement).
 template <class P>
-concept held_placement = FarmPlacement<P> || TreePlacement<P> || EstimatePlacement<P> ||
-                         std::same_as<P, any_mapping> || std::same_as<P, doacross_mapping> ||
-                         std::same_as<P, any_dividing_placement>;
+concept held_placement = FarmPlacement<P> || TreePlacement<P> || EstimatePlacement<P> || std::same_as<P, any_mapping> ||
+        std::same_as<P, doacross_mapping> || std::same_as<P, any_dividing_placement>;
 
 /// Any placement, by value: the library's (kazouris, ss, a chunk policy over
 /// a farm's task stream, april, steal, dlpt and its baselines, a loop's
@@ -55,10 +54,11 @@ public:
     template <class P>
     requires(!std::is_same_v<std::remove_cvref_t<P>, any_placement> && held_placement<P>) any_placement(P p)
             : self_(std::make_shared<model<P> const>(std::move(p))) {}
-    /// A loop's mapping is held as any_mapping (mapping() gives it).
-    any_placement(dynamic_mapping m) : any_placement(any_mapping(m)) {}
-    any_placement(static_block_mapping m) : any_placement(any_mapping(m)) {}
-    any_placement(static_cyclic_mapping m) : any_placement(any_mapping(m)) {}
+    /// A loop's mapping (the library's or the user's) is held as any_mapping (mapping() gives it).
+    template <class M>
+    requires(!std::is_same_v<std::remove_cvref_t<M>, any_placement> && !held_placement<M> && LoopMapping<M>)
+            any_placement(M m)
+            : any_placement(any_mapping(std::move(m))) {}
 
     /// The canonical spec ("kazouris", "steal-half", "random:seed=7", "fss"); "custom" for a user's without one.
     [[nodiscard]] std::string spec() const { return self_->spec(); }

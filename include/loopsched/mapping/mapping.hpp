@@ -1,18 +1,21 @@
 // The loop mappings (see LoopMapping): dynamic (whoever asks), static block
-// and static cyclic, and any_mapping to choose one at run time by name.
+// and static cyclic, and any_mapping, which holds any LoopMapping by value.
 #pragma once
 
-#include <loopsched/mapping/concepts.hpp>
+#include <loopsched/detail/erased_placement.hpp>
 #include <loopsched/detail/spec_of.hpp>
+#include <loopsched/mapping/concepts.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/policy/request.hpp>
 
 #include <concepts>
 #include <cstddef>
 #include <limits>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <variant>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace loopsched {
@@ -65,40 +68,70 @@ struct static_cyclic_mapping {
     friend constexpr bool operator==(static_cyclic_mapping, static_cyclic_mapping) = default;
 };
 
-/// One of the library's mappings, chosen at run time (parse_mapping, in placement_spec.hpp).
+/// Any LoopMapping by value, the library's (dynamic, block, cyclic: chosen at
+/// run time by parse_mapping, in placement_spec.hpp) or the user's: what a
+/// loop's engine compiled once per transport takes. Its state asks the held
+/// state once per chunk (one indirect call).
 class any_mapping {
 public:
-    using variant = std::variant<dynamic_mapping, static_block_mapping, static_cyclic_mapping>;
-
-    any_mapping() = default;
-    template <class M>
-    requires std::constructible_from<variant, M> any_mapping(M m) : held_(m) {}
-
     class state {
     public:
-        using variant = std::variant<dynamic_mapping::state, static_block_mapping::state, static_cyclic_mapping::state>;
-        explicit state(variant s) : held_(s) {}
-        [[nodiscard]] std::size_t place(work_unit const& u, request const& asking) const {
-            return std::visit([&](auto const& s) { return s.place(u, asking); }, held_);
+        [[nodiscard]] std::size_t place(work_unit const& u, request const& asking) {
+            return self_->place(u, asking);
         }
 
     private:
-        variant held_;
+        friend class any_mapping;
+        struct concept_base {
+            virtual ~concept_base() = default;
+            [[nodiscard]] virtual std::size_t place(work_unit const&, request const&) = 0;
+        };
+        template <class S>
+        struct model final : concept_base {
+            explicit model(S s) : held(std::move(s)) {}
+            [[nodiscard]] std::size_t place(work_unit const& u, request const& asking) override {
+                return held.place(u, asking);
+            }
+            S held;
+        };
+        explicit state(std::unique_ptr<concept_base> self) : self_(std::move(self)) {}
+        std::unique_ptr<concept_base> self_;
     };
 
-    [[nodiscard]] bool ahead_of_time() const {
-        return std::visit([](auto const& m) { return m.ahead_of_time(); }, held_);
+    any_mapping() : any_mapping(dynamic_mapping{}) {}
+    // The wrapper itself is excluded before LoopMapping<M> is asked (no
+    // recursion through copyable, which asks this constructor again).
+    template <class M>
+    requires(!std::is_same_v<std::remove_cvref_t<M>, any_mapping> && LoopMapping<M>) any_mapping(M m)
+            : self_(std::make_shared<model<M> const>(std::move(m))) {}
+
+    [[nodiscard]] bool ahead_of_time() const { return self_->ahead_of_time(); }
+    [[nodiscard]] state start(placement_info const& info) const { return self_->start(info); }
+    /// Its spec ("dynamic", "block", "cyclic"), or "custom" for a user's without one.
+    [[nodiscard]] std::string name() const { return self_->spec(); }
+    /// The held mapping if it is an M, else nullptr.
+    template <class M>
+    [[nodiscard]] M const* target() const noexcept {
+        auto const* m = dynamic_cast<model<M> const*>(self_.get());
+        return m ? &m->placement : nullptr;
     }
-    [[nodiscard]] state start(placement_info const& info) const {
-        return std::visit([&](auto const& m) { return state(m.start(info)); }, held_);
-    }
-    [[nodiscard]] std::string_view name() const {
-        return std::visit([](auto const& m) { return m.name; }, held_);
-    }
-    friend bool operator==(any_mapping const&, any_mapping const&) = default;
+    friend bool operator==(any_mapping const& a, any_mapping const& b) { return a.self_->equals(*b.self_); }
 
 private:
-    variant held_{};
+    struct concept_base : detail::erased_placement {
+        [[nodiscard]] virtual bool ahead_of_time() const = 0;
+        [[nodiscard]] virtual state start(placement_info const&) const = 0;
+    };
+    template <class M>
+    struct model final : detail::erased_placement_of<concept_base, M> {
+        using detail::erased_placement_of<concept_base, M>::erased_placement_of;
+        [[nodiscard]] bool ahead_of_time() const override { return this->placement.ahead_of_time(); }
+        [[nodiscard]] state start(placement_info const& info) const override {
+            using S = decltype(this->placement.start(info));
+            return state(std::make_unique<typename state::template model<S>>(this->placement.start(info)));
+        }
+    };
+    std::shared_ptr<concept_base const> self_; // immutable: copies share it
 };
 
 namespace detail {

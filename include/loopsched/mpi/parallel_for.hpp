@@ -48,9 +48,6 @@ loop_statistics doall_over_mpi(boost::mpi::communicator const& comm, S const& sp
                                M const& mapping, Body& body, std::size_t per_iteration, std::vector<R>* values,
                                parallel_for_options const& o) {
 #ifdef LOOPSCHED_COMPILED
-    static_assert(std::constructible_from<any_mapping, M>,
-                  "parallel_for with loopsched::compiled: the mapping must be one of the library's "
-                  "(dynamic_mapping, static_block_mapping, static_cyclic_mapping or any_mapping)");
     return detail::run_described<R>(space, body, per_iteration, values, o, comm.rank() == o.root,
                                     [&](doall_call const& call, chunk_body& run) {
                                         return run_doall_over_mpi(comm, call, erase_policy(policy),
