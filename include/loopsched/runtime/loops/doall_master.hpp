@@ -6,6 +6,7 @@
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/mapping.hpp>
 #include <loopsched/runtime/core/core.hpp>
+#include <loopsched/runtime/core/departures.hpp>
 #include <loopsched/runtime/loops/partners.hpp>
 #include <loopsched/runtime/loops/reissue.hpp>
 #include <loopsched/schedule.hpp>
@@ -32,7 +33,7 @@ public:
 
     doall_master(master_port<T>& port, P const& policy, M const& mapping, loop_info info, Body& body)
             : port_(port), placement_(mapping.start(placement_info{info.workers, info.status, 0})),
-              seq_(policy, std::move(info)), body_(body) {
+              seq_(policy, std::move(info)), body_(body), departures_(port.settings().workers()) {
         auto const& s = port.settings();
         if (s.reissue || s.departures) book_.emplace(s.workers(), s.own_index);
         if (s.partner_splits) partners_.emplace(s.workers());
@@ -44,7 +45,7 @@ public:
             book_->finished(k, [&](std::size_t j, chunk c) {
                 port_.send_worker(j, kind::cancel, std::as_bytes(std::span(&c, 1)));
             });
-        if (!departed_.empty() && departed_[k]) return 0; // it waits for the loop's end
+        if (departures_.has_gone(k)) return 0; // it waits for the loop's end
         std::optional<chunk> c;
         if (book_) c = book_->orphan_for(k); // work a departed worker gave back, before new work
         if (c) {
@@ -73,8 +74,7 @@ public:
         if (!book_ || book_->counts(port_.result_sender(), first, size)) body_.take(first, size, bytes);
     }
     void complete(loop_statistics& table) const {
-        table.departed = left_ranks_;
-        std::ranges::sort(table.departed);
+        departures_.complete(table);
         if (partners_) table.partner_splits = partners_->splits();
         if (!book_) return;
         table.reissued = book_->reissued();
@@ -126,14 +126,12 @@ private:
     std::size_t granted_ = 0;
     std::optional<reissue_book> book_;
     std::optional<partner_book> partners_;
-    std::vector<bool> departed_; ///< per worker, once one left
-    std::vector<int> left_ranks_;
+    departure_book departures_;
 
     /// Worker k takes no more work (it left, or was presumed lost); someone must remain.
     void gone(std::size_t k) {
-        if (departed_.empty()) departed_.assign(port_.settings().workers(), false);
-        departed_[k] = true;
-        if (std::ranges::count(departed_, false) == 0)
+        departures_.gone(k);
+        if (departures_.remaining() == 0)
             throw error("loopsched: every worker left the loop (departure::leave) or was lost while work remained");
     }
 
@@ -143,13 +141,13 @@ private:
     void leave(std::size_t k, chunk back) {
         if (!book_) throw error("loopsched: protocol: a worker left a loop without options.departures");
         auto const& settings = port_.settings();
-        if (!departed_.empty() && departed_[k]) throw error("loopsched: protocol: a worker left a loop twice");
-        gone(k);
-        left_ranks_.push_back(settings.worker_ranks[k]);
+        if (departures_.has_gone(k)) throw error("loopsched: protocol: a worker left a loop twice");
+        departures_.left(k, settings.worker_ranks[k]);
+        gone(k); // someone must remain
         if (settings.reissue)
             book_->abandoned(k);
         else
-            book_->gave_back(k, back, static_cast<index_t>(std::ranges::count(departed_, false)));
+            book_->gave_back(k, back, static_cast<index_t>(departures_.remaining()));
     }
 };
 
