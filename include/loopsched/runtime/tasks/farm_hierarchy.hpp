@@ -6,15 +6,15 @@
 
 #include <loopsched/error.hpp>
 #include <loopsched/runtime/core/core.hpp>
-#include <loopsched/runtime/tasks/farm.hpp>
-#include <loopsched/runtime/tasks/farm_producer.hpp>
 #include <loopsched/runtime/core/groups.hpp>
+#include <loopsched/runtime/tasks/farm.hpp>
+#include <loopsched/runtime/tasks/farm_group_exchange.hpp>
+#include <loopsched/runtime/tasks/farm_producer.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
-#include <random>
 #include <span>
 #include <utility>
 #include <vector>
@@ -46,27 +46,23 @@ public:
     farm_relay(loop_link<T>& link, int root, std::vector<worker_status> const& statuses, bool& verdict, bool trace,
                std::span<int const> members)
             : group_uplink<T>(link, root, verdict, trace), status_(group_status(statuses)),
-              member_(static_cast<std::size_t>(link.size()), false) {
+              exchange_(link, status_.power), member_(static_cast<std::size_t>(link.size()), false) {
         member_[static_cast<std::size_t>(link.rank())] = true;
         for (int r : members) member_[static_cast<std::size_t>(r)] = true;
     }
 
-    void attach(group_farm_master<T>& master) noexcept { master_ = &master; }
+    void attach(group_farm_master<T>& master) noexcept {
+        master_ = &master;
+        exchange_.attach(master);
+    }
     /// With producers in groups: this group's producer makes its tasks, and
     /// their results, [seconds][result], go to `sink`, not to the root.
-    void produce_here(std::function<void(std::uint64_t, std::span<std::byte const>)> sink) {
-        local_ = std::move(sink);
-    }
-    /// With producers in groups, work moves between groups: once this group's
-    /// producer returned and its queue ran dry, it asks another group's
-    /// sub-master (`sub_masters`: every group's, `group`: this one's place),
-    /// chosen at random among those that have not refused, for queued tasks.
+    void produce_here(std::function<void(std::uint64_t, std::span<std::byte const>)> sink) { local_ = std::move(sink); }
+
+    /// With producers in groups, work moves between groups (farm_group_exchange):
+    /// `sub_masters`: every group's, `group`: this one's place.
     void lend_between_groups(std::vector<int> sub_masters, std::size_t group) {
-        sub_masters.erase(sub_masters.begin() + static_cast<std::ptrdiff_t>(group));
-        others_ = std::move(sub_masters);
-        refused_.assign(others_.size(), false);
-        untried_ = others_.size();
-        random_.seed(static_cast<std::uint32_t>(this->link_.rank()) * 7919u + 17u);
+        exchange_.start(std::move(sub_masters), group);
     }
 
     /// Another group's messages come to the relay, not to the group's master:
@@ -74,7 +70,8 @@ public:
     /// answer to this group's request), its request for work, a lent task's result.
     [[nodiscard]] bool claims(message_view m) const noexcept {
         auto const k = kind_of(m.tag);
-        return (k == kind::work || k == kind::steal || k == kind::reply) && !member_[static_cast<std::size_t>(m.source)];
+        return (k == kind::work || k == kind::steal || k == kind::reply) &&
+               !member_[static_cast<std::size_t>(m.source)];
     }
 
     /// The root's messages: tasks, its word that it waits for every result
@@ -110,8 +107,8 @@ public:
     /// the group that lent the task.
     void deliver(std::uint64_t id, std::span<std::byte const> block) {
         if (local_) {
-            if (auto const at = master_->borrowed_at(id)) return give_back(lenders_[*at], block);
-            return local_(master_->producer_id(id), block);
+            if (exchange_.returned(id, block)) return; // to the group that lent it
+            return local_(master_->lending().producer_id(id), block);
         }
         auto room = this->results().add(static_cast<index_t>(root_id_[id]), 1, block.size());
         std::ranges::copy(block, room.begin());
@@ -124,8 +121,8 @@ public:
     template <class Loop>
     void settle(Loop& loop) {
         loop.poll();
-        send_returns();
-        maybe_borrow();
+        exchange_.send_returns();
+        exchange_.maybe_borrow();
         if (results_due()) {
             wire_writer w;
             this->link_.send(this->root_, kind::request, encode_request(w, status_, chunk_timing{}, this->results()));
@@ -149,127 +146,10 @@ private:
     /// a task this group lent.
     void from_group(message_view m) {
         switch (kind_of(m.tag)) {
-        case kind::work: return local_ ? take_lent(m) : take_tasks(m);
-        case kind::steal: return lend_to(m);
-        case kind::reply: { // results of tasks this group lent: [n] then n x [id][bytes][block]
-            wire_reader r(m.payload);
-            for (auto n = r.get<std::uint64_t>(); n > 0; --n) {
-                auto const id = r.get<std::uint64_t>();
-                auto const size = r.get<std::uint64_t>();
-                master_->lent_result(id, r.get_raw(static_cast<std::size_t>(size)));
-            }
-            return;
-        }
+        case kind::work: return local_ ? exchange_.take_lent(m) : take_tasks(m);
+        case kind::steal: return exchange_.lend_to(m);
+        case kind::reply: return exchange_.lent_results(m);
         default: this->unexpected(m);
-        }
-    }
-
-    /// Asks another group for work once this one's producer returned or waits
-    /// for its results (a work cycle's end), its queue is empty, some worker
-    /// holds nothing and some task still runs here (else the group is done,
-    /// or its cycle is). Its power goes with the request.
-    void maybe_borrow() {
-        // A refusal holds for the cycle it came in: the others' queues have changed by the next one.
-        bool const waits = master_->producer_waits();
-        if (waited_ && !waits) {
-            refused_.assign(others_.size(), false);
-            untried_ = others_.size();
-        }
-        waited_ = waits;
-        if (master_->borrowing() || untried_ == 0 || (master_->producing() && !waits) ||
-            master_->queued() > 0 || !master_->starving() ||
-            (waits ? master_->own_resolved() : master_->all_resolved()))
-            return;
-        std::uniform_int_distribution<std::size_t> pick(0, untried_ - 1);
-        std::size_t nth = pick(random_), v = 0;
-        for (;; ++v)
-            if (!refused_[v] && nth-- == 0) break;
-        // At a cycle's end the producer's next tasks follow soon: a task for each idle worker, no more.
-        wire_writer w;
-        w.put(status_.power).put(static_cast<std::uint64_t>(waits ? master_->idle_workers() : 0));
-        this->link_.send(others_[v], kind::steal, w.view());
-        asked_ = others_[v];
-        master_->set_borrowing(true);
-    }
-    /// A request from another group: its share by power of the tasks queued
-    /// here (at least one; at most the number it asks for, if it does), the
-    /// best first; none when the queue is empty.
-    void lend_to(message_view m) {
-        wire_reader r(m.payload);
-        double const thief = r.get<double>();
-        auto const most = static_cast<std::size_t>(r.get<std::uint64_t>());
-        std::size_t const queued = master_->queued();
-        std::size_t count = 0;
-        if (queued > 0 && thief > 0.0)
-            count = std::max<std::size_t>(
-                    1, static_cast<std::size_t>(static_cast<double>(queued) * thief / (thief + status_.power)));
-        if (most > 0) count = std::min(count, most);
-        if (count == 0 && thief > 0.0 && master_->lend_from_workers(m.source, thief, most)) return; // a worker answers
-        wire_writer tasks;
-        std::size_t const n = master_->lend(count, [&](std::uint64_t id, farm_book::task const& t) {
-            write_task(tasks, farm_task_header{id, t.heur, t.priority, -static_cast<double>(id), t.payload.size()},
-                       t.payload);
-        });
-        wire_writer w;
-        w.put(static_cast<std::uint64_t>(n)).put_raw(tasks.view());
-        this->link_.send(m.source, kind::work, w.view());
-    }
-    /// The answer to this group's request, from the sub-master asked or one of
-    /// its workers: the tasks become this group's, their results go back to
-    /// that sub-master; none: that group has none to lend (it is not asked again).
-    void take_lent(message_view m) {
-        if (!master_->borrowing()) throw error("loopsched: protocol: tasks lent to a group that did not ask");
-        wire_reader r(m.payload);
-        auto const n = r.get<std::uint64_t>();
-        if (n == 0) {
-            auto const v = static_cast<std::size_t>(std::ranges::find(others_, asked_) - others_.begin());
-            if (v < refused_.size() && !refused_[v]) {
-                refused_[v] = true;
-                --untried_;
-            }
-        }
-        for (std::uint64_t i = 0; i < n; ++i) {
-            auto const head = r.get<farm_task_header>();
-            auto const bytes = r.get_raw(static_cast<std::size_t>(head.bytes));
-            std::optional<double> cost;
-            if (master_->with_cost()) cost = head.heur;
-            lenders_.push_back(lender{asked_, head.id}); // first: its place is known once it is submitted
-            master_->submit_borrowed(std::vector<std::byte>(bytes.begin(), bytes.end()), cost, head.priority);
-        }
-        master_->set_borrowing(false);
-    }
-
-    /// A borrowed task's maker.
-    struct lender {
-        int rank = -1;        ///< the sub-master whose task this is
-        std::uint64_t id = 0; ///< its id there
-    };
-    /// Results of borrowed tasks go back to their group in one message per
-    /// turn of the loop (what one look at the transport brought), not one per
-    /// task. Holding them longer, until none of that group's tasks was left
-    /// here, deadlocked: tasks lent back and forth made two groups each wait
-    /// for the other's results.
-    struct returns {
-        int rank = -1;
-        std::size_t held = 0;
-        std::vector<std::byte> results; ///< [id][bytes][block] each
-    };
-    void give_back(lender const& from, std::span<std::byte const> block) {
-        auto it = std::ranges::find(returns_, from.rank, &returns::rank);
-        if (it == returns_.end()) it = returns_.insert(returns_.end(), returns{from.rank, 0, {}});
-        wire_writer entry;
-        entry.put(from.id).put(static_cast<std::uint64_t>(block.size())).put_raw(block);
-        it->results.insert(it->results.end(), entry.view().begin(), entry.view().end());
-        ++it->held;
-    }
-    void send_returns() {
-        for (auto& r : returns_) {
-            if (r.held == 0) continue;
-            wire_writer w;
-            w.put(static_cast<std::uint64_t>(r.held)).put_raw(std::span<std::byte const>(r.results));
-            this->link_.send(r.rank, kind::reply, w.view());
-            r.results.clear();
-            r.held = 0;
         }
     }
 
@@ -303,9 +183,10 @@ private:
     void give_up(farm_transfer const& ask) {
         wire_writer tasks, told;
         std::vector<std::uint64_t> moved;
-        master_->give_up(ask, [&](std::uint64_t id, farm_book::task const& t) {
+        master_->lending().give_up(ask, [&](std::uint64_t id, farm_book::task const& t) {
             auto const root_id = root_id_[id];
-            write_task(tasks, farm_task_header{root_id, t.heur, t.priority, -static_cast<double>(root_id), t.payload.size()},
+            write_task(tasks,
+                       farm_task_header{root_id, t.heur, t.priority, -static_cast<double>(root_id), t.payload.size()},
                        t.payload);
             moved.push_back(id);
         });
@@ -346,20 +227,12 @@ private:
 
     group_farm_master<T>* master_ = nullptr;
     worker_status status_;
+    farm_group_exchange<T, group_farm_master<T>> exchange_;
     std::vector<std::uint64_t> root_id_;  ///< by the group's task id: the root's
     std::vector<std::uint32_t> batch_of_; ///< by the group's task id: the message it came in
     std::vector<batch> batches_;
     std::vector<bool> member_; ///< by rank: in this group (or its sub-master)
     std::function<void(std::uint64_t, std::span<std::byte const>)> local_; ///< set: the group makes its own tasks
-    // Producers in groups, work between groups:
-    std::vector<lender> lenders_; ///< by place among the borrowed tasks (farm_master::borrowed_at)
-    std::vector<returns> returns_; ///< by lending group
-    std::vector<int> others_;    ///< the other groups' sub-masters
-    std::vector<bool> refused_;  ///< by others_: had nothing to lend
-    std::size_t untried_ = 0;    ///< others_ not refused
-    int asked_ = -1;             ///< the sub-master asked (the master says whether a request is out)
-    bool waited_ = false;        ///< the producer waited at a cycle's end at the last look
-    std::minstd_rand random_;
     std::size_t cancels_told_ = 0;
     bool cancelling_ = false, production_over_ = false;
 };
@@ -395,9 +268,7 @@ loop_statistics run_farm_sub_master(loop_link<T>& link, message_view group, rank
     using worker_client = decltype(make_worker(std::declval<worker_port<T>&>()));
     master_node<T, group_farm_master<T>, worker_client> node(
             link, settings, aborted, verdict,
-            [&](master_port<T>& port) {
-                return group_farm_master<T>(port, within, opening, farm_forward<T>{&relay});
-            },
+            [&](master_port<T>& port) { return group_farm_master<T>(port, within, opening, farm_forward<T>{&relay}); },
             make_worker);
     auto& farm = node.client();
     relay.attach(farm);

@@ -41,12 +41,12 @@ public:
         master_.check_limits();
         loop_.master().settle();
         loop_.poll(); // replies that arrived meanwhile free workers for the next tasks
-        return master_.producer_id(id);
+        return master_.lending().producer_id(id);
     }
     void wait_all() override {
         master_.set_flushing(true);
         loop_.master().settle();
-        loop_.run_until([&] { return master_.own_resolved(); }); // not tasks other groups lent this one
+        loop_.run_until([&] { return master_.lending().own_resolved(); }); // not tasks other groups lent this one
         master_.set_flushing(false);
     }
     [[nodiscard]] bool stopping() const override { return master_.stopping(); }
