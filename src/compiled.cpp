@@ -18,20 +18,20 @@
 namespace loopsched {
 
 template <class A>
-auto any_policy::compiled_forms<A>::make(A policy) -> std::unique_ptr<concept_base> {
-    return std::make_unique<model<A>>(std::move(policy));
+auto any_policy::compiled_forms<A>::make(A policy) -> held {
+    return held(new model<A>(std::move(policy)));
 }
 template <class A>
-auto any_policy::compiled_forms<A>::make(synchronized<A> policy) -> std::unique_ptr<concept_base> {
-    return std::make_unique<model<synchronized<A>>>(std::move(policy));
+auto any_policy::compiled_forms<A>::make(synchronized<A> policy) -> held {
+    return held(new model<synchronized<A>>(std::move(policy)));
 }
 template <class A>
-auto any_policy::compiled_forms<A>::make(weighted<A> policy) -> std::unique_ptr<concept_base> {
-    return std::make_unique<model<weighted<A>>>(std::move(policy));
+auto any_policy::compiled_forms<A>::make(weighted<A> policy) -> held {
+    return held(new model<weighted<A>>(std::move(policy)));
 }
 template <class A>
-auto any_policy::compiled_forms<A>::make(synchronized<weighted<A>> policy) -> std::unique_ptr<concept_base> {
-    return std::make_unique<model<synchronized<weighted<A>>>>(std::move(policy));
+auto any_policy::compiled_forms<A>::make(synchronized<weighted<A>> policy) -> held {
+    return held(new model<synchronized<weighted<A>>>(std::move(policy)));
 }
 
 // One line per scheme of detail::compiled_scheme (checked below).

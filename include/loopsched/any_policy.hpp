@@ -9,6 +9,9 @@
 #include <loopsched/detail/spec_of.hpp>
 #include <loopsched/policy/partner_splits.hpp>
 
+#include <boost/intrusive_ptr.hpp>
+#include <boost/smart_ptr/intrusive_ref_counter.hpp>
+
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -109,16 +112,6 @@ public:
     requires(!std::is_same_v<std::remove_cvref_t<P>, any_policy> && ChunkPolicy<P>) any_policy(P policy)
             : self_(make_model(std::move(policy))), fingerprint_(self_->fingerprint()) {}
 
-    any_policy(any_policy const& other) : self_(other.self_->clone()), fingerprint_(other.fingerprint_) {}
-    any_policy(any_policy&&) noexcept = default;
-    any_policy& operator=(any_policy const& other) {
-        if (this != &other) {
-            self_ = other.self_->clone();
-            fingerprint_ = other.fingerprint_;
-        }
-        return *this;
-    }
-    any_policy& operator=(any_policy&&) noexcept = default;
 
     [[nodiscard]] any_state start(loop_info const& info) const { return self_->start(info); }
     /// The canonical spec string ("gss:min=80"), or "custom" for a policy without one.
@@ -144,9 +137,10 @@ public:
     friend bool operator==(any_policy const& a, any_policy const& b) { return a.self_->equals(*b.self_); }
 
 private:
-    struct concept_base {
+    // A policy is an immutable value of parameters: copies share one model
+    // (a thread-safe count, no control block per policy type).
+    struct concept_base : boost::intrusive_ref_counter<concept_base> {
         virtual ~concept_base() = default;
-        virtual std::unique_ptr<concept_base> clone() const = 0;
         virtual any_state start(loop_info const&) const = 0;
         virtual std::string spec() const = 0;
         virtual index_t min_chunk() const = 0;
@@ -155,10 +149,10 @@ private:
         virtual bool equals(concept_base const&) const = 0;
         virtual std::uint64_t fingerprint() const = 0;
     };
+    using held = boost::intrusive_ptr<concept_base const>;
     template <class P>
     struct model final : concept_base {
         explicit model(P p) : policy(std::move(p)) {}
-        std::unique_ptr<concept_base> clone() const override { return std::make_unique<model>(policy); }
         any_state start(loop_info const& info) const override { return any_state(policy.start(info)); }
         std::string spec() const override { return detail::spec_of(policy); }
         index_t min_chunk() const override { return detail::min_chunk_of(policy); }
@@ -187,20 +181,20 @@ private:
     // a program that erases one instantiates none of its members.
     template <class A>
     struct compiled_forms {
-        static std::unique_ptr<concept_base> make(A policy);
-        static std::unique_ptr<concept_base> make(synchronized<A> policy);
-        static std::unique_ptr<concept_base> make(weighted<A> policy);
-        static std::unique_ptr<concept_base> make(synchronized<weighted<A>> policy);
+        static held make(A policy);
+        static held make(synchronized<A> policy);
+        static held make(weighted<A> policy);
+        static held make(synchronized<weighted<A>> policy);
     };
     template <class P>
-    static std::unique_ptr<concept_base> make_model(P policy) {
+    static held make_model(P policy) {
         if constexpr (detail::compiled_form<P>)
             return compiled_forms<detail::scheme_of_form<P>>::make(std::move(policy));
         else
-            return std::make_unique<model<P>>(std::move(policy));
+            return held(new model<P>(std::move(policy)));
     }
 
-    std::unique_ptr<concept_base> self_;
+    held self_;
     std::uint64_t fingerprint_ = 0;
 };
 

@@ -53,7 +53,7 @@ public:
     // recursion through copyable, which asks this constructor again).
     template <class P>
     requires(!std::is_same_v<std::remove_cvref_t<P>, any_placement> && held_placement<P>) any_placement(P p)
-            : self_(std::make_shared<model<P> const>(std::move(p))) {}
+            : self_(new model<P>(std::move(p))) {}
     /// A loop's mapping (the library's or the user's) is held as any_mapping (mapping() gives it).
     template <class M>
     requires(!std::is_same_v<std::remove_cvref_t<M>, any_placement> && !held_placement<M> && LoopMapping<M>)
@@ -144,7 +144,7 @@ private:
         std::optional<any_estimate_placement> as_estimates; ///< the placement as such, if it is one
     };
 
-    std::shared_ptr<concept_base const> self_; // immutable: copies share it
+    detail::shared_erased<concept_base> self_; // immutable: copies share it
 };
 
 namespace detail {

@@ -176,7 +176,7 @@ public:
     template <class P>
     requires(!std::is_same_v<std::remove_cvref_t<P>, any_estimate_placement> && EstimatePlacement<P>)
             any_estimate_placement(P placement)
-            : self_(std::make_shared<model<P>>(std::move(placement))) {}
+            : self_(new model<P>(std::move(placement))) {}
 
     [[nodiscard]] state start(placement_info const& info) const { return self_->start(info); }
     /// Its spec ("dlpt", "random:seed=7"), or "custom" for a placement without one.
@@ -205,7 +205,7 @@ private:
             return state(std::make_unique<state::model<S>>(this->placement.start(info)));
         }
     };
-    std::shared_ptr<concept_base const> self_; // immutable: copies share it
+    detail::shared_erased<concept_base> self_; // immutable: copies share it
 };
 
 /// Drives an estimate placement over a load table: the task farm and

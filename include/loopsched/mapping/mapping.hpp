@@ -103,7 +103,7 @@ public:
     // recursion through copyable, which asks this constructor again).
     template <class M>
     requires(!std::is_same_v<std::remove_cvref_t<M>, any_mapping> && LoopMapping<M>) any_mapping(M m)
-            : self_(std::make_shared<model<M> const>(std::move(m))) {}
+            : self_(new model<M>(std::move(m))) {}
 
     [[nodiscard]] bool ahead_of_time() const { return self_->ahead_of_time(); }
     [[nodiscard]] state start(placement_info const& info) const { return self_->start(info); }
@@ -131,7 +131,7 @@ private:
             return state(std::make_unique<typename state::template model<S>>(this->placement.start(info)));
         }
     };
-    std::shared_ptr<concept_base const> self_; // immutable: copies share it
+    detail::shared_erased<concept_base> self_; // immutable: copies share it
 };
 
 namespace detail {

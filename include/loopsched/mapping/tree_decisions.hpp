@@ -124,7 +124,7 @@ public:
     template <class P>
     requires(!std::is_same_v<std::remove_cvref_t<P>, any_dividing_placement> && TreePlacement<P>)
             any_dividing_placement(P placement)
-            : self_(std::make_shared<model<P>>(std::move(placement))) {}
+            : self_(new model<P>(std::move(placement))) {}
 
     /// Its spec, or "custom" for a placement without one.
     [[nodiscard]] std::string spec() const { return self_->spec(); }
@@ -156,7 +156,7 @@ private:
             return std::make_unique<detail::decisions_of<S>>(this->spec(), this->placement.start(info), spill);
         }
     };
-    std::shared_ptr<concept_base const> self_; // immutable: copies share it
+    detail::shared_erased<concept_base> self_; // immutable: copies share it
 };
 
 
