@@ -44,6 +44,13 @@ private:
     std::uint64_t value_ = 0xcbf29ce484222325ULL;
 };
 
+/// The user's types of a task algorithm (a farm's task and result, a tree's
+/// problem and result), for the agreement: ranks built from other types differ.
+template <class... Ts>
+std::uint64_t types_fingerprint() noexcept {
+    return fingerprint().add_types<Ts...>().value();
+}
+
 /// A space's fingerprint: its bounds in every dimension (S an IterationSpace).
 template <class S>
 std::uint64_t space_fingerprint(S const& space) {

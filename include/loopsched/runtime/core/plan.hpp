@@ -6,7 +6,6 @@
 #include <loopsched/concepts.hpp>
 #include <loopsched/detail/spec_of.hpp>
 #include <loopsched/error.hpp>
-#include <loopsched/mapping/mapping.hpp>
 #include <loopsched/options.hpp>
 #include <loopsched/runtime/core/agreement.hpp>
 #include <loopsched/runtime/core/profile.hpp>

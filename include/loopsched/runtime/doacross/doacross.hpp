@@ -9,6 +9,7 @@
 #include <loopsched/adaptor/widened.hpp>
 #include <loopsched/any_policy.hpp>
 #include <loopsched/dependence/layout.hpp>
+#include <loopsched/mapping/mapping.hpp>
 #include <loopsched/options.hpp>
 #include <loopsched/runtime/core/core.hpp>
 #include <loopsched/runtime/doacross/doacross_body.hpp>

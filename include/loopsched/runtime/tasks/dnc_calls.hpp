@@ -17,11 +17,6 @@
 
 namespace loopsched::detail {
 
-template <class Problem, class Result>
-std::uint64_t dnc_types_fingerprint() {
-    return fingerprint().add_types<Problem, Result>().value();
-}
-
 /// What the engine needs of the user's types, erased at the seams the
 /// runtime has (the recursion a worker calls once per queued task or message,
 /// the problem's and the solution's bytes), so that run_dnc_engine is
@@ -60,7 +55,7 @@ dnc_calls dnc_calls_for(Problem const& problem, Ops& ops) {
             .recursion = [](dnc_engine& engine, void* o) -> std::unique_ptr<dnc_recursion_base> {
                 return std::make_unique<dnc_recursion<Problem, Result, Ops>>(engine, *static_cast<Ops*>(o));
             },
-            .types = dnc_types_fingerprint<Problem, Result>()};
+            .types = types_fingerprint<Problem, Result>()};
 }
 
 /// A run's outcome with the user's result type: `out` is a dnc_outcome.

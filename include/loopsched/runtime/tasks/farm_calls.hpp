@@ -19,11 +19,6 @@
 
 namespace loopsched::detail {
 
-template <class Task, class Result>
-std::uint64_t farm_types_fingerprint() {
-    return fingerprint().add_types<Task, Result>().value();
-}
-
 /// What the farm engine needs of the user's functions, erased, so that the
 /// engine is compiled once per transport and result handling rather than once
 /// per body and producer (one indirect call per task, on the worker; the
@@ -94,7 +89,7 @@ void run_task_farm(Produce& produce, Body& body, Engine&& engine, Outcome& out) 
                         produce(handle);
                         handle.attach(nullptr);
                     },
-            .types = farm_types_fingerprint<Task, Result>()};
+            .types = types_fingerprint<Task, Result>()};
     farm_run run = engine(calls, handle);
     out.statistics = std::move(run.statistics);
     out.cancelled = std::move(run.cancelled);
