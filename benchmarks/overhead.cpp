@@ -126,7 +126,7 @@ measured ours_loop(boost::mpi::communicator const& world, any_policy const& poli
     for (long long loop = 0; loop < loops; ++loop)
         chunks = parallel_for(
                          world, make_range(iterations), policy, [](index_range const&) {}, o)
-                         .chunks();
+                         .statistics.chunks();
     double elapsed = MPI_Wtime() - start;
     boost::mpi::broadcast(world, elapsed, 0);
     return {elapsed / static_cast<double>(loops), chunks};
@@ -139,7 +139,7 @@ double ours_farm(boost::mpi::communicator const& world, std::string const& schem
                  double spin_seconds, std::size_t doubles = 0) {
     task_farm_options o;
     o.master_computes = false;
-    o.scheme = scheme;
+    o.placement = scheme;
     o.expected_tasks = static_cast<std::size_t>(tasks);
     auto const body = [&](auto const&) {
         spin(spin_seconds);
@@ -184,7 +184,7 @@ double idle_per_chunk(boost::mpi::communicator const& world, double ahead, doubl
             o);
     // Idle: not computing between chunks. With request-ahead the request leaves
     // mid-chunk, so only the wait for the reply counts.
-    auto const& w = stats.workers.at(0);
+    auto const& w = stats.statistics.workers.at(0);
     return (w.wait_seconds + (ahead > 0.0 ? 0.0 : w.comm_seconds)) / static_cast<double>(w.chunks);
 }
 
@@ -192,7 +192,7 @@ double idle_per_chunk(boost::mpi::communicator const& world, double ahead, doubl
 /// own, and the loop's seconds per iteration.
 std::pair<double, double> computing_master(boost::mpi::communicator const& world, any_policy const& policy, index_t n) {
     world.barrier();
-    auto s = parallel_for(world, make_range(n), policy, [](index_range const&) {});
+    auto const s = parallel_for(world, make_range(n), policy, [](index_range const&) {}).statistics;
     double own = 0;
     for (auto const& w : s.workers)
         if (w.rank == 0) own = static_cast<double>(w.iterations);

@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
         };
 
         task_farm_options options;
-        options.scheme = scheme;
+        options.placement = scheme;
         options.expected_tasks = static_cast<std::size_t>(tasks);
         options.master_computes = !dedicated;
         if (!powers.empty()) {

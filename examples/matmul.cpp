@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
         boost::mpi::broadcast(world, b, 0);
 
         task_farm_options options;
-        options.scheme = scheme;
+        options.placement = scheme;
         options.expected_tasks = static_cast<std::size_t>(tasks);
         options.master_computes = !dedicated;
         if (!powers.empty()) {

@@ -20,9 +20,9 @@ int main() {
         o.master_computes = false;
         o.powers = cluster.powers();         // V_k from the speeds
         o.run_queues = cluster.run_queues(); // Q_k = 1 + competing processes
-        auto stats = parallel_for(
+        auto run = parallel_for(
                 t, make_range(4000), parse_policy("dtss"),
                 [&](index_range const& part) { t.compute(1e6 * static_cast<double>(part.size())); }, o);
-        if (t.rank() == 0) std::cout << stats; // simulated seconds
+        if (t.rank() == 0) std::cout << run.statistics; // simulated seconds
     });
 }

@@ -17,7 +17,7 @@
 #include <loopsched/hierarchical.hpp>
 #include <loopsched/mapping/doacross_mapping.hpp>
 #include <loopsched/options.hpp>
-#include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/payload.hpp>
 #include <loopsched/runtime/core/trace.hpp>
 #include <loopsched/space/box.hpp>
 #include <loopsched/this_task.hpp>
@@ -531,7 +531,7 @@ simulated_run simulate(sim::simulator& simulator, workload const& w, P const& po
             doall_charge const cost{&t, &w.prefix};
             loop_statistics stats;
             if (w.result_bytes == 0)
-                stats = parallel_for(t, make_range(w.iterations()), policy, cost, o);
+                stats = parallel_for(t, make_range(w.iterations()), policy, cost, o).statistics;
             else
                 stats = parallel_for(t, make_range(w.iterations()), policy, cost, gather<std::byte>{w.result_bytes}, o)
                                 .statistics;
@@ -594,8 +594,8 @@ inline simulated_run simulate_hierarchy(sim::simulator& simulator, workload cons
             t.compute(prefix[static_cast<std::size_t>(part.upper()[0])] -
                       prefix[static_cast<std::size_t>(part.lower()[0])]);
         };
-        auto stats = parallel_for(t, make_range(w.iterations()), h, cost, o);
-        if (t.rank() == 0) out.statistics = std::move(stats);
+        auto run = parallel_for(t, make_range(w.iterations()), h, cost, o);
+        if (t.rank() == 0) out.statistics = std::move(run.statistics);
     };
     return finished(std::move(out), simulator.run(program));
 }
@@ -628,12 +628,12 @@ inline simulated_run simulate_farm(sim::simulator& simulator, workload const& w,
         o.reissue = robust.reissue;
         o.presumed_lost_after = robust.presumed_lost_after;
         if (scheme.find('/') == std::string::npos) {
-            o.scheme = scheme;
+            o.placement = scheme;
         } else {
             auto levels = parse_farm_hierarchy(scheme);
             levels.group_size = group_size;
             levels.expected_chunk_seconds = expected_task_seconds;
-            o.scheme = levels;
+            o.placement = levels;
         }
         // A task: its index in the first bytes, padded to task_bytes (what a real task carries).
         using payload = std::vector<char>;

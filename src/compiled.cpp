@@ -1,14 +1,18 @@
 // loopsched::compiled: the spec parser (parse_policy, parse_hierarchy,
-// policy_names), what throws the errors (detail/error_definitions.hpp),
+// policy_names), what throws the errors (error.ipp),
 // loop_statistics' operator<< and the any_policy models of the
 // catalogue's schemes and their S, W and SW forms
-// (detail/compiled_policies.hpp), compiled once for every program that links
+// (policy/compiled.hpp), compiled once for every program that links
 // the target (which defines LOOPSCHED_COMPILED, so that the headers declare
 // what is defined here). The engines are in src/compiled_mpi.cpp and
 // src/compiled_in_process.cpp.
-#include <loopsched/detail/error_definitions.hpp>
-#include <loopsched/detail/spec_catalogue.hpp>
-#include <loopsched/runtime/core/statistics_table.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/spec.hpp>
+#include <loopsched/statistics.hpp>
+// The definitions, after the declarations above (with LOOPSCHED_COMPILED the headers leave them out).
+#include <loopsched/error.ipp>
+#include <loopsched/statistics.ipp>
+#include <loopsched/spec.ipp>
 
 #include <boost/hana/count_if.hpp>
 

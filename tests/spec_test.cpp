@@ -260,8 +260,8 @@ TEST_CASE("placements: every name parses and its spec round-trips; one parser fo
     CHECK(message("fss:alpha=0").find("fss alpha = 0") != std::string::npos); // the policy's own check
     // An option's placement given as a spec is parsed when the run checks it, naming the option.
     placement_choice const bad = "nope";
-    CHECK_THROWS_WITH_AS((void)resolve(bad, "options.scheme"),
-                         doctest::Contains("invalid options.scheme = nope (unknown placement 'nope'"),
+    CHECK_THROWS_WITH_AS((void)resolve(bad, "options.placement"),
+                         doctest::Contains("invalid options.placement = nope (unknown placement 'nope'"),
                          invalid_parameter);
 }
 
@@ -296,16 +296,16 @@ TEST_CASE("placements: a farm's two levels as a hierarchical value or its spec")
     CHECK(value.spec() == "ss/kazouris");
     CHECK(value.hierarchy()->group_size == 4);
     CHECK(value.hierarchy()->sub_masters_compute);
-    placement_choice const parsed = resolve(placement_choice("ss/kazouris"), "options.scheme");
+    placement_choice const parsed = resolve(placement_choice("ss/kazouris"), "options.placement");
     REQUIRE(parsed.hierarchy() != nullptr);
     CHECK(parsed.hierarchy()->between == any_placement(self_scheduling_placement{}));
     CHECK(parsed.hierarchy()->within == any_placement(kazouris_placement{}));
     CHECK(parsed.hierarchy()->group_size == 0); // the hierarchy's defaults
-    CHECK(resolve(placement_choice("dlpt"), "options.scheme").placement() != nullptr);
+    CHECK(resolve(placement_choice("dlpt"), "options.placement").placement() != nullptr);
     for (char const* bad : {"ss/", "/ss", "ss/ss/ss", "ss/nope"}) {
         CAPTURE(bad);
-        std::string const expected = "invalid options.scheme = " + std::string(bad);
-        CHECK_THROWS_WITH_AS((void)resolve(placement_choice(bad), "options.scheme"),
+        std::string const expected = "invalid options.placement = " + std::string(bad);
+        CHECK_THROWS_WITH_AS((void)resolve(placement_choice(bad), "options.placement"),
                              doctest::Contains(expected.c_str()), invalid_parameter);
     }
 }

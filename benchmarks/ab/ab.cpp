@@ -148,7 +148,7 @@ int main(int argc, char** argv) {
     // (the raw loop sends one request/reply pair per task, as SS does).
     long long const tasks = 10000;
     auto farm = [&](auto& library, auto options, char const* scheme) {
-        options.scheme = scheme;
+        options.placement = scheme;
         options.master_computes = false;
         library(world, options);
     };

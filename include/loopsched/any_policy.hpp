@@ -4,7 +4,7 @@
 #include <loopsched/adaptor/sync_interval.hpp>
 #include <loopsched/adaptor/weighted.hpp> // detail::min_chunk_of
 #include <loopsched/concepts.hpp>
-#include <loopsched/detail/compiled_policies.hpp>
+#include <loopsched/policy/compiled.hpp>
 #include <loopsched/detail/fingerprint.hpp>
 #include <loopsched/detail/spec_of.hpp>
 #include <loopsched/policy/partner_splits.hpp>

@@ -6,7 +6,7 @@
 
 #include <loopsched/detail/arithmetic.hpp>
 #include <loopsched/hooks.hpp>
-#include <loopsched/policy/request.hpp>
+#include <loopsched/request.hpp>
 
 #include <array>
 #include <concepts>

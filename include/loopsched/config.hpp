@@ -1,10 +1,9 @@
 // How the library is built into a program: header-only (the default: every
 // translation unit instantiates the engines it calls) or separately compiled
 // (the CMake target loopsched::compiled defines LOOPSCHED_COMPILED; its
-// sources, src/compiled_mpi.cpp, src/compiled_in_process.cpp and
-// src/compiled.cpp, hold the engines over MPI and the in-process transport and
-// the spec parser, and the headers
-// then only declare them, as Asio's and fmt's do).
+// sources, src/compiled_engines.cpp, src/compiled_mpi.cpp and src/compiled.cpp,
+// hold the engines over an erased transport, the entry points over MPI and the
+// spec parser, and the headers then only declare them, as Asio's and fmt's do).
 #pragma once
 
 #ifdef LOOPSCHED_COMPILED

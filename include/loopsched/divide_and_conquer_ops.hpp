@@ -1,6 +1,6 @@
 // What divide_and_conquer asks of the user's operations (DivideAndConquer),
-// what a run returns (dnc_outcome, dnc_worker_statistics), and the plain
-// recursion every run matches.
+// and the plain recursion every run matches (what a run returns, dnc_outcome,
+// is in outcome.hpp).
 #pragma once
 
 #include <loopsched/concepts.hpp>
@@ -16,24 +16,6 @@
 #include <vector>
 
 namespace loopsched {
-
-/// One worker's share of a divide-and-conquer run.
-struct dnc_worker_statistics {
-    int rank = 0;
-    std::uint64_t nodes =
-            0; ///< problems it handled (each solved, or divided and combined, here), inlined ones included
-    std::uint64_t tasks = 0;    ///< queued tasks it ran
-    std::uint64_t inlined = 0;  ///< of those, run by direct recursion
-    std::uint64_t given = 0;    ///< tasks it sent to other workers (start lists, transfers, steals)
-    std::uint64_t received = 0; ///< tasks it got from the manager or other workers
-    std::uint64_t steals = 0;   ///< steal requests it sent
-    /// The most spilled problems (divided inside an inlined task's recursion)
-    /// that waited for their subproblems at once, nested on its stack: at most
-    /// the tree's depth + 1 (a waiting problem runs only tasks deeper than
-    /// itself). Queued tasks divided here wait off the stack and do not count.
-    std::uint64_t peak_waits = 0;
-    double idle_seconds = 0.0; ///< blocked with nothing to run
-};
 
 /// What ops.solve(problem) returns: the result type.
 template <class Ops, class Problem>
@@ -86,13 +68,6 @@ consteval bool gives_cost() {
 template <class Ops, class Problem>
 concept DivideAndConquer = transferable<Problem> && has_is_leaf<Ops, Problem> && has_solve<Ops, Problem> &&
         has_divide<Ops, Problem> && has_combine<Ops, Problem>;
-
-/// A run's outcome: the result in `value` (on the root; a default value elsewhere), one
-/// row per worker (on the root), and the loop statistics on every rank.
-template <class Result>
-struct dnc_outcome : outcome<Result> {
-    std::vector<dnc_worker_statistics> workers;
-};
 
 /// The same computation by plain recursion on one rank: the reference every
 /// run must match.

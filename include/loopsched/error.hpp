@@ -1,5 +1,5 @@
 // Exceptions thrown by loopsched: every run-time error derives from loopsched::error.
-// What throws them is out of line (detail/error_definitions.hpp): in a program
+// What throws them is out of line (error.ipp): in a program
 // linked to loopsched::compiled, a translation unit that can throw them does not
 // compile the code that builds their messages.
 #pragma once
@@ -161,5 +161,5 @@ constexpr void require(bool ok, std::string_view parameter, T const& value, std:
 } // namespace loopsched
 
 #ifndef LOOPSCHED_COMPILED // else loopsched::compiled holds them (src/compiled.cpp)
-#include <loopsched/detail/error_definitions.hpp>
+#include <loopsched/error.ipp>
 #endif

@@ -32,7 +32,7 @@
 #include <loopsched/placement_spec.hpp>
 #include <loopsched/policies.hpp>
 #include <loopsched/runtime/core/calibration.hpp>
-#include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/payload.hpp>
 #include <loopsched/runtime/core/trace.hpp>
 #include <loopsched/schedule.hpp>
 #include <loopsched/serialization.hpp>

@@ -1,13 +1,15 @@
 // The options of the algorithms: loop_options holds what every algorithm shares
 // (who is the master, whether it computes, the workers' powers and loads, the
-// run modes); each algorithm's options derive from it and add their own, each
-// declared once with its rule (detail/described.hpp).
+// run modes); resilience_options what loops and farms do when workers leave or
+// are lost; each algorithm's options derive from them and add their own, each
+// declared once with its rule and the rules between them (detail/described.hpp).
 #pragma once
 
 #include <loopsched/departure.hpp>
 #include <loopsched/detail/arithmetic.hpp>
 #include <loopsched/detail/described.hpp>
 
+#include <cmath>
 #include <cstddef>
 #include <limits>
 #include <optional>
@@ -31,48 +33,87 @@ struct loop_options {
     bool trace = false;               ///< record every piece of work in the statistics' trace on the root
 };
 
-/// parallel_for's options.
-struct parallel_for_options : loop_options {
-    /// Same assignment of work to workers on every run (see docs); loops of
-    /// one level with a chunk policy only, as tasks finish in no fixed order.
-    bool deterministic = false;
-    std::size_t dimension = 0;  ///< the dimension the space is cut along (< the space's rank)
-    double request_ahead = 0.0; ///< ask for the next chunk when this fraction of the current one remains (0: off)
-    /// Once every chunk is handed out, an idle worker gets a copy of an unfinished
-    /// one (the oldest with the fewest copies; never the root's), as in Mohammed and
-    /// Ciorba's rDLB: the first copy to finish counts, the others are cancelled and
-    /// their results dropped, so a body may run twice on an iteration. Needs a
-    /// self-scheduled mapping, request_ahead = 0 and deterministic = false.
+/// What the master does when workers leave, stall or are lost: one block,
+/// shared by parallel_for and task_farm, each option declared once with its
+/// rule and the rules that tie it to the others (check_rules below). Neither
+/// applies to loops computed ahead of time (static mappings) or to
+/// hierarchies; each algorithm says which of its schemes take work back.
+struct resilience_options {
+    /// Once all work is handed out, an idle worker gets a copy of unfinished
+    /// work, as in Mohammed and Ciorba's rDLB: a loop's oldest chunk with the
+    /// fewest copies, a farm's oldest running task with the fewest holders
+    /// (never the root's, never one the worker holds). The first copy to
+    /// finish counts; the others are cancelled and their results dropped, so
+    /// a body may run twice on the same work. A loop needs a self-scheduled
+    /// mapping, request_ahead = 0 and deterministic = false.
     bool reissue = false;
-    /// Workers may leave the loop (each through its own `leaving`): the master
-    /// keeps every chunk until its worker asks again, and stops no one while a
-    /// chunk is out. Set on every rank; needs what reissue needs.
+    /// Workers may leave (each through its own `leaving`): a loop's master
+    /// keeps every chunk until its worker asks again and stops no one while a
+    /// chunk is out; a farm's leaving worker gives its unstarted tasks back.
+    /// Set on every rank; a loop needs what reissue needs.
     bool departures = false;
-    /// This rank's way out (see departure), with departures: when its leave() is
-    /// called, the rank gives back the rest of its chunk and takes no more work.
-    /// Per rank, not compared across ranks.
+    /// This rank's way out (see departure), with departures: once its leave()
+    /// is called the rank gives back the work it has not started and takes no
+    /// more. Per rank, not compared across ranks; never the root's in a farm.
     departure* leaving = nullptr;
     /// The master's failure detector: a worker it expects to hear from (one
-    /// holding work, or stopped and owing its report) that has been silent this
-    /// many seconds is presumed lost. Workers then run in steps and say they are
-    /// alive after a quarter of it without a message, so it must exceed the
-    /// longest step (about a millisecond of the body) several times over, not a
-    /// chunk. With reissue a lost worker's chunk goes to the next to ask and the
-    /// loop completes (loop_statistics::lost names it); without, every other rank
-    /// throws the same error. A rank that misses the loop's start is reported
-    /// the same way. Infinity (the default): nobody is presumed lost. Its
-    /// messages, should it come back, are dropped. (MPI ends the job when a rank
-    /// dies; this is for simulated failures and for ranks that stall.)
+    /// holding work, or stopped and owing its report) that has been silent
+    /// this many seconds is presumed lost. Loop workers then run in steps and
+    /// say they are alive after a quarter of it without a message, so it must
+    /// exceed the longest step (about a millisecond of the body) several times
+    /// over; a farm worker speaks only between tasks, so it must exceed the
+    /// longest task. With reissue a lost worker's work goes to the next to ask
+    /// and the run completes (loop_statistics::lost names it); without, every
+    /// other rank throws the same error. A rank that misses the start is
+    /// reported the same way. Infinity (the default): nobody is presumed lost.
+    /// Its messages, should it come back, are dropped. (MPI ends the job when
+    /// a rank dies; this is for simulated failures and for ranks that stall.)
     double presumed_lost_after = std::numeric_limits<double>::infinity();
 
     template <class F>
-    friend void describe(parallel_for_options const& o, F&& f) {
-        f("request_ahead", o.request_ahead, detail::option_rule{0.0, 1.0, true, "must be in [0, 1)", false, true});
+    friend void describe(resilience_options const& o, F&& f) {
         f("reissue", o.reissue, detail::any_value);
         f("departures", o.departures, detail::any_value);
         f("presumed_lost_after", o.presumed_lost_after,
           detail::option_rule{0.0, std::numeric_limits<double>::infinity(), false,
                               "must be > 0 seconds (infinity: never)", true, false});
+    }
+    /// A rank that may leave needs departures.
+    friend void check_rules(resilience_options const& o) {
+        detail::require(!o.leaving || o.departures, "options.departures", o.departures,
+                        "must be true (on every rank) where a rank may leave (options.leaving set)");
+    }
+};
+
+/// parallel_for's options.
+struct parallel_for_options : loop_options, resilience_options {
+    /// Same assignment of work to workers on every run (see docs); loops of
+    /// one level with a chunk policy only, as tasks finish in no fixed order.
+    /// Not with reissue, departures or a finite presumed_lost_after.
+    bool deterministic = false;
+    std::size_t dimension = 0;  ///< the dimension the space is cut along (< the space's rank)
+    /// Ask for the next chunk when this fraction of the current one remains
+    /// (0: off); must be 0 with reissue or departures.
+    double request_ahead = 0.0;
+
+    template <class F>
+    friend void describe(parallel_for_options const& o, F&& f) {
+        describe(static_cast<resilience_options const&>(o), f);
+        f("request_ahead", o.request_ahead, detail::option_rule{0.0, 1.0, true, "must be in [0, 1)", false, true});
+    }
+    /// With reissue or departures a request must mean "my chunk is done", and
+    /// work moves: no request ahead, no fixed assignment; a worker served in
+    /// turn would wait for a lost one.
+    friend void check_rules(parallel_for_options const& o) {
+        check_rules(static_cast<resilience_options const&>(o));
+        if (o.reissue || o.departures) {
+            detail::require(o.request_ahead == 0.0, "options.request_ahead", o.request_ahead,
+                            o.reissue ? "must be 0 with reissue" : "must be 0 with departures");
+            detail::require(!o.deterministic, "options.deterministic", o.deterministic,
+                            o.reissue ? "must be false with reissue" : "must be false with departures");
+        }
+        detail::require(!o.deterministic || std::isinf(o.presumed_lost_after), "options.deterministic",
+                        o.deterministic, "must be false with a finite presumed_lost_after");
     }
 };
 

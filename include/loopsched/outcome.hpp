@@ -1,14 +1,22 @@
 // What every algorithm returns: outcome<Value>, the run's value (on the root)
-// and its statistics (on every rank); an algorithm with more to say derives
-// from it (farm_outcome, dnc_outcome, doacross_outcome).
+// and its statistics (on every rank), or a type derived from it with the
+// algorithm's report (farm_outcome, dnc_outcome, doacross_outcome); and what
+// every engine returns to its facade (detail::engine_run).
 #pragma once
 
+#include <loopsched/adaptor/interval_model.hpp>
 #include <loopsched/concepts.hpp>
-#include <loopsched/runtime/core/statistics.hpp>
+#include <loopsched/dependence/layout.hpp>
+#include <loopsched/space/window.hpp>
+#include <loopsched/statistics.hpp>
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <tuple>
 #include <type_traits>
+#include <utility>
+#include <variant>
 #include <vector>
 
 namespace loopsched {
@@ -18,6 +26,12 @@ namespace loopsched {
 template <class Value>
 struct outcome {
     Value value{};
+    loop_statistics statistics;
+};
+
+/// A run that gathers nothing (a parallel_for without gather): its statistics only.
+template <>
+struct outcome<void> {
     loop_statistics statistics;
 };
 
@@ -42,13 +56,78 @@ struct gather<void> {};
 template <class R>
 using gathered = outcome<std::vector<R>>;
 
-/// A farm's outcome: on the root, every task's result by creation order in
-/// `value` (unless a callback took them) and the ids of cancelled tasks; the
-/// statistics on every rank.
-template <class Result>
-struct farm_outcome : outcome<std::vector<Result>> {
-    std::vector<std::uint64_t> cancelled;
-    std::size_t moved = 0; ///< on the root: tasks a busy worker passed to an idle one (redistribution)
+/// What a farm reports besides its results (on the root).
+struct farm_report {
+    std::vector<std::uint64_t> cancelled; ///< the ids of cancelled tasks, sorted
+    std::size_t moved = 0;                ///< tasks a busy worker passed to an idle one (redistribution)
 };
 
+/// A farm's outcome: on the root, every task's result by creation order in
+/// `value` (unless a callback took them) and the report; the statistics on
+/// every rank.
+template <class Result>
+struct farm_outcome : outcome<std::vector<Result>>, farm_report {};
+
+/// What divide and conquer reports besides its result: one row per worker (on the root, by rank).
+struct dnc_report {
+    std::vector<dnc_worker_statistics> workers;
+};
+
+/// A divide-and-conquer run's outcome: the result in `value` (on the root; a
+/// default value elsewhere), the workers' rows, and the statistics on every rank.
+template <class Result>
+struct dnc_outcome : outcome<Result>, dnc_report {};
+
+/// What a DOACROSS loop reports besides its fields: the layout and the
+/// synchronization interval that ran.
+struct doacross_report {
+    doacross_layout layout;
+    index_t interval = 0; ///< h
+    /// With h=auto, on the root: the model's measured inputs, from which h
+    /// came; model->predicted_seconds(interval) is the time it predicts.
+    std::optional<interval_model> model{};
+};
+
+/// What a DOACROSS loop returns on every rank: the fields as windows over the
+/// whole space (`value`, on the root, holding the final values when the
+/// call passed gather<>{}; empty otherwise), the statistics and the report.
+template <std::size_t N, class... T>
+struct doacross_outcome : outcome<std::tuple<window<T, N>...>>, doacross_report {
+    /// Field I's window.
+    template <std::size_t I = 0>
+    [[nodiscard]] auto& array() noexcept {
+        return std::get<I>(this->value);
+    }
+    template <std::size_t I = 0>
+    [[nodiscard]] auto const& array() const noexcept {
+        return std::get<I>(this->value);
+    }
+};
+
+namespace detail {
+
+/// What every engine returns to its facade: the statistics, the algorithm's
+/// report (std::monostate for loops), and the run's value as bytes where the
+/// engine makes one (divide and conquer's solution, on the root; a loop's
+/// and a farm's results reach the caller as they arrive).
+template <class Report = std::monostate>
+struct engine_run : Report {
+    loop_statistics statistics;
+    std::vector<std::byte> value;
+};
+
+using doall_run = engine_run<>;
+using farm_run = engine_run<farm_report>;
+using dnc_run = engine_run<dnc_report>;
+using doacross_run = engine_run<doacross_report>;
+
+/// Moves a run's statistics and report into the call's outcome (the value is the facade's).
+template <class Report, class Outcome>
+void take_run(engine_run<Report>&& run, Outcome& out) {
+    out.statistics = std::move(run.statistics);
+    if constexpr (!std::is_same_v<Report, std::monostate>)
+        static_cast<Report&>(out) = std::move(static_cast<Report&>(run));
+}
+
+} // namespace detail
 } // namespace loopsched

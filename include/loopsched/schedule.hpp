@@ -6,7 +6,7 @@
 #include <loopsched/concepts.hpp>
 #include <loopsched/detail/iota.hpp>
 #include <loopsched/error.hpp>
-#include <loopsched/policy/request.hpp>
+#include <loopsched/request.hpp>
 
 #include <algorithm>
 #include <optional>

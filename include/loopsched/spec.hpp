@@ -95,5 +95,5 @@ inline std::string known_names() {
 // The catalogue walkers' definitions: here for header-only use, in
 // loopsched::compiled's library otherwise.
 #ifndef LOOPSCHED_COMPILED
-#include <loopsched/detail/spec_catalogue.hpp>
+#include <loopsched/spec.ipp>
 #endif

@@ -5,7 +5,7 @@
 #include <loopsched/concepts.hpp>
 #include <loopsched/detail/group_place.hpp>
 #include <loopsched/error.hpp>
-#include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/payload.hpp>
 
 #include <concepts>
 #include <cstddef>
@@ -44,6 +44,23 @@ struct farm_driver {
 
 protected:
     ~farm_driver() = default;
+};
+
+/// The farm's own side of a handle, kept out of its public members: attach
+/// the running farm, deliver a result, take the collected results.
+struct farm_handle_access {
+    template <class Handle>
+    static void attach(Handle& h, farm_driver* d) noexcept {
+        h.attach(d);
+    }
+    template <class Handle>
+    static void deliver(Handle& h, std::uint64_t id, std::span<std::byte const> result) {
+        h.deliver(id, result);
+    }
+    template <class Handle>
+    static auto take_results(Handle& h) {
+        return h.take_results();
+    }
 };
 } // namespace detail
 
@@ -97,7 +114,9 @@ public:
     /// Whether task `id`'s result arrived (only without a callback).
     [[nodiscard]] bool has_result(std::uint64_t id) const noexcept { return id < arrived_.size() && arrived_[id]; }
 
-    // the farm's own
+private:
+    friend struct detail::farm_handle_access;
+
     void attach(detail::farm_driver* d) noexcept { driver_ = d; }
     void deliver(std::uint64_t id, std::span<std::byte const> b) {
         Result value = from_bytes<Result>(b);
@@ -113,8 +132,6 @@ public:
         arrived_[id] = 1;
     }
     std::vector<Result> take_results() { return std::move(results_); }
-
-private:
     [[nodiscard]] detail::group_place place() const { return driver_ ? driver_->place() : detail::group_place{}; }
 
     detail::farm_driver* driver_ = nullptr;

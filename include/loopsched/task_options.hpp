@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <functional>
 #include <limits>
+#include <optional>
+#include <utility>
 
 namespace loopsched {
 
@@ -25,26 +27,6 @@ struct farm_parameters {
     /// cancelled (see farm_outcome::cancelled); running ones finish and deliver.
     std::size_t stop_after_results = 0;
     double time_limit = 0.0; ///< seconds from the farm's start; then as stop_after_results (0: none)
-    /// Workers may leave the farm (each through task_farm_options::leaving):
-    /// a worker that leaves gives its unstarted tasks back to the master and
-    /// takes no more. Set on every rank; one level, not the estimates schemes.
-    bool departures = false;
-    /// Once the producer has returned and no task is left to hand out, a worker
-    /// holding nothing gets a copy of a running task (the oldest of those with
-    /// the fewest holders, never one it holds; the root takes none), as rDLB
-    /// does for loops: the first result counts, later ones are dropped
-    /// (loop_statistics::reissued, dropped), and once every task has its result
-    /// the workers still holding copies are told to drop those not started. A
-    /// task may therefore run twice. Replaces kazouris's redistribution; one
-    /// level, not the estimates schemes.
-    bool reissue = false;
-    /// The master's failure detector (as parallel_for_options'): a worker
-    /// holding tasks that has sent nothing for this many seconds is presumed
-    /// lost. A farm worker speaks after every task and cannot between, so this
-    /// must exceed the longest task. With reissue its tasks go back to the
-    /// queue (unless another worker holds a copy); without, every other rank
-    /// throws the same error. Infinity (the default): never.
-    double presumed_lost_after = std::numeric_limits<double>::infinity();
     /// Two levels only: the producer runs on every sub-master instead of the
     /// root, and each group's farm runs the tasks its own producer makes
     /// (task_farm_handle::group() and groups() say which share is its). No
@@ -73,19 +55,22 @@ struct farm_parameters {
         f("load_aware", p.load_aware, detail::any_value);
         f("stop_after_results", p.stop_after_results, detail::any_value);
         f("time_limit", p.time_limit, detail::seconds("must be >= 0 seconds (0: none)"));
-        f("departures", p.departures, detail::any_value);
-        f("reissue", p.reissue, detail::any_value);
-        f("presumed_lost_after", p.presumed_lost_after,
-          detail::option_rule{0.0, std::numeric_limits<double>::infinity(), false,
-                              "must be > 0 seconds (infinity: never)", true, false});
         f("producers_in_groups", p.producers_in_groups, detail::any_value);
         f("lend_between_groups", p.lend_between_groups, detail::any_value);
     }
 };
 
-/// task_farm's options: the shared ones, where tasks go, and the farm's numbers.
-/// Tasks finish in no fixed order, so there is no `deterministic`.
-struct task_farm_options : loop_options, farm_parameters {
+/// task_farm's options: the shared ones, what happens when workers leave or
+/// are lost (reissue and departures: one level, not the estimates schemes,
+/// `leaving` never on the root; a finite presumed_lost_after: one level),
+/// where tasks go, and the farm's numbers. Tasks finish in no fixed order, so
+/// there is no `deterministic`.
+// The pragmas silence the deprecated member's uses in the members the compiler
+// writes (copies, the destructor), which diagnose at the class; users' own
+// uses of it still warn.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+struct task_farm_options : loop_options, resilience_options, farm_parameters {
     /// Where tasks go, as a value or its spec (parse_placement): "kazouris"
     /// (Kazouris's scheme), "ss" (self-scheduling: one task per idle worker),
     /// "dlpt" (Karamcheti and Wah: each new task placed where it finishes first by its
@@ -100,13 +85,32 @@ struct task_farm_options : loop_options, farm_parameters {
     /// sub-master among its workers with the second (a chunk policy there takes
     /// each batch the root sends as a loop of its own; work moves between
     /// workers of a group, not between groups).
-    placement_choice scheme = "kazouris";
-    /// This rank's way out, with departures (see departure): once its leave()
-    /// is called the worker gives back the tasks it has not started, between
-    /// two tasks (or when work next reaches it), and takes no more; it still
-    /// ends the farm with the others. Per rank, not compared; not the root's.
-    departure* leaving = nullptr;
+    placement_choice placement = "kazouris";
+    /// The former name of placement; when set, it is used instead (and errors
+    /// name options.scheme). Removed in the next release.
+    [[deprecated("task_farm_options::scheme is now task_farm_options::placement")]]
+    std::optional<placement_choice> scheme{};
+
+    template <class F>
+    friend void describe(task_farm_options const& o, F&& f) {
+        describe(static_cast<resilience_options const&>(o), f);
+        describe(static_cast<farm_parameters const&>(o), f);
+    }
+    friend void check_rules(task_farm_options const& o) { check_rules(static_cast<resilience_options const&>(o)); }
 };
+#pragma GCC diagnostic pop
+
+namespace detail {
+/// The farm's placement as given, and the name its errors use (the deprecated
+/// options.scheme while it is set).
+inline std::pair<placement_choice const&, char const*> chosen_placement(task_farm_options const& o) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    if (o.scheme) return {*o.scheme, "options.scheme"};
+#pragma GCC diagnostic pop
+    return {o.placement, "options.placement"};
+}
+} // namespace detail
 
 /// divide_and_conquer's options. Tasks finish in no fixed order, so there is no `deterministic`.
 struct dnc_options : loop_options {

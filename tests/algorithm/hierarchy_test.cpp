@@ -161,12 +161,12 @@ TEST_CASE("hierarchy: a root other than rank 0, and a loop right after on the sa
         hierarchical<fss, gss> const h{fss{}, gss{}, 2};
         for (int round = 0; round < 2; ++round) {
             auto const s = parallel_for(
-                    t, make_range(500), h, [&](index_range const& part) { seen += part.size(); }, o);
+                    t, make_range(500), h, [&](index_range const& part) { seen += part.size(); }, o).statistics;
             CHECK(s.iterations() == 500);
             CHECK(s.groups.size() == 2);
             for (auto const& w : s.workers) CHECK(w.rank != 3);
         }
-        auto const flat = parallel_for(t, make_range(100), tss{}, [](index_range const&) {});
+        auto const flat = parallel_for(t, make_range(100), tss{}, [](index_range const&) {}).statistics;
         CHECK(flat.iterations() == 100);
         CHECK(flat.groups.empty());
     });
@@ -406,7 +406,7 @@ TEST_CASE("hierarchy: task farms run every task once, results bit-identical, for
                 auto levels = parse_farm_hierarchy(scheme);
                 levels.group_size = s.group;
                 levels.sub_masters_compute = s.compute;
-                o.scheme = levels;
+                o.placement = levels;
                 o.expected_tasks = 211;
                 o.root = s.ranks > 4 ? 2 : 0;
                 auto const r = check_farm_hierarchy(s.ranks, 211, o, costs);
@@ -424,7 +424,7 @@ TEST_CASE("hierarchy: task farms run every task once, results bit-identical, for
 
 TEST_CASE("hierarchy: a task farm's trace shows the groups' batches and the workers' tasks under the root's ids") {
     task_farm_options o;
-    o.scheme = hierarchical{self_scheduling_placement{}, self_scheduling_placement{}, 2};
+    o.placement = hierarchical{self_scheduling_placement{}, self_scheduling_placement{}, 2};
     o.trace = true;
     auto const r = check_farm_hierarchy(5, 120, o);
     REQUIRE(r.root.groups.size() == 2);
@@ -448,7 +448,7 @@ TEST_CASE("hierarchy: a task farm's trace shows the groups' batches and the work
 TEST_CASE("hierarchy: a task farm in work cycles, and one stopped early whose cancels pass through sub-masters") {
     in_process::run(6, [&](in_process::endpoint& t) {
         task_farm_options o;
-        o.scheme = hierarchical{self_scheduling_placement{}, kazouris_placement{}, 2};
+        o.placement = hierarchical{self_scheduling_placement{}, kazouris_placement{}, 2};
         std::vector<double> last;
         auto out = task_farm<double>(
                 t,
@@ -476,7 +476,7 @@ TEST_CASE("hierarchy: a task farm in work cycles, and one stopped early whose ca
             task_farm_options o;
             auto levels = parse_farm_hierarchy(scheme);
             levels.group_size = 2;
-            o.scheme = levels;
+            o.placement = levels;
             o.stop_after_results = 30;
             auto out = task_farm<int>(
                     t,
@@ -514,7 +514,7 @@ TEST_CASE("hierarchy: producers in groups: each sub-master makes and runs its sh
             auto levels = parse_farm_hierarchy(scheme);
             levels.group_size = s.group;
             levels.sub_masters_compute = s.compute;
-            o.scheme = levels;
+            o.placement = levels;
             o.producers_in_groups = true;
             o.root = s.ranks > 4 ? 1 : 0;
             std::vector<std::atomic<int>> runs(static_cast<std::size_t>(n));
@@ -589,17 +589,17 @@ TEST_CASE("hierarchy: producers in groups: each sub-master makes and runs its sh
 
 TEST_CASE("hierarchy: producers in groups: a one-level scheme, a stop or a throwing producer fail on every rank") {
     struct bad {
-        std::string scheme;
+        std::string placement;
         std::size_t stop_after;
         char const* parameter;
     };
     for (auto const& b : {bad{"kazouris", 0, "options.producers_in_groups"},
                           bad{"ss/ss", 10, "options.stop_after_results"}}) {
-        CAPTURE(b.scheme);
+        CAPTURE(b.placement);
         std::vector<std::string> named(5);
         in_process::run(5, [&](in_process::endpoint& t) {
             task_farm_options o;
-            o.scheme = b.scheme;
+            o.placement = b.placement;
             o.producers_in_groups = true;
             o.stop_after_results = b.stop_after;
             try {
@@ -614,7 +614,7 @@ TEST_CASE("hierarchy: producers in groups: a one-level scheme, a stop or a throw
     std::vector<std::string> seen(7);
     in_process::run(7, [&](in_process::endpoint& t) {
         task_farm_options o;
-        o.scheme = hierarchical{self_scheduling_placement{}, kazouris_placement{}, 2};
+        o.placement = hierarchical{self_scheduling_placement{}, kazouris_placement{}, 2};
         o.producers_in_groups = true;
         try {
             task_farm<int>(
@@ -637,7 +637,7 @@ TEST_CASE("hierarchy: a task farm whose task throws, or whose scheme is bad, fai
     std::vector<std::string> seen(6);
     in_process::run(6, [&](in_process::endpoint& t) {
         task_farm_options o;
-        o.scheme = hierarchical{self_scheduling_placement{}, self_scheduling_placement{}, 2};
+        o.placement = hierarchical{self_scheduling_placement{}, self_scheduling_placement{}, 2};
         try {
             task_farm<int>(
                     t,
@@ -659,7 +659,7 @@ TEST_CASE("hierarchy: a task farm whose task throws, or whose scheme is bad, fai
         std::vector<std::string> named(4);
         in_process::run(4, [&](in_process::endpoint& t) {
             task_farm_options o;
-            o.scheme = scheme; // "fss/ss": the root's chunk policy needs expected_tasks
+            o.placement = scheme; // "fss/ss": the root's chunk policy needs expected_tasks
             try {
                 task_farm<int>(
                         t, [](auto& farm) { farm.submit(1); }, [](int const& i) { return i; }, o);
@@ -670,7 +670,7 @@ TEST_CASE("hierarchy: a task farm whose task throws, or whose scheme is bad, fai
                         std::string(e.what()).find("unknown policy 'nope'") != std::string::npos ? "nope" : e.what();
             }
         });
-        for (auto const& p : named) CHECK((p == "options.scheme" || p == "options.expected_tasks" || p == "nope"));
+        for (auto const& p : named) CHECK((p == "options.placement" || p == "options.expected_tasks" || p == "nope"));
         for (auto const& p : named) CHECK(p == named[0]);
     }
 }

@@ -71,7 +71,7 @@ bool run_and_verify(boost::mpi::communicator const& comm, index_t n, any_policy 
     std::vector<std::vector<double>> all_value;
     boost::mpi::gather(comm, mine_index, all_index, 0);
     boost::mpi::gather(comm, mine_value, all_value, 0);
-    bool ok = stats.iterations() == n;
+    bool ok = stats.statistics.iterations() == n;
     if (comm.rank() == 0) {
         std::vector<int> seen(static_cast<std::size_t>(n), 0);
         for (std::size_t r = 0; r < all_index.size(); ++r)

@@ -53,7 +53,7 @@ loop_statistics check_loop(int ranks, index_t n, any_policy const& policy, paral
                         result[static_cast<std::size_t>(i)] = work(i);
                     }
                 },
-                options);
+                options).statistics;
     });
     for (index_t i = 0; i < n; ++i) {
         REQUIRE(runs[static_cast<std::size_t>(i)] == 1);
@@ -357,7 +357,7 @@ TEST_CASE("parallel_for: emulated powers slow a rank down by sleeping") {
                     std::this_thread::sleep_for(std::chrono::microseconds(500));
                     mine += t.now() - start;
                 },
-                o);
+                o).statistics;
         if (t.rank() == 0) s = r;
     });
     for (auto& r : runs) CHECK(r == 1);
@@ -578,7 +578,7 @@ TEST_CASE("parallel_for with reissue: a slow rank's chunk is copied to idle rank
                             runs[static_cast<std::size_t>(i)]++;
                         }
                     },
-                    o);
+                    o).statistics;
         });
         for (auto const& r : runs) REQUIRE(r >= 1);
         CHECK(stats[0].reissued >= 1);

@@ -86,7 +86,7 @@ int loopsched::testing::task_farm_mpi_test(int argc, char** argv) {
         for (int root = 0; root < world.size(); ++root)
             for (bool computes : {true, false}) {
                 task_farm_options o;
-                o.scheme = scheme;
+                o.placement = scheme;
                 o.root = root;
                 o.master_computes = computes;
                 o.expected_tasks = 211;
@@ -101,15 +101,15 @@ int loopsched::testing::task_farm_mpi_test(int argc, char** argv) {
             auto levels = parse_farm_hierarchy(scheme);
             levels.group_size = 3;
             levels.sub_masters_compute = true;
-            o.scheme = levels;
+            o.placement = levels;
             o.expected_tasks = 211;
             check_farm(world, t, 211, o, "hierarchical " + scheme + ", a computing sub-master of two");
         }
         task_farm_options o; // groups of two, sub-masters that only schedule, the root last
-        o.scheme = hierarchical{self_scheduling_placement{}, self_scheduling_placement{}, 2};
+        o.placement = hierarchical{self_scheduling_placement{}, self_scheduling_placement{}, 2};
         o.root = world.size() - 1;
         check_farm(world, t, 150, o, "hierarchical ss/ss, groups of two, the root last");
-        o.scheme = hierarchical{testing::half_share_placement{}, testing::steal_or_pairs_placement{}, 2};
+        o.placement = hierarchical{testing::half_share_placement{}, testing::steal_or_pairs_placement{}, 2};
         check_farm(world, t, 150, o, "hierarchical of the user's farm placements, groups of two");
     }
 
@@ -117,9 +117,9 @@ int loopsched::testing::task_farm_mpi_test(int argc, char** argv) {
     for (bool computes : {true, false}) {
         task_farm_options o;
         o.master_computes = computes;
-        o.scheme = testing::half_share_placement{};
+        o.placement = testing::half_share_placement{};
         check_farm(world, t, 211, o, std::string("the user's half-share") + (computes ? " computing" : " dedicated"));
-        o.scheme = testing::steal_or_pairs_placement{};
+        o.placement = testing::steal_or_pairs_placement{};
         check_farm(world, t, 211, o, std::string("the user's steal-or-pairs") + (computes ? " computing" : " dedicated"));
     }
 
@@ -131,7 +131,7 @@ int loopsched::testing::task_farm_mpi_test(int argc, char** argv) {
             auto levels = parse_farm_hierarchy(scheme);
             levels.group_size = computing ? 3 : 2;
             levels.sub_masters_compute = computing;
-            o.scheme = levels;
+            o.placement = levels;
             o.producers_in_groups = true;
             std::string const what = "producers in groups, " + scheme + (computing ? " computing" : " scheduling");
             int const n = 173;
@@ -183,7 +183,7 @@ int loopsched::testing::task_farm_mpi_test(int argc, char** argv) {
             for (int after : {0, 1, 20}) {
                 departure away;
                 task_farm_options o;
-                o.scheme = scheme;
+                o.placement = scheme;
                 o.expected_tasks = 200;
                 o.departures = true;
                 int const leaver = world.size() - 1;
@@ -221,7 +221,7 @@ int loopsched::testing::task_farm_mpi_test(int argc, char** argv) {
     if (world.size() > 1)
         for (std::string scheme : {"kazouris", "ss"}) {
             task_farm_options o;
-            o.scheme = scheme;
+            o.placement = scheme;
             o.reissue = true;
             o.presumed_lost_after = 30.0;
             int const slow = world.size() - 1;

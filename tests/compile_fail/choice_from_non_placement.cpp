@@ -8,5 +8,5 @@ struct not_a_placement {};
 
 int main() {
     loopsched::task_farm_options o;
-    o.scheme = not_a_placement{};
+    o.placement = not_a_placement{};
 }

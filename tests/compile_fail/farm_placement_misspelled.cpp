@@ -22,5 +22,5 @@ struct one_at_a_time {
 
 int main() {
     loopsched::task_farm_options o;
-    o.scheme = one_at_a_time{};
+    o.placement = one_at_a_time{};
 }

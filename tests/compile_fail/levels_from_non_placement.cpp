@@ -9,5 +9,5 @@ struct not_a_placement {};
 
 int main() {
     loopsched::task_farm_options o;
-    o.scheme = loopsched::hierarchical{not_a_placement{}, not_a_placement{}};
+    o.placement = loopsched::hierarchical{not_a_placement{}, not_a_placement{}};
 }

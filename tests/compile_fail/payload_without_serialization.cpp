@@ -1,7 +1,7 @@
 // A result that is not trivially copyable travels through Boost.Serialization,
 // which a program opts into: without <loopsched/serialization.hpp> the error says so.
 // expect: include <loopsched/serialization.hpp>
-#include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/payload.hpp>
 
 #include <string>
 

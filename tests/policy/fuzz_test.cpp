@@ -214,7 +214,7 @@ TEST_CASE("fuzz: option values at the edges are rejected by name on every rank, 
                 auto s = parallel_for(
                         t, make_range(n), parse_policy("fss"),
                         [&](index_range const& part) { ran[static_cast<std::size_t>(t.rank())] += part.size(); }, o);
-                mine = s.iterations() == n ? "ran" : "wrong count";
+                mine = s.statistics.iterations() == n ? "ran" : "wrong count";
             } catch (invalid_parameter const& e) {
                 mine = e.parameter();
             }

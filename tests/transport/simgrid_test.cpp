@@ -157,7 +157,7 @@ doall_outcome run_doall(sim::simulator& s, index_t n, any_policy const& policy, 
                     for (index_t i : part.indices()) out.runs[static_cast<std::size_t>(i)]++; // actors share one thread
                     t.compute(flops * static_cast<double>(part.size()));
                 },
-                o);
+                o).statistics;
         if (t.rank() == 0) out.root = stats;
     });
     return out;
@@ -627,7 +627,7 @@ TEST_CASE("simgrid: hierarchical loops and task farms run everything once, resul
                                 for (index_t i : part.indices()) runs[static_cast<std::size_t>(i)]++;
                                 t.compute(1e6 * static_cast<double>(part.size()));
                             },
-                            o);
+                            o).statistics;
                     if (t.rank() == 0) root = stats;
                 });
                 for (int c : runs) REQUIRE(c == 1);
@@ -645,7 +645,7 @@ TEST_CASE("simgrid: hierarchical loops and task farms run everything once, resul
                 auto levels = parse_farm_hierarchy(scheme);
                 levels.group_size = 3;
                 levels.sub_masters_compute = compute;
-                o.scheme = levels;
+                o.placement = levels;
                 o.expected_tasks = 301;
                 o.powers = s.layout().powers();
                 o.run_queues = s.layout().run_queues();
@@ -697,7 +697,7 @@ TEST_CASE("simgrid: a two-level farm: groups pass results on in batches, move wo
             task_farm_options o;
             auto levels = parse_farm_hierarchy(scheme);
             levels.group_size = 8;
-            o.scheme = levels;
+            o.placement = levels;
             o.master_computes = false;
             auto out = task_farm<int>(
                     t,
@@ -759,7 +759,7 @@ TEST_CASE("simgrid: producers in groups: each group makes its share by power; eq
             auto levels = parse_farm_hierarchy(scheme);
             levels.group_size = 4;
             levels.sub_masters_compute = true;
-            o.scheme = levels;
+            o.placement = levels;
             o.producers_in_groups = true;
             o.lend_between_groups = lend;
             o.powers = s.layout().powers();
@@ -853,7 +853,7 @@ TEST_CASE("simgrid: a flat Kazouris farm's makespan on exponential tasks, to the
     std::size_t moved = 0;
     s.run([&](sim::transport& t) {
         task_farm_options o;
-        o.scheme = "kazouris";
+        o.placement = "kazouris";
         o.master_computes = false;
         auto out = task_farm<int>(
                 t, [&](auto& farm) { for (int i = 0; i < static_cast<int>(cost.size()); ++i) farm.submit(i); },
@@ -889,7 +889,7 @@ loop_statistics run_robust_farm(sim::simulator& s, std::string const& scheme, in
     errors.assign(static_cast<std::size_t>(s.size()), "");
     s.run([&](sim::transport& t) {
         task_farm_options o;
-        o.scheme = scheme;
+        o.placement = scheme;
         o.master_computes = false;
         o.expected_tasks = static_cast<std::size_t>(n);
         o.reissue = reissue;
@@ -975,7 +975,7 @@ TEST_CASE("simgrid: 1, 2 and every worker's host failing at random times: loops 
                     };
                     if (farm) {
                         task_farm_options o;
-                        o.scheme = scheme;
+                        o.placement = scheme;
                         o.expected_tasks = 4000;
                         o.reissue = true;
                         o.presumed_lost_after = 0.05;

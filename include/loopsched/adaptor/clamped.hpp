@@ -4,7 +4,7 @@
 
 #include <loopsched/concepts.hpp>
 #include <loopsched/error.hpp>
-#include <loopsched/policy/request.hpp>
+#include <loopsched/request.hpp>
 
 #include <algorithm>
 #include <concepts>

@@ -2,7 +2,7 @@
 #pragma once
 
 #include <loopsched/concepts.hpp>
-#include <loopsched/policy/request.hpp>
+#include <loopsched/request.hpp>
 
 #include <algorithm>
 #include <concepts>

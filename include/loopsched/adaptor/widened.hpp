@@ -3,7 +3,7 @@
 #pragma once
 
 #include <loopsched/concepts.hpp>
-#include <loopsched/policy/request.hpp>
+#include <loopsched/request.hpp>
 
 #include <algorithm>
 #include <utility>

@@ -28,47 +28,28 @@ inline std::pair<any_policy, std::exception_ptr> parse_on_this_rank(std::string_
 
 } // namespace detail
 
-template <channel_source C, IterationSpace S, LoopMapping M, class Body>
-requires std::invocable<Body&, S const&> loop_statistics parallel_for(C& transport, S const& space,
-                                                                      std::string_view spec, M const& mapping,
-                                                                      Body&& body,
-                                                                      parallel_for_options const& options = {}) {
+/// parallel_for with the policy given as its spec string, parsed inside the
+/// loop on every rank; the rest as for a policy value (algorithm/parallel_for.hpp).
+template <channel_source C, IterationSpace S, class... Args>
+auto parallel_for(C& transport, S const& space, std::string_view spec, Args&&... args) {
+    auto& ch = detail::channel_of(transport);
     auto [policy, earlier] = detail::parse_on_this_rank(spec);
-    return detail::run_doall<C, S, any_policy, M, std::remove_reference_t<Body>, void>(
-            transport, space, policy, mapping, body, 0, nullptr, options, earlier);
-}
-
-template <channel_source C, IterationSpace S, class Body>
-requires std::invocable<Body&, S const&> loop_statistics parallel_for(C& transport, S const& space,
-                                                                      std::string_view spec, Body&& body,
-                                                                      parallel_for_options const& options = {}) {
-    return parallel_for(transport, space, spec, dynamic_mapping{}, std::forward<Body>(body), options);
-}
-
-template <channel_source C, IterationSpace S, LoopMapping M, class Body, transferable R>
-requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
-parallel_for(C& transport, S const& space, std::string_view spec, M const& mapping, Body&& body, gather<R> how,
-             parallel_for_options const& options = {}) {
-    auto [policy, earlier] = detail::parse_on_this_rank(spec);
-    gathered<R> out;
-    out.statistics = detail::run_doall<C, S, any_policy, M, std::remove_reference_t<Body>, R>(
-            transport, space, policy, mapping, body, how.per_iteration, &out.value, options, earlier);
-    return out;
-}
-
-template <channel_source C, IterationSpace S, class Body, transferable R>
-requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
-parallel_for(C& transport, S const& space, std::string_view spec, Body&& body, gather<R> how,
-             parallel_for_options const& options = {}) {
-    return parallel_for(transport, space, spec, dynamic_mapping{}, std::forward<Body>(body), how, options);
+    detail::doall_arguments<S, any_policy, Args...> a(space, ch.rank(), earlier, std::forward<Args>(args)...);
+    if constexpr (decltype(a)::pack::valid)
+        detail::take_run(detail::run_doall_on(ch, a.call(), policy, a.mapping(), a.body(), a.options), a.out);
+    return std::move(a.out);
 }
 
 template <channel_source C, std::size_t N, DependenceSet D, class... Args>
 requires(sizeof...(Args) >= 2) auto parallel_for_doacross(C& transport, box<N> const& space, D const& deps,
                                                           std::string_view spec, Args&&... args) {
     auto [policy, earlier] = detail::parse_on_this_rank(spec);
-    return detail::doacross_with(detail::channel_doacross_engines<C>{transport}, space, deps, policy, earlier,
-                                 std::forward<Args>(args)...);
+    detail::doacross_arguments<N, D, any_policy, Args...> a(deps, earlier, std::forward<Args>(args)...);
+    if constexpr (decltype(a)::valid)
+        detail::take_run(detail::run_doacross_on(detail::channel_of(transport), space, a.deps(), policy, a.body(),
+                                                 a.options, a.gathers, a.earlier()),
+                         a.out);
+    return std::move(a.out);
 }
 
 } // namespace loopsched

@@ -7,8 +7,10 @@
 #pragma once
 
 #include <loopsched/divide_and_conquer_ops.hpp>
+#include <loopsched/outcome.hpp>
 #include <loopsched/placement_spec.hpp>
-#include <loopsched/runtime/core/statistics.hpp>
+#include <loopsched/statistics.hpp>
+#include <loopsched/runtime/tasks/compiled.hpp>
 #include <loopsched/runtime/tasks/dnc_driver.hpp>
 #include <loopsched/task_options.hpp>
 #include <loopsched/transport/channel.hpp>
@@ -30,9 +32,21 @@ namespace loopsched {
 template <class Problem, channel_source C, class Ops>
 requires DivideAndConquer<std::remove_reference_t<Ops>, Problem> dnc_outcome<dnc_result_t<Ops, Problem>>
 divide_and_conquer(C& transport, Problem const& problem, Ops&& ops, dnc_options const& options = {}) {
-    dnc_outcome<dnc_result_t<Ops, Problem>> out;
-    detail::run_divide_and_conquer<Problem, dnc_result_t<Ops, Problem>>(
-            transport, problem, ops, options, detail::resolve_choice(options.placement, "options.placement"), out);
+    using Result = dnc_result_t<Ops, Problem>;
+    auto& ch = detail::channel_of(transport);
+    using T = std::remove_cvref_t<decltype(ch.transport())>;
+    auto const calls = detail::dnc_calls_for<Problem, Result>(problem, ops);
+    detail::resolved_choice const placement = detail::resolve_choice(options.placement, "options.placement");
+    dnc_outcome<Result> out;
+    if constexpr (detail::engines_compiled_for<T>) {
+        detail::erased_channel<T> erased(ch);
+        detail::take_dnc_run<Result>(detail::run_erased_dnc(erased.get(), calls, options, placement),
+                                     ch.rank() == options.root, out);
+    } else {
+        detail::loop_link<T> link(ch);
+        detail::take_dnc_run<Result>(detail::run_dnc_engine(link, calls, options, placement),
+                                     ch.rank() == options.root, out);
+    }
     return out;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <loopsched/algorithm/doacross_call.hpp>
+#include <loopsched/runtime/doacross/compiled.hpp>
 #include <loopsched/runtime/doacross/doacross.hpp>
 #include <loopsched/runtime/doacross/tiled_doacross.hpp>
 #include <loopsched/transport/channel.hpp>
@@ -19,35 +20,34 @@
 namespace loopsched {
 namespace detail {
 
-/// The DOACROSS engines over a channel source: compiled in a library that
-/// holds them for its transport and the loop's depth, else instantiated here.
-template <channel_source C>
-struct channel_doacross_engines {
-    C& source;
+/// Runs a DOACROSS loop on this rank over channel `ch`, its body and fields
+/// erased: the engine loopsched::compiled holds for the loop's depth, through
+/// the channel's erased view, or the one instantiated here. Self-scheduled by
+/// an S-adapted policy.
+template <class T, std::size_t N>
+doacross_run run_doacross_on(channel<T>& ch, box<N> const& space, dependence_set<N> const& deps,
+                             any_policy const& policy, doacross_body<N>& body, doacross_options const& o, bool gather,
+                             std::exception_ptr earlier) {
+    if constexpr (engines_compiled_for<T> && doacross_depth_compiled<N>) {
+        erased_channel<T> erased(ch);
+        return run_erased_doacross(erased.get(), space, deps, policy, body, o, gather, std::move(earlier));
+    } else {
+        return run_doacross_engine(ch, space, deps, policy, body, o, gather, std::move(earlier));
+    }
+}
 
-    template <std::size_t N>
-    doacross_run self_scheduled(box<N> const& space, dependence_set<N> const& deps, any_policy const& policy,
-                                doacross_body<N>& body, doacross_options const& o, bool gather,
-                                std::exception_ptr earlier) const {
-        auto& ch = channel_of(source);
-        using T = std::remove_cvref_t<decltype(ch.transport())>;
-        if constexpr (engines_compiled_for<T> && doacross_depth_compiled<N>)
-            return run_compiled_doacross(ch, space, deps, policy, body, o, gather, earlier);
-        else
-            return run_doacross_engine(ch, space, deps, policy, body, o, gather, earlier);
+/// The same with the tiles placed ahead of time by a doacross_mapping.
+template <class T, std::size_t N>
+doacross_run run_doacross_on(channel<T>& ch, box<N> const& space, dependence_set<N> const& deps,
+                             doacross_mapping const& mapping, doacross_body<N>& body, doacross_options const& o,
+                             bool gather, std::exception_ptr earlier) {
+    if constexpr (engines_compiled_for<T> && doacross_depth_compiled<N>) {
+        erased_channel<T> erased(ch);
+        return run_erased_tiled(erased.get(), space, deps, mapping, body, o, gather, std::move(earlier));
+    } else {
+        return run_tiled_engine(ch, space, deps, mapping, body, o, gather, std::move(earlier));
     }
-    template <std::size_t N>
-    doacross_run tiled(box<N> const& space, dependence_set<N> const& deps, doacross_mapping const& mapping,
-                       doacross_body<N>& body, doacross_options const& o, bool gather,
-                       std::exception_ptr earlier) const {
-        auto& ch = channel_of(source);
-        using T = std::remove_cvref_t<decltype(ch.transport())>;
-        if constexpr (engines_compiled_for<T> && doacross_depth_compiled<N>)
-            return run_compiled_tiled(ch, space, deps, mapping, body, o, gather, earlier);
-        else
-            return run_tiled_engine(ch, space, deps, mapping, body, o, gather, earlier);
-    }
-};
+}
 
 } // namespace detail
 
@@ -75,8 +75,13 @@ struct channel_doacross_engines {
 template <channel_source C, std::size_t N, DependenceSet D, ChunkPolicy P, class... Args>
 requires(sizeof...(Args) >= 2) auto parallel_for_doacross(C& transport, box<N> const& space, D const& deps,
                                                           P const& policy, Args&&... args) {
-    return detail::doacross_with(detail::channel_doacross_engines<C>{transport}, space, deps, policy, nullptr,
-                                 std::forward<Args>(args)...);
+    detail::doacross_arguments<N, D, P, Args...> a(deps, nullptr, std::forward<Args>(args)...);
+    if constexpr (decltype(a)::valid)
+        detail::take_run(detail::run_doacross_on(detail::channel_of(transport), space, a.deps(),
+                                                 detail::erase_policy(policy), a.body(), a.options, a.gathers,
+                                                 a.earlier()),
+                         a.out);
+    return std::move(a.out);
 }
 
 /// The same loop without self-scheduling: tiles placed by a static mapping
@@ -89,8 +94,12 @@ requires(sizeof...(Args) >= 2) auto parallel_for_doacross(C& transport, box<N> c
 template <channel_source C, std::size_t N, DependenceSet D, class... Args>
 requires(sizeof...(Args) >= 2) auto parallel_for_doacross(C& transport, box<N> const& space, D const& deps,
                                                           doacross_mapping const& mapping, Args&&... args) {
-    return detail::doacross_with(detail::channel_doacross_engines<C>{transport}, space, deps, mapping, nullptr,
-                                 std::forward<Args>(args)...);
+    detail::doacross_arguments<N, D, doacross_mapping, Args...> a(deps, nullptr, std::forward<Args>(args)...);
+    if constexpr (decltype(a)::valid)
+        detail::take_run(detail::run_doacross_on(detail::channel_of(transport), space, a.deps(), mapping, a.body(),
+                                                 a.options, a.gathers, a.earlier()),
+                         a.out);
+    return std::move(a.out);
 }
 
 } // namespace loopsched

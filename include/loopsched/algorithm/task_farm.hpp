@@ -8,8 +8,9 @@
 #include <loopsched/concepts.hpp>
 #include <loopsched/outcome.hpp>
 #include <loopsched/placement_spec.hpp>
+#include <loopsched/runtime/tasks/compiled.hpp>
 #include <loopsched/runtime/tasks/farm_driver.hpp>
-#include <loopsched/runtime/core/statistics.hpp>
+#include <loopsched/statistics.hpp>
 #include <loopsched/task_farm_handle.hpp>
 #include <loopsched/task_options.hpp>
 #include <loopsched/transport/channel.hpp>
@@ -20,15 +21,6 @@
 #include <vector>
 
 namespace loopsched {
-
-namespace detail {
-/// The farm engine a compiled library holds for transport T
-/// (engines_compiled_for): the body, the producer and the delivery erased;
-/// defined and instantiated there.
-template <Transport T>
-farm_run run_compiled_farm(channel<T>& ch, farm_calls const& calls, result_sink to_root, task_farm_options const& o,
-                           resolved_choice const& scheme);
-} // namespace detail
 
 /// Runs a task farm on every rank of `transport`. On the root,
 /// `produce(farm)` creates tasks with farm.submit(task[, hints]), may wait for
@@ -42,22 +34,16 @@ requires std::invocable<Body&, Task const&> &&
         std::invocable<Produce&, task_farm_handle<Task, farm_result_t<Body, Task>>&>
 farm_outcome<farm_result_t<Body, Task>> task_farm(C& transport, Produce&& produce, Body&& body,
                                                   task_farm_options const& options = {}) {
-    farm_outcome<farm_result_t<Body, Task>> out;
     auto& ch = detail::channel_of(transport);
-    detail::resolved_choice const scheme = detail::resolve_choice(options.scheme, "options.scheme");
-    detail::run_task_farm<Task>(
-            produce, body,
-            [&](detail::farm_calls const& calls, auto& handle) {
-                using handle_type = std::remove_cvref_t<decltype(handle)>;
-                using T = std::remove_cvref_t<decltype(ch.transport())>;
-                if constexpr (detail::engines_compiled_for<T>)
-                    return detail::run_compiled_farm(ch, calls, detail::result_sink::to(handle), options, scheme);
-                else
-                    return detail::run_farm_engine(ch, calls, detail::deliver_to<handle_type>{&handle}, options,
-                                                   scheme);
-            },
-            out);
-    return out;
+    using T = std::remove_cvref_t<decltype(ch.transport())>;
+    detail::farm_seams<Task, std::remove_reference_t<Produce>, std::remove_reference_t<Body>> seams(produce, body);
+    detail::resolved_choice const placement = std::apply(detail::resolve_choice, detail::chosen_placement(options));
+    if constexpr (detail::engines_compiled_for<T>) {
+        detail::erased_channel<T> erased(ch);
+        return seams.outcome(detail::run_erased_farm(erased.get(), seams.calls(), seams.sink(), options, placement));
+    } else {
+        return seams.outcome(detail::run_farm_engine(ch, seams.calls(), seams.delivery(), options, placement));
+    }
 }
 
 } // namespace loopsched

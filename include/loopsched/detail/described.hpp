@@ -1,6 +1,7 @@
 // Options declared once: an options struct lists each of its own options, as
-// name, field and rule, in a friend `describe(o, f)`; that one list drives the
-// options' checks (check_described) and fingerprint (described_fingerprint).
+// name, field and rule, in a friend `describe(o, f)`, and the rules between
+// them in a friend `check_rules(o)` beside it; those drive the options' checks
+// (check_described) and fingerprint (described_fingerprint).
 #pragma once
 
 #include <loopsched/detail/fingerprint.hpp>
@@ -47,7 +48,8 @@ constexpr option_rule finite_number(char const* requirement) {
 }
 
 /// Throws invalid_parameter("options.NAME", ...) for the first option of `o`
-/// its description's rule does not admit.
+/// its description's rule does not admit, then for the first rule between
+/// options (`check_rules`, where the options declare one) that fails.
 template <class Options>
 void check_described(Options const& o) {
     describe(o, [](char const* name, auto const& value, option_rule const& rule) {
@@ -56,6 +58,7 @@ void check_described(Options const& o) {
             if (!rule.admits(static_cast<double>(value)))
                 fail_requirement(std::string("options.") + name, value, rule.requirement);
     });
+    if constexpr (requires { check_rules(o); }) check_rules(o);
 }
 
 /// The fingerprint of every option `o` describes, for the agreement.

@@ -6,7 +6,7 @@
 #include <loopsched/detail/spec_of.hpp>
 #include <loopsched/mapping/concepts.hpp>
 #include <loopsched/error.hpp>
-#include <loopsched/policy/request.hpp>
+#include <loopsched/request.hpp>
 
 #include <concepts>
 #include <cstddef>

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <loopsched/algorithm/by_spec.hpp>
+#include <loopsched/mpi/parallel_for.hpp>
 #include <loopsched/transport/mpi.hpp>
 
 #include <boost/mpi/communicator.hpp>
@@ -15,26 +16,34 @@
 
 namespace loopsched {
 
-/// parallel_for with the policy's spec, parsed inside the loop on every rank (see by_spec.hpp).
-template <IterationSpace S, class Body>
-requires std::invocable<Body&, S const&> loop_statistics parallel_for(boost::mpi::communicator const& comm,
-                                                                      S const& space, std::string_view spec,
-                                                                      Body&& body,
-                                                                      parallel_for_options const& options = {}) {
-    return parallel_for(mpi_channel(comm), space, spec, std::forward<Body>(body), options);
-}
-
-template <IterationSpace S, class Body, transferable R>
-requires std::invocable<Body&, S const&, std::span<R>> gathered<R>
-parallel_for(boost::mpi::communicator const& comm, S const& space, std::string_view spec, Body&& body, gather<R> how,
-             parallel_for_options const& options = {}) {
-    return parallel_for(mpi_channel(comm), space, spec, std::forward<Body>(body), how, options);
+/// parallel_for with the policy's spec, parsed inside the loop on every rank (see algorithm/by_spec.hpp).
+template <IterationSpace S, class... Args>
+auto parallel_for(boost::mpi::communicator const& comm, S const& space, std::string_view spec, Args&&... args) {
+    auto [policy, earlier] = detail::parse_on_this_rank(spec);
+    detail::doall_arguments<S, any_policy, Args...> a(space, comm.rank(), earlier, std::forward<Args>(args)...);
+    if constexpr (decltype(a)::pack::valid) {
+#ifdef LOOPSCHED_COMPILED
+        detail::take_run(detail::run_doall_over_mpi(comm, a.call(), policy, any_mapping(a.mapping()), a.body(),
+                                                    a.options),
+                         a.out);
+#else
+        detail::take_run(detail::run_doall_on(mpi_channel(comm), a.call(), policy, a.mapping(), a.body(), a.options),
+                         a.out);
+#endif
+    }
+    return std::move(a.out);
 }
 
 template <std::size_t N, DependenceSet D, class... Args>
 requires(sizeof...(Args) >= 2) auto parallel_for_doacross(boost::mpi::communicator const& comm, box<N> const& space,
                                                           D const& deps, std::string_view spec, Args&&... args) {
-    return parallel_for_doacross(mpi_channel(comm), space, deps, spec, std::forward<Args>(args)...);
+    auto [policy, earlier] = detail::parse_on_this_rank(spec);
+    detail::doacross_arguments<N, D, any_policy, Args...> a(deps, earlier, std::forward<Args>(args)...);
+    if constexpr (decltype(a)::valid)
+        detail::take_run(detail::run_doacross_on(mpi_channel(comm), space, a.deps(), policy, a.body(), a.options,
+                                                 a.gathers, a.earlier()),
+                         a.out);
+    return std::move(a.out);
 }
 
 } // namespace loopsched

@@ -24,8 +24,9 @@ namespace loopsched {
 
 #ifdef LOOPSCHED_COMPILED
 namespace detail {
-/// The farm engine loopsched::compiled holds (src/compiled_mpi.cpp), with the
-/// body, the producer and the delivery erased; options.scheme is parsed there.
+/// The farm entry point over MPI loopsched::compiled holds
+/// (src/compiled_mpi.cpp): the engine through the communicator's erased
+/// channel, with options.placement parsed there.
 farm_run run_farm_over_mpi(boost::mpi::communicator const& comm, farm_calls const& calls, result_sink to_root,
                            task_farm_options const& options);
 } // namespace detail
@@ -38,14 +39,8 @@ requires std::invocable<Body&, Task const&> &&
 farm_outcome<farm_result_t<Body, Task>> task_farm(boost::mpi::communicator const& comm, Produce&& produce,
                                                   Body&& body, task_farm_options const& options = {}) {
 #ifdef LOOPSCHED_COMPILED
-    farm_outcome<farm_result_t<Body, Task>> out;
-    detail::run_task_farm<Task>(
-            produce, body,
-            [&](detail::farm_calls const& calls, auto& handle) {
-                return detail::run_farm_over_mpi(comm, calls, detail::result_sink::to(handle), options);
-            },
-            out);
-    return out;
+    detail::farm_seams<Task, std::remove_reference_t<Produce>, std::remove_reference_t<Body>> seams(produce, body);
+    return seams.outcome(detail::run_farm_over_mpi(comm, seams.calls(), seams.sink(), options));
 #else
     return task_farm<Task>(mpi_channel(comm), std::forward<Produce>(produce), std::forward<Body>(body), options);
 #endif

@@ -2,7 +2,7 @@
 // mean and variance of the time per iteration.
 #pragma once
 
-#include <loopsched/policy/request.hpp>
+#include <loopsched/request.hpp>
 #include <loopsched/policy/spec_args.hpp>
 
 #include <algorithm>

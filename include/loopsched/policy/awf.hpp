@@ -2,7 +2,7 @@
 // factoring whose weights follow the workers' measured speed.
 #pragma once
 
-#include <loopsched/policy/request.hpp>
+#include <loopsched/request.hpp>
 #include <loopsched/policy/spec_args.hpp>
 #include <loopsched/policy/stage.hpp>
 #include <loopsched/policy/wf.hpp>

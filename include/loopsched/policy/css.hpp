@@ -1,7 +1,7 @@
 // CSS(k): chunk self-scheduling with a fixed chunk k; SS is CSS(1).
 #pragma once
 
-#include <loopsched/policy/request.hpp>
+#include <loopsched/request.hpp>
 #include <loopsched/policy/spec_args.hpp>
 
 #include <array>

@@ -1,7 +1,7 @@
 // FISS(sigma, X): fixed-increase self-scheduling, sigma stages growing by B.
 #pragma once
 
-#include <loopsched/policy/request.hpp>
+#include <loopsched/request.hpp>
 #include <loopsched/policy/spec_args.hpp>
 #include <loopsched/policy/stage.hpp>
 

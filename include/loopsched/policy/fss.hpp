@@ -1,7 +1,7 @@
 // FSS(alpha) and FAC2: factoring, stages of p equal chunks of R/(alpha p).
 #pragma once
 
-#include <loopsched/policy/request.hpp>
+#include <loopsched/request.hpp>
 #include <loopsched/policy/spec_args.hpp>
 #include <loopsched/policy/stage.hpp>
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include <loopsched/hooks.hpp>
-#include <loopsched/policy/request.hpp>
+#include <loopsched/request.hpp>
 #include <loopsched/policy/spec_args.hpp>
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // RND: random chunk sizes, uniform in [lo, hi], reproducible from a seed.
 #pragma once
 
-#include <loopsched/policy/request.hpp>
+#include <loopsched/request.hpp>
 #include <loopsched/policy/spec_args.hpp>
 
 #include <array>

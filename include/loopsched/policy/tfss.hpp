@@ -1,7 +1,7 @@
 // TFSS: trapezoid factoring self-scheduling (Chronopoulos et al.'s new scheme).
 #pragma once
 
-#include <loopsched/policy/request.hpp>
+#include <loopsched/request.hpp>
 #include <loopsched/policy/spec_args.hpp>
 #include <loopsched/policy/trapezoid.hpp>
 

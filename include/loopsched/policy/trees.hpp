@@ -3,7 +3,7 @@
 #pragma once
 
 #include <loopsched/policy/partner_splits.hpp>
-#include <loopsched/policy/request.hpp>
+#include <loopsched/request.hpp>
 #include <loopsched/policy/spec_args.hpp>
 
 #include <array>

@@ -1,7 +1,7 @@
 // TSS(F, L): trapezoid self-scheduling, chunks falling linearly from F to L.
 #pragma once
 
-#include <loopsched/policy/request.hpp>
+#include <loopsched/request.hpp>
 #include <loopsched/policy/spec_args.hpp>
 #include <loopsched/policy/trapezoid.hpp>
 

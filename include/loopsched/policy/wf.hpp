@@ -1,7 +1,7 @@
 // WF: weighted factoring (Hummel, Schmidt, Uma & Wein), FAC2 batches split by fixed weights.
 #pragma once
 
-#include <loopsched/policy/request.hpp>
+#include <loopsched/request.hpp>
 #include <loopsched/policy/spec_args.hpp>
 #include <loopsched/policy/stage.hpp>
 

@@ -3,7 +3,6 @@
 // engine once, over erased_transport, for every transport (src/compiled_engines.cpp).
 #pragma once
 
-#include <loopsched/runtime/core/link.hpp>
 #include <loopsched/transport/channel.hpp>
 #include <loopsched/transport/transport.hpp>
 
@@ -111,5 +110,9 @@ private:
     transport_adapter<T> adapter_;
     channel<erased_transport> view_;
 };
+
+/// The compiled engines run over erased_transport itself: its facades never erase it again.
+template <>
+inline constexpr bool engines_compiled_for<erased_transport> = false;
 
 } // namespace loopsched::detail

@@ -136,9 +136,3 @@ inline void run(int ranks, std::function<void(endpoint&)> const& program) {
 
 } // namespace loopsched::in_process
 
-#ifdef LOOPSCHED_COMPILED
-namespace loopsched::detail {
-template <>
-inline constexpr bool engines_compiled_for<in_process::endpoint> = true; // src/compiled_in_process.cpp
-} // namespace loopsched::detail
-#endif

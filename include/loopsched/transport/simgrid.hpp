@@ -258,9 +258,3 @@ private:
 
 } // namespace loopsched::sim
 
-#ifdef LOOPSCHED_SIMGRID_COMPILED
-namespace loopsched::detail {
-template <>
-inline constexpr bool engines_compiled_for<sim::transport> = true; // src/compiled_simgrid.cpp
-} // namespace loopsched::detail
-#endif

@@ -1,14 +1,19 @@
 // The Transport concept: what the master and worker engines need from a
-// message layer (Boost.MPI, in-process threads, or a simulator).
+// message layer (Boost.MPI, in-process threads, or a simulator), and the
+// helpers that use a transport's optional members where it has them.
 #pragma once
 
 #include <loopsched/detail/small_vector.hpp>
 
+#include <algorithm>
+#include <chrono>
+#include <climits>
 #include <concepts>
 #include <cstddef>
 #include <deque>
 #include <optional>
 #include <span>
+#include <thread>
 #include <utility>
 
 namespace loopsched {
@@ -65,12 +70,18 @@ concept Transport = requires(T& t, T const& ct, int peer, int tag, bytes data) {
 
 namespace detail {
 
-/// Whether a compiled library holds the engines over transport T (config.hpp):
-/// the algorithms then call them there instead of instantiating them in every
-/// translation unit. A transport's header opts in when its library is linked
-/// (in_process.hpp with loopsched::compiled, simgrid.hpp with loopsched::simgrid_compiled).
+/// Whether the algorithms run over transport T through the engines
+/// loopsched::compiled holds (config.hpp: LOOPSCHED_COMPILED), through T's
+/// erased view, instead of instantiating them in every translation unit: for
+/// every transport when the library is linked, none otherwise. (Not for the
+/// erased transport itself, which the library's engines run over.)
 template <class T>
-inline constexpr bool engines_compiled_for = false;
+inline constexpr bool engines_compiled_for =
+#ifdef LOOPSCHED_COMPILED
+        true;
+#else
+        false;
+#endif
 
 /// The stack of a rank's own actor where the transport runs ranks on stacks of
 /// their own (a simulator's static actor_stack_bytes, or an erased transport's
@@ -138,6 +149,45 @@ inline std::optional<message> take_matching(std::deque<message>& queue, int sour
             return m;
         }
     return std::nullopt;
+}
+
+/// The largest tag the transport allows: MPI's MPI_TAG_UB where it says.
+template <Transport T>
+int tag_bound_of(T const& t) {
+    if constexpr (requires {
+                      { t.tag_bound() } -> std::convertible_to<int>;
+                  })
+        return t.tag_bound();
+    else
+        return INT_MAX;
+}
+
+/// A receive that gives up at `deadline` (on the transport's clock): the
+/// transport's receive_within(source, tag, seconds) where it has one (a
+/// simulator, whose clock moves only while its ranks wait), else
+/// try_receive() polled, sleeping a little between looks. The failure
+/// detector's wait (runtime_settings::silence); nothing else polls.
+template <Transport T>
+std::optional<message_view> receive_view_until(T& t, int source, int tag, double deadline, message& held) {
+    if constexpr (requires {
+                      { t.receive_view_until(source, tag, deadline) } -> std::same_as<std::optional<message_view>>;
+                  }) {
+        return t.receive_view_until(source, tag, deadline); // erased_transport: its transport's own wait
+    } else if constexpr (requires {
+                      { t.receive_within(source, tag, 1.0) } -> std::same_as<std::optional<message>>;
+                  }) {
+        auto m = t.receive_within(source, tag, std::max(0.0, deadline - t.now()));
+        if (!m) return std::nullopt;
+        held = std::move(*m);
+        return message_view(held);
+    } else {
+        while (true) {
+            if (auto v = try_receive_view(t, source, tag, held)) return v;
+            double const left = deadline - t.now();
+            if (left <= 0.0) return std::nullopt;
+            std::this_thread::sleep_for(std::chrono::duration<double>(std::min(left, 1e-4)));
+        }
+    }
 }
 
 } // namespace detail

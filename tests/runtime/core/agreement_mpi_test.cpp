@@ -59,7 +59,7 @@ int loopsched::testing::agreement_mpi_test(int argc, char** argv) {
                       what + ": expected " + (parameter.empty() ? "success" : parameter) + ", got '" + got + "'");
         // The next loop on the same communicator runs, with no collective in between.
         auto after = parallel_for(world, make_range(500), parse_policy("gss"), nothing);
-        results.check(after.iterations() == 500, what + ": the next loop runs");
+        results.check(after.statistics.iterations() == 500, what + ": the next loop runs");
     };
 
     if (!alone) {
@@ -148,7 +148,7 @@ int loopsched::testing::agreement_mpi_test(int argc, char** argv) {
         }
         results.check(got.find("alpha") != std::string::npos,
                       "a spec that does not parse on one rank: got '" + got + "'");
-        results.check(parallel_for(world, make_range(500), "gss", nothing).iterations() == 500,
+        results.check(parallel_for(world, make_range(500), "gss", nothing).statistics.iterations() == 500,
                       "the loop after a bad spec runs");
     }
 
@@ -182,11 +182,11 @@ int loopsched::testing::agreement_mpi_test(int argc, char** argv) {
     index_t mine = 0;
     auto big = parallel_for(world, make_range(most), static_schedule{}, static_block_mapping{},
                             [&](index_range const& part) { mine += part.size(); });
-    results.check(big.iterations() == most && mine > 0, "N = 2^63 - 1 split statically");
+    results.check(big.statistics.iterations() == most && mine > 0, "N = 2^63 - 1 split statically");
     index_t dynamic = 0;
     auto big_dynamic = parallel_for(world, make_range(most), static_schedule{},
                                     [&](index_range const& part) { dynamic += part.size(); });
-    results.check(big_dynamic.iterations() == most, "N = 2^63 - 1 scheduled dynamically");
+    results.check(big_dynamic.statistics.iterations() == most, "N = 2^63 - 1 scheduled dynamically");
 
     // DOACROSS with h and the input halo at their largest: one tile per chunk, right results.
     auto const space = box<2>::from_extents({40, 30});

@@ -12,7 +12,7 @@
 #include <loopsched/mapping/mapping.hpp>
 #include <loopsched/options.hpp>
 #include <loopsched/policies.hpp>
-#include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/payload.hpp>
 #include <loopsched/runtime/core/trace.hpp>
 #include <loopsched/space/box.hpp>
 #include <loopsched/space/window.hpp>
@@ -285,7 +285,7 @@ TEST_CASE("core: a DOALL loop sends one request per chunk, plus the hello, stop,
             parallel_for_options o;
             o.master_computes = false;
             stats[static_cast<std::size_t>(r)] = parallel_for(
-                    ch, make_range(1000), css(10), [](index_range const&) {}, o);
+                    ch, make_range(1000), css(10), [](index_range const&) {}, o).statistics;
         });
     for (auto& th : threads) th.join();
     CHECK(stats[0].chunks() == 100);

@@ -12,7 +12,7 @@
 #include <loopsched/mapping/mapping.hpp>
 #include <loopsched/mpi/parallel_for.hpp>
 #include <loopsched/mpi/parallel_for_doacross.hpp>
-#include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/payload.hpp>
 #include <loopsched/space/box.hpp>
 #include <loopsched/space/window.hpp>
 #include <loopsched/spec.hpp>
@@ -158,7 +158,7 @@ int loopsched::testing::failure_mpi_test(int argc, char** argv) {
             ++body_messages;
         }
     });
-    results.check(stats.iterations() == 300, "a loop whose bodies send user messages");
+    results.check(stats.statistics.iterations() == 300, "a loop whose bodies send user messages");
     MPI_Waitall(static_cast<int>(sent.size()), sent.data(), MPI_STATUSES_IGNORE);
     if (self == 0) {
         bool ok = true;

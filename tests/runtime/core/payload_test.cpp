@@ -3,7 +3,7 @@
 #include <loopsched/algorithm/parallel_for.hpp>
 #include <loopsched/concepts.hpp>
 #include <loopsched/mapping/mapping.hpp>
-#include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/payload.hpp>
 #include <loopsched/runtime/core/wire.hpp>
 #include <loopsched/serialization.hpp>
 #include <loopsched/space/box.hpp>

@@ -1,5 +1,5 @@
 // The per-worker table: its totals, and a stream left as the caller set it.
-#include <loopsched/runtime/core/statistics.hpp>
+#include <loopsched/statistics.hpp>
 
 #include <doctest/doctest.h>
 

@@ -93,7 +93,7 @@ TEST_CASE("timing: a loop of short chunks still reports its computing and no mor
         parallel_for_options o;
         o.master_computes = false;
         double const start = t.now();
-        stats[static_cast<std::size_t>(t.rank())] = parallel_for(t, make_range(3000), css(1), spin, o);
+        stats[static_cast<std::size_t>(t.rank())] = parallel_for(t, make_range(3000), css(1), spin, o).statistics;
         if (t.rank() == 1) worker_call_seconds = t.now() - start;
     });
     auto const& w = stats[0].workers.at(0);

@@ -10,7 +10,7 @@
 #include <loopsched/detail/fingerprint.hpp>
 #include <loopsched/detail/small_vector.hpp>
 #include <loopsched/error.hpp>
-#include <loopsched/policy/request.hpp>
+#include <loopsched/request.hpp>
 #include <loopsched/runtime/core/link.hpp>
 #include <loopsched/runtime/core/messages.hpp>
 #include <loopsched/runtime/core/wire.hpp>

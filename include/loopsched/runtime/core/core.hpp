@@ -26,7 +26,7 @@
 #include <loopsched/runtime/core/link.hpp>
 #include <loopsched/runtime/core/master_core.hpp>
 #include <loopsched/runtime/core/messages.hpp>
-#include <loopsched/runtime/core/statistics.hpp>
+#include <loopsched/statistics.hpp>
 #include <loopsched/runtime/core/worker_core.hpp>
 
 #include <limits>

@@ -3,7 +3,7 @@
 // ranks that left, for the table every rank gets.
 #pragma once
 
-#include <loopsched/runtime/core/statistics.hpp>
+#include <loopsched/statistics.hpp>
 
 #include <algorithm>
 #include <cstddef>

@@ -10,7 +10,7 @@
 #include <loopsched/runtime/core/master_port.hpp>
 #include <loopsched/runtime/core/messages.hpp>
 #include <loopsched/runtime/core/profile.hpp>
-#include <loopsched/runtime/core/statistics.hpp>
+#include <loopsched/statistics.hpp>
 #include <loopsched/runtime/core/wire.hpp>
 
 #include <algorithm>

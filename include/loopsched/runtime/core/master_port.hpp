@@ -7,7 +7,7 @@
 #include <loopsched/runtime/core/loopback.hpp>
 #include <loopsched/runtime/core/messages.hpp>
 #include <loopsched/runtime/core/profile.hpp>
-#include <loopsched/runtime/core/statistics.hpp>
+#include <loopsched/statistics.hpp>
 #include <loopsched/runtime/core/wire.hpp>
 
 #include <algorithm>

@@ -4,9 +4,9 @@
 #pragma once
 
 #include <loopsched/error.hpp>
-#include <loopsched/policy/request.hpp>
+#include <loopsched/request.hpp>
 #include <loopsched/runtime/core/result_blocks.hpp>
-#include <loopsched/runtime/core/statistics.hpp>
+#include <loopsched/statistics.hpp>
 #include <loopsched/runtime/core/wire.hpp>
 #include <loopsched/transport/transport.hpp>
 

@@ -4,7 +4,7 @@
 #pragma once
 
 #include <loopsched/detail/small_vector.hpp>
-#include <loopsched/policy/request.hpp>
+#include <loopsched/request.hpp>
 #include <loopsched/runtime/core/load.hpp>
 
 #include <chrono>

@@ -2,7 +2,7 @@
 // Perfetto or chrome://tracing) and an SVG Gantt chart, one lane per rank.
 #pragma once
 
-#include <loopsched/runtime/core/statistics.hpp>
+#include <loopsched/statistics.hpp>
 
 #include <algorithm>
 #include <array>

@@ -233,17 +233,5 @@ doacross_run run_doacross_engine(channel<T>& ch, box<N> const& space, dependence
     return out;
 }
 
-/// The depths of loop nest a compiled library holds DOACROSS engines for
-/// (src/compiled_engines.hpp); deeper nests instantiate them where they run.
-template <std::size_t N>
-inline constexpr bool doacross_depth_compiled = N == 2 || N == 3;
-
-/// The engine a compiled library holds for transport T (engines_compiled_for)
-/// and a depth it compiles: the body, the fields and the policy erased.
-template <Transport T, std::size_t N>
-doacross_run run_compiled_doacross(channel<T>& ch, box<N> const& space, dependence_set<N> const& deps,
-                                   any_policy const& policy, doacross_body<N>& body, doacross_options const& o,
-                                   bool gather, std::exception_ptr earlier);
-
 } // namespace detail
 } // namespace loopsched

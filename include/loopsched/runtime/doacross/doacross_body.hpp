@@ -7,8 +7,9 @@
 #include <loopsched/adaptor/interval_model.hpp>
 #include <loopsched/dependence/layout.hpp>
 #include <loopsched/detail/fingerprint.hpp>
+#include <loopsched/outcome.hpp>
 #include <loopsched/runtime/doacross/doacross_geometry.hpp>
-#include <loopsched/runtime/core/statistics.hpp>
+#include <loopsched/statistics.hpp>
 #include <loopsched/space/window.hpp>
 
 #include <concepts>
@@ -69,14 +70,6 @@ public:
 
 protected:
     ~doacross_body() = default;
-};
-
-/// What a DOACROSS engine returns besides the fields (the facade's doacross_outcome).
-struct doacross_run {
-    loop_statistics statistics;
-    doacross_layout layout;
-    index_t interval = 0;
-    std::optional<interval_model> model{};
 };
 
 template <std::size_t N, class Body, class... F>

@@ -397,11 +397,4 @@ doacross_run run_tiled_engine(channel<T>& ch, box<N> const& space, dependence_se
     return out;
 }
 
-/// The engine a compiled library holds for transport T and a depth it
-/// compiles (doacross_depth_compiled): the body and the fields erased.
-template <Transport T, std::size_t N>
-doacross_run run_compiled_tiled(channel<T>& ch, box<N> const& space, dependence_set<N> const& deps,
-                                doacross_mapping const& mapping, doacross_body<N>& body, doacross_options const& o,
-                                bool gather, std::exception_ptr earlier);
-
 } // namespace loopsched::detail

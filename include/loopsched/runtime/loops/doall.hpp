@@ -8,6 +8,7 @@
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/mapping.hpp>
 #include <loopsched/options.hpp>
+#include <loopsched/outcome.hpp>
 #include <loopsched/runtime/core/core.hpp>
 #include <loopsched/runtime/core/plan.hpp>
 #include <loopsched/runtime/core/profile.hpp>
@@ -39,22 +40,10 @@ inline rank_plan plan_doall(doall_call const& call, parallel_for_options const& 
     if (call.earlier) std::rethrow_exception(call.earlier);
     validate(o, ranks);
     rank_plan plan = plan_ranks(ranks, self, call.iterations, o);
-    require(!o.leaving || o.departures, "options.departures", o.departures,
-            "must be true (on every rank) where a rank may leave (options.leaving set)");
-    if (o.reissue || o.departures) {
-        // A request must mean "my chunk is done", and work moves: no fixed assignment.
-        require(o.request_ahead == 0.0, "options.request_ahead", o.request_ahead,
-                o.reissue ? "must be 0 with reissue" : "must be 0 with departures");
-        require(!o.deterministic, "options.deterministic", o.deterministic,
-                o.reissue ? "must be false with reissue" : "must be false with departures");
-    }
-    plan.settings.silence = o.presumed_lost_after;
-    if (plan.settings.detects_failures()) { // served in turn, the others would wait for a lost worker's request
-        require(!o.deterministic, "options.deterministic", o.deterministic,
-                "must be false with a finite presumed_lost_after");
-        require(!partner_splits, "options.presumed_lost_after", o.presumed_lost_after,
-                "must be infinity with TreeS (trees): a partner's split would wait for a lost worker");
-    }
+    plan.settings.silence = o.presumed_lost_after; // the options' own rules are checked in validate
+    // Served in turn, the others would wait for a lost worker's request.
+    require(!partner_splits || !plan.settings.detects_failures(), "options.presumed_lost_after",
+            o.presumed_lost_after, "must be infinity with TreeS (trees): a partner's split would wait for a lost worker");
     if (partner_splits) {
         // A request must mean "my chunk is done", and chunks change hands mid-run.
         require(o.request_ahead == 0.0, "options.request_ahead", o.request_ahead, "must be 0 with TreeS (trees)");
@@ -113,8 +102,8 @@ loop_statistics run_doall_engine(loop_link<T>& link, checked_loop& checked, P co
 /// the checks (on every rank, before any message), the agreement, then the
 /// master, a worker, or both.
 template <Transport T, ChunkPolicy P, LoopMapping M>
-loop_statistics run_doall_checked(loop_link<T>& link, doall_call const& call, P const& policy, M const& mapping,
-                                  chunk_body& run, parallel_for_options const& o) {
+doall_run run_doall_checked(loop_link<T>& link, doall_call const& call, P const& policy, M const& mapping,
+                            chunk_body& run, parallel_for_options const& o) {
     checked_loop checked = check_loop(link, [&] {
         bool const partners = splits_with_partners(policy);
         rank_plan plan = plan_doall(call, o, link.size(), link.rank(), partners);
@@ -142,36 +131,7 @@ loop_statistics run_doall_checked(loop_link<T>& link, doall_call const& call, P 
                                               .extra = options_fingerprint(o)});
         return std::pair{std::move(plan), shape};
     });
-    return run_doall_engine(link, checked, policy, mapping, run);
-}
-
-/// The engine a compiled library holds for transport T (engines_compiled_for):
-/// the policy and the mapping erased; defined and instantiated there.
-template <Transport T>
-loop_statistics run_compiled_doall(channel<T>& ch, doall_call const& call, any_policy const& policy,
-                                   any_mapping const& mapping, chunk_body& run, parallel_for_options const& o);
-
-/// Runs a DOALL loop on this rank. `values`: the root's results
-/// (`per_iteration` per iteration; null for none). `earlier`: an error this
-/// rank met making the arguments (a spec that did not parse), which fails the
-/// loop on every rank like a failed check.
-template <channel_source C, IterationSpace S, ChunkPolicy P, LoopMapping M, class Body, class R>
-loop_statistics run_doall(C& source, S const& space, P const& policy, M const& mapping, Body& body,
-                          std::size_t per_iteration, std::vector<R>* values, parallel_for_options const& o,
-                          std::exception_ptr earlier = nullptr) {
-    auto& ch = channel_of(source);
-    using T = std::remove_cvref_t<decltype(ch.transport())>;
-    return detail::run_described<R>(
-            space, body, per_iteration, values, o, ch.rank() == o.root,
-            [&](doall_call const& call, chunk_body& run) {
-                if constexpr (engines_compiled_for<T> && std::constructible_from<any_mapping, M>) {
-                    return run_compiled_doall(ch, call, erase_policy(policy), any_mapping(mapping), run, o);
-                } else {
-                    loop_link<T> link(ch);
-                    return run_doall_checked(link, call, erase_policy(policy), mapping, run, o);
-                }
-            },
-            earlier);
+    return {{}, run_doall_engine(link, checked, policy, mapping, run), {}};
 }
 
 } // namespace loopsched::detail

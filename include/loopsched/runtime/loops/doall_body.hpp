@@ -8,7 +8,7 @@
 #include <loopsched/error.hpp>
 #include <loopsched/options.hpp>
 #include <loopsched/runtime/core/result_blocks.hpp>
-#include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/payload.hpp>
 #include <loopsched/schedule.hpp>
 
 #include <array>
@@ -149,15 +149,22 @@ describe_doall(S const& space, std::size_t per_iteration, std::vector<R>* values
     return {call, root_values};
 }
 
-/// A DOALL loop on this rank with the user's types: describes it, makes its
-/// body, and returns `engine(call, body)`, which knows neither type.
-template <class R, IterationSpace S, class Body, class Engine>
-decltype(auto) run_described(S const& space, Body& body, std::size_t per_iteration, std::vector<R>* values,
-                             parallel_for_options const& o, bool root, Engine&& engine,
-                             std::exception_ptr earlier = nullptr) {
-    auto const [call, root_values] = detail::describe_doall<S, R>(space, per_iteration, values, o, root, earlier);
-    doall_body<S, Body, R> run(space, o.dimension, body, per_iteration, root_values);
-    return engine(call, static_cast<chunk_body&>(run));
-}
+/// A DOALL loop on this rank with the user's types, ready for an engine that
+/// knows neither: its description (`call`) and its body behind chunk_body.
+template <IterationSpace S, class Body, class R>
+class described_doall {
+public:
+    described_doall(S const& space, Body& body, std::size_t per_iteration, std::vector<R>* values,
+                    parallel_for_options const& o, bool root, std::exception_ptr earlier = nullptr)
+        : described_(detail::describe_doall<S, R>(space, per_iteration, values, o, root, std::move(earlier))),
+          body_(space, o.dimension, body, per_iteration, described_.second) {}
+
+    [[nodiscard]] doall_call const& call() const noexcept { return described_.first; }
+    [[nodiscard]] chunk_body& body() noexcept { return body_; }
+
+private:
+    std::pair<doall_call, std::span<std::conditional_t<std::is_void_v<R>, std::byte, R>>> described_;
+    doall_body<S, Body, R> body_;
+};
 
 } // namespace loopsched::detail

@@ -5,7 +5,7 @@
 
 #include <loopsched/error.hpp>
 #include <loopsched/runtime/core/core.hpp>
-#include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/payload.hpp>
 #include <loopsched/runtime/core/profile.hpp>
 #include <loopsched/runtime/loops/doall_body.hpp>
 #include <loopsched/schedule.hpp>

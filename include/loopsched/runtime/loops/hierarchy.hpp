@@ -12,6 +12,7 @@
 #include <loopsched/hierarchical.hpp>
 #include <loopsched/mapping/mapping.hpp>
 #include <loopsched/options.hpp>
+#include <loopsched/outcome.hpp>
 #include <loopsched/runtime/core/core.hpp>
 #include <loopsched/runtime/core/groups.hpp>
 #include <loopsched/runtime/core/plan.hpp>
@@ -255,7 +256,7 @@ loop_statistics run_hierarchy_engine(loop_link<T>& link, hierarchical<B, W> cons
 /// as for any loop, then the root, a sub-master, or a worker, whose master is
 /// whoever sends its first grant.
 template <Transport T, ChunkPolicy B, ChunkPolicy W>
-loop_statistics run_hierarchical_checked(loop_link<T>& link, doall_call const& call, hierarchical<B, W> const& h,
+doall_run run_hierarchical_checked(loop_link<T>& link, doall_call const& call, hierarchical<B, W> const& h,
                                          chunk_body& run, parallel_for_options const& o) {
     if (link.size() == 1) { // a lone rank works alone, as in a flat loop
         check_root_serves(o);
@@ -295,33 +296,7 @@ loop_statistics run_hierarchical_checked(loop_link<T>& link, doall_call const& c
                                               .extra = options_fingerprint(o)});
         return std::pair{std::move(plan), shape};
     });
-    return run_hierarchy_engine(link, h, opened, n, run, o);
-}
-
-/// The engine a compiled library holds for transport T (engines_compiled_for):
-/// both levels' policies erased; defined and instantiated there.
-template <Transport T>
-loop_statistics run_compiled_hierarchical_doall(channel<T>& ch, doall_call const& call,
-                                                hierarchical<any_policy, any_policy> const& levels, chunk_body& run,
-                                                parallel_for_options const& o);
-
-template <channel_source C, IterationSpace S, ChunkPolicy B, ChunkPolicy W, class Body, class R>
-loop_statistics run_hierarchical_doall(C& source, S const& space, hierarchical<B, W> const& h, Body& body,
-                                       std::size_t per_iteration, std::vector<R>* values,
-                                       parallel_for_options const& o) {
-    auto& ch = channel_of(source);
-    using T = std::remove_cvref_t<decltype(ch.transport())>;
-    return detail::run_described<R>(space, body, per_iteration, values, o, ch.rank() == o.root,
-                                    [&](doall_call const& call, chunk_body& run) {
-                                        auto const levels =
-                                                h.with_levels(erase_policy(h.between), erase_policy(h.within));
-                                        if constexpr (engines_compiled_for<T>) {
-                                            return run_compiled_hierarchical_doall(ch, call, levels, run, o);
-                                        } else {
-                                            loop_link<T> link(ch);
-                                            return run_hierarchical_checked(link, call, levels, run, o);
-                                        }
-                                    });
+    return {{}, run_hierarchy_engine(link, h, opened, n, run, o), {}};
 }
 
 } // namespace loopsched::detail

@@ -30,7 +30,7 @@
 #include <loopsched/detail/stack.hpp>
 #include <loopsched/mapping/placement.hpp>
 #include <loopsched/runtime/core/core.hpp>
-#include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/payload.hpp>
 #include <loopsched/runtime/tasks/dnc_calls.hpp>
 #include <loopsched/runtime/tasks/dnc_exchange.hpp>
 #include <loopsched/runtime/tasks/dnc_manager.hpp>

@@ -1,12 +1,13 @@
 // What the divide-and-conquer engine needs of the user's types, erased at
-// the seams the runtime has (dnc_calls), and what a run leaves (dnc_run):
-// all a program needs when the engine comes compiled (config.hpp).
+// the seams the runtime has (dnc_calls), and how a run's value reaches the
+// caller's outcome: all a program needs when the engine comes compiled.
 #pragma once
 
 #include <loopsched/detail/fingerprint.hpp>
 #include <loopsched/divide_and_conquer_ops.hpp>
-#include <loopsched/runtime/core/payload.hpp>
-#include <loopsched/runtime/core/statistics.hpp>
+#include <loopsched/outcome.hpp>
+#include <loopsched/payload.hpp>
+#include <loopsched/statistics.hpp>
 #include <loopsched/runtime/tasks/dnc_recursion.hpp>
 
 #include <cstddef>
@@ -38,14 +39,6 @@ struct dnc_calls {
     }
 };
 
-/// What a run leaves: the statistics everywhere; the solution's bytes and the
-/// workers' rows (by rank) on the root.
-struct dnc_run {
-    loop_statistics statistics;
-    std::vector<std::byte> solution;
-    std::vector<dnc_worker_statistics> workers;
-};
-
 /// The user's problem and operations at the engine's seams.
 template <class Problem, class Result, class Ops>
 dnc_calls dnc_calls_for(Problem const& problem, Ops& ops) {
@@ -61,9 +54,8 @@ dnc_calls dnc_calls_for(Problem const& problem, Ops& ops) {
 /// A run's outcome with the user's result type: `out` is a dnc_outcome.
 template <class Result, class Outcome>
 void take_dnc_run(dnc_run&& run, bool root, Outcome& out) {
-    out.statistics = std::move(run.statistics);
-    out.workers = std::move(run.workers);
-    if (root) out.value = from_bytes<Result>(run.solution);
+    if (root) out.value = from_bytes<Result>(run.value);
+    take_run(std::move(run), out);
 }
 
 } // namespace loopsched::detail

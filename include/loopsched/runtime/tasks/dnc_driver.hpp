@@ -7,7 +7,7 @@
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/any_placement.hpp>
 #include <loopsched/mapping/placement_choice.hpp>
-#include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/payload.hpp>
 #include <loopsched/runtime/core/plan.hpp>
 #include <loopsched/runtime/tasks/dnc.hpp>
 #include <loopsched/runtime/tasks/dnc_calls.hpp>
@@ -64,35 +64,11 @@ dnc_run run_dnc_engine(loop_link<T>& link, dnc_calls const& calls, dnc_options c
             [&](auto& loop) {
                 loop.run();
                 auto& manager = loop.master().client();
-                out.solution = manager.solution();
+                out.value = manager.solution();
                 out.workers = manager.take_statistics();
                 std::ranges::sort(out.workers, {}, &dnc_worker_statistics::rank);
             });
     return out;
-}
-
-/// The engine a compiled library holds for transport T (engines_compiled_for);
-/// the worker's recursion over the user's types comes in `calls`. Defined and
-/// instantiated there.
-template <Transport T>
-dnc_run run_compiled_dnc(channel<T>& ch, dnc_calls const& calls, dnc_options const& o,
-                         resolved_choice const& placement_spec);
-
-/// Runs a divide-and-conquer computation on this rank: the engine
-/// instantiated here, once per transport, or called where a compiled library
-/// holds it.
-template <class Problem, class Result, channel_source C, class Ops, class Outcome>
-void run_divide_and_conquer(C& source, Problem const& problem, Ops& ops, dnc_options const& o,
-                            resolved_choice const& placement_spec, Outcome& out) {
-    auto& ch = channel_of(source);
-    using T = std::remove_cvref_t<decltype(ch.transport())>;
-    auto const calls = dnc_calls_for<Problem, Result>(problem, ops);
-    if constexpr (engines_compiled_for<T>) {
-        take_dnc_run<Result>(run_compiled_dnc(ch, calls, o, placement_spec), ch.rank() == o.root, out);
-    } else {
-        loop_link<T> link(ch);
-        take_dnc_run<Result>(run_dnc_engine(link, calls, o, placement_spec), link.rank() == o.root, out);
-    }
 }
 
 } // namespace loopsched::detail

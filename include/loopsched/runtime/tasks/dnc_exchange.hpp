@@ -7,7 +7,7 @@
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/placement.hpp>
 #include <loopsched/runtime/core/core.hpp>
-#include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/payload.hpp>
 #include <loopsched/runtime/core/profile.hpp>
 #include <loopsched/runtime/tasks/dnc_manager.hpp>
 #include <loopsched/runtime/tasks/dnc_queue.hpp>

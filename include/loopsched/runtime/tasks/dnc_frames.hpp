@@ -1,6 +1,6 @@
 // A divide-and-conquer recursion's parts that do not depend on the user's
 // types: the frames waiting for results and the type-free bookkeeping
-// (dnc_recursion_core), defined in dnc_recursion_core.hpp.
+// (dnc_recursion_core), defined in dnc_frames.ipp.
 #pragma once
 
 #include <loopsched/config.hpp>
@@ -32,7 +32,7 @@ struct dnc_frame_state {
 /// An id is a slot (reused once closed, so the frames open at once bound the
 /// memory) and the slot's generation (so a result for a closed frame is
 /// refused, not taken by the slot's next frame). Whatever the result type:
-/// loopsched::compiled holds it (dnc_recursion_core.hpp).
+/// loopsched::compiled holds it (dnc_frames.ipp).
 class dnc_frame_table {
 public:
     /// `f` waits for `n` results; its id, until close(id).
@@ -77,7 +77,7 @@ public:
 
 /// The recursion's bookkeeping that does not depend on the user's types (the
 /// clock's stride, a task's accounting and trace events, the placing of
-/// subproblems), compiled once in loopsched::compiled (dnc_recursion_core.hpp).
+/// subproblems), compiled once in loopsched::compiled (dnc_frames.ipp).
 class dnc_recursion_core : public dnc_recursion_base {
 protected:
     explicit dnc_recursion_core(dnc_engine& engine) : e_(engine), stack_(engine.stack_left) {}
@@ -134,5 +134,5 @@ private:
 } // namespace loopsched::detail
 
 #ifndef LOOPSCHED_COMPILED // else loopsched::compiled holds them (src/compiled_engines.cpp)
-#include <loopsched/runtime/tasks/dnc_recursion_core.hpp>
+#include <loopsched/runtime/tasks/dnc_frames.ipp>
 #endif

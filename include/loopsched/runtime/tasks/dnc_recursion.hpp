@@ -10,7 +10,7 @@
 #include <loopsched/detail/stack.hpp>
 #include <loopsched/divide_and_conquer_ops.hpp>
 #include <loopsched/error.hpp>
-#include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/payload.hpp>
 #include <loopsched/runtime/core/wire.hpp>
 #include <loopsched/runtime/tasks/dnc_frames.hpp>
 #include <loopsched/runtime/tasks/dnc_interfaces.hpp>

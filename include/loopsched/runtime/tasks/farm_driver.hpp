@@ -12,9 +12,9 @@
 #include <loopsched/runtime/tasks/farm_calls.hpp>
 #include <loopsched/runtime/tasks/farm_hierarchy.hpp>
 #include <loopsched/runtime/tasks/farm_producer.hpp>
-#include <loopsched/runtime/core/payload.hpp>
+#include <loopsched/payload.hpp>
 #include <loopsched/runtime/core/plan.hpp>
-#include <loopsched/runtime/core/statistics.hpp>
+#include <loopsched/statistics.hpp>
 #include <loopsched/task_farm_handle.hpp>
 #include <loopsched/task_options.hpp>
 #include <loopsched/transport/channel.hpp>
@@ -41,7 +41,8 @@ inline farm_settings check_farm(task_farm_options const& o, any_placement const&
                                 std::optional<any_policy>& policy, bool batches = false) {
     farm_settings fs;
     static_cast<farm_parameters&>(fs) = o;
-    check_farm_placement(chosen, "options.scheme");
+    static_cast<resilience_options&>(fs) = o;
+    check_farm_placement(chosen, chosen_placement(o).second);
     fs.placement = chosen;
     if (auto const* chunks = chosen.policy()) {
         policy = *chunks;
@@ -59,7 +60,7 @@ inline farm_settings check_farm(task_farm_options const& o, any_placement const&
 
 /// Runs a farm on this rank: checks, agreement, then master and/or worker;
 /// for two levels, the root, a sub-master, or a group's worker. `scheme` is
-/// options.scheme with its spec parsed by the caller; `to_root(id, bytes)`
+/// options.placement with its spec parsed by the caller; `to_root(id, bytes)`
 /// takes each result on the root.
 template <class Channel, class Deliver>
 farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, task_farm_options const& o,
@@ -74,8 +75,6 @@ farm_run run_farm_engine(Channel& ch, farm_calls const& calls, Deliver to_root, 
         validate(o, link.size());
         placement_choice const& chosen = scheme.get();
         std::uint64_t placements = 0;
-        require(!o.leaving || o.departures, "options.departures", o.departures,
-                "must be true (on every rank) where a rank may leave (options.leaving set)");
         require(!o.leaving || self != o.root, "options.leaving", "set on the root",
                 "must be null on the root: it produces the tasks and serves the farm");
         if (auto const* h = chosen.hierarchy()) {

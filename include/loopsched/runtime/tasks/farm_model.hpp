@@ -163,7 +163,7 @@ private:
 };
 
 /// The parameters every rank agrees on, as the engine uses them.
-struct farm_settings : farm_parameters { // the options' numbers as given, checked by their description
+struct farm_settings : farm_parameters, resilience_options { // the options' numbers as given, checked by their description
     /// Where tasks go: a FarmPlacement (its state asked as workers become
     /// idle) or an EstimatePlacement (each task placed when it is made).
     any_placement placement{};

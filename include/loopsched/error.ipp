@@ -1,9 +1,9 @@
-// What throws loopsched's errors (error.hpp), out of line: in every
-// translation unit when header-only, once in loopsched::compiled otherwise.
+// What throws loopsched's errors, out of line: the end of error.hpp in every
+// translation unit when header-only, once in loopsched::compiled otherwise
+// (which includes error.hpp first).
 #pragma once
 
 #include <loopsched/config.hpp>
-#include <loopsched/error.hpp>
 
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,7 @@
 // The definitions of spec.hpp's catalogue walkers (parse_policy and its
-// kin): every policy of the catalogue, through Boost.Hana. Included by
-// spec.hpp in header-only use and by loopsched::compiled's source otherwise.
+// kin): every policy of the catalogue, through Boost.Hana. At the end of
+// spec.hpp in header-only use, in loopsched::compiled's source (after spec.hpp)
+// otherwise.
 #pragma once
 
 #include <loopsched/adaptor/clamped.hpp>
@@ -12,7 +13,6 @@
 #include <loopsched/hierarchical.hpp>
 #include <loopsched/policies.hpp>
 #include <loopsched/policy/spec_args.hpp>
-#include <loopsched/spec.hpp>
 
 #include <boost/hana/for_each.hpp>
 

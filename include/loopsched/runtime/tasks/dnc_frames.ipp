@@ -1,11 +1,11 @@
 // What a divide-and-conquer recursion does whatever the user's types: the
 // frames' table and the bookkeeping of dnc_recursion_core (declared in
-// dnc_frames.hpp); inline in header-only programs, else in loopsched::compiled.
+// dnc_frames.hpp, at whose end this is included); inline in header-only
+// programs, else in loopsched::compiled (after dnc_frames.hpp).
 #pragma once
 
 #include <loopsched/config.hpp>
 #include <loopsched/error.hpp>
-#include <loopsched/runtime/tasks/dnc_frames.hpp>
 #include <loopsched/runtime/tasks/dnc_wire.hpp>
 
 #include <algorithm>

@@ -1,10 +1,9 @@
-// loop_statistics printed as a table: the definition of its operator<<, in
-// every translation unit that prints one when header-only, once in
-// loopsched::compiled otherwise.
+// loop_statistics printed as a table: the definition of its operator<<, at
+// the end of statistics.hpp when header-only, once in loopsched::compiled
+// otherwise (which includes statistics.hpp first).
 #pragma once
 
 #include <loopsched/config.hpp>
-#include <loopsched/runtime/core/statistics.hpp>
 
 #include <initializer_list>
 #include <ios>

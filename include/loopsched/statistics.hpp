@@ -1,0 +1,95 @@
+// What a loop run reports: per-worker computation, waiting and communication
+// time, iterations and chunks (Chronopoulos et al.'s Tables 2 and 3), the parallel time,
+// and optionally a trace of every chunk; and a divide-and-conquer worker's row.
+#pragma once
+
+#include <loopsched/config.hpp>
+#include <loopsched/detail/arithmetic.hpp>
+
+#include <cstdint>
+#include <iosfwd>
+#include <vector>
+
+namespace loopsched {
+
+/// One rank's time in a loop. Computing, waiting and communicating add up to
+/// no more than the rank's time from its first request to the master's stop;
+/// in a loop of short chunks, some are estimated from sampled chunks and sends.
+struct worker_statistics {
+    int rank = 0;
+    double compute_seconds = 0.0; ///< in the loop body
+    double wait_seconds = 0.0;    ///< blocked, waiting for the master's reply (from its first message: inside the loop)
+    double comm_seconds = 0.0;    ///< sending requests
+    index_t iterations = 0;
+    index_t chunks = 0;
+};
+
+/// One chunk as it ran: on which rank, which iterations, and when (seconds
+/// from the loop's start on the master's clock).
+struct chunk_event {
+    int rank = 0;
+    index_t first = 0;
+    index_t size = 0;
+    double start = 0.0;
+    double end = 0.0;
+    int level = 0; ///< 0: a worker's chunk; 1: a group's chunk from the root (hierarchical loops)
+};
+
+struct loop_statistics {
+    double parallel_seconds = 0.0; ///< T_p, measured on the master
+    std::vector<worker_statistics> workers;
+    std::vector<chunk_event> trace{}; ///< every chunk, when tracing was asked for (root rank only)
+    /// Hierarchical loops: one row per group, under its sub-master's rank (its
+    /// workers' summed times; iterations and chunks as the root granted them).
+    /// Empty for a flat loop. `workers` then holds every worker of every group.
+    std::vector<worker_statistics> groups{};
+    /// With reissue: copies of unfinished chunks granted to idle workers, and
+    /// the grants (copies or originals) that finished second or were cancelled,
+    /// whose results were dropped. Their iterations count in their workers' rows.
+    std::uint64_t reissued = 0, dropped = 0;
+    /// TreeS (`trees`): the times a worker gave half of what remained of its
+    /// chunk to an idle partner. The iterations count where they ran.
+    std::uint64_t partner_splits = 0;
+    std::vector<int> departed{}; ///< ranks that left the loop (departure::leave), in rank order
+    /// Ranks the master presumed lost (options.presumed_lost_after), in rank
+    /// order. Their rows count the iterations they were granted, whoever finished them.
+    std::vector<int> lost{};
+
+    [[nodiscard]] index_t iterations() const {
+        index_t n = 0;
+        for (auto const& w : workers) n += w.iterations;
+        return n;
+    }
+    [[nodiscard]] index_t chunks() const {
+        index_t n = 0;
+        for (auto const& w : workers) n += w.chunks;
+        return n;
+    }
+};
+
+/// One worker's share of a divide-and-conquer run.
+struct dnc_worker_statistics {
+    int rank = 0;
+    std::uint64_t nodes =
+            0; ///< problems it handled (each solved, or divided and combined, here), inlined ones included
+    std::uint64_t tasks = 0;    ///< queued tasks it ran
+    std::uint64_t inlined = 0;  ///< of those, run by direct recursion
+    std::uint64_t given = 0;    ///< tasks it sent to other workers (start lists, transfers, steals)
+    std::uint64_t received = 0; ///< tasks it got from the manager or other workers
+    std::uint64_t steals = 0;   ///< steal requests it sent
+    /// The most spilled problems (divided inside an inlined task's recursion)
+    /// that waited for their subproblems at once, nested on its stack: at most
+    /// the tree's depth + 1 (a waiting problem runs only tasks deeper than
+    /// itself). Queued tasks divided here wait off the stack and do not count.
+    std::uint64_t peak_waits = 0;
+    double idle_seconds = 0.0; ///< blocked with nothing to run
+};
+
+/// Prints the table: one row per worker, then T_p (statistics.ipp).
+LOOPSCHED_DECL std::ostream& operator<<(std::ostream& out, loop_statistics const& s);
+
+} // namespace loopsched
+
+#ifndef LOOPSCHED_COMPILED // else loopsched::compiled holds it (src/compiled.cpp)
+#include <loopsched/statistics.ipp>
+#endif
