@@ -148,7 +148,10 @@ int main(int argc, char** argv) {
     // (the raw loop sends one request/reply pair per task, as SS does).
     long long const tasks = 10000;
     auto farm = [&](auto& library, auto options, char const* scheme) {
-        options.placement = scheme;
+        if constexpr (requires { options.placement = scheme; })
+            options.placement = scheme;
+        else
+            options.scheme = scheme; // the name before placement
         options.master_computes = false;
         library(world, options);
     };
