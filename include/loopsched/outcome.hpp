@@ -4,10 +4,7 @@
 // every engine returns to its facade (detail::engine_run).
 #pragma once
 
-#include <loopsched/adaptor/interval_model.hpp>
 #include <loopsched/concepts.hpp>
-#include <loopsched/dependence/layout.hpp>
-#include <loopsched/space/window.hpp>
 #include <loopsched/statistics.hpp>
 
 #include <cstddef>
@@ -16,10 +13,17 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
-#include <variant>
 #include <vector>
 
 namespace loopsched {
+
+// A DOACROSS loop's outcome names these; their definitions come with the
+// loop's own headers (dependence/layout.hpp, adaptor/interval_model.hpp,
+// space/window.hpp), so that an outcome of another algorithm does not parse them.
+struct doacross_layout;
+struct interval_model;
+template <class T, std::size_t N>
+class window;
 
 /// A run's value (filled on the root rank; default-constructed elsewhere) and
 /// its statistics (on every rank, the trace on the root only).
@@ -78,21 +82,34 @@ struct dnc_report {
 template <class Result>
 struct dnc_outcome : outcome<Result>, dnc_report {};
 
+namespace detail {
+/// X, named so that it depends on N: a class template's base of that type is
+/// then made where the template is used, not where it is defined.
+template <class X, std::size_t N>
+struct depends_on {
+    using type = X;
+};
+} // namespace detail
+
 /// What a DOACROSS loop reports besides its fields: the layout and the
-/// synchronization interval that ran.
-struct doacross_report {
-    doacross_layout layout;
+/// synchronization interval that ran. (A template only so that its members'
+/// types may be incomplete here: use doacross_report.)
+template <class Layout = doacross_layout, class Model = interval_model>
+struct basic_doacross_report {
+    Layout layout;
     index_t interval = 0; ///< h
     /// With h=auto, on the root: the model's measured inputs, from which h
     /// came; model->predicted_seconds(interval) is the time it predicts.
-    std::optional<interval_model> model{};
+    std::optional<Model> model{};
 };
+using doacross_report = basic_doacross_report<>;
 
 /// What a DOACROSS loop returns on every rank: the fields as windows over the
 /// whole space (`value`, on the root, holding the final values when the
 /// call passed gather<>{}; empty otherwise), the statistics and the report.
 template <std::size_t N, class... T>
-struct doacross_outcome : outcome<std::tuple<window<T, N>...>>, doacross_report {
+struct doacross_outcome : outcome<std::tuple<window<T, N>...>>,
+                          basic_doacross_report<typename detail::depends_on<doacross_layout, N>::type> {
     /// Field I's window.
     template <std::size_t I = 0>
     [[nodiscard]] auto& array() noexcept {
@@ -106,11 +123,14 @@ struct doacross_outcome : outcome<std::tuple<window<T, N>...>>, doacross_report 
 
 namespace detail {
 
+/// A loop's engine reports nothing besides its statistics.
+struct no_report {};
+
 /// What every engine returns to its facade: the statistics, the algorithm's
-/// report (std::monostate for loops), and the run's value as bytes where the
-/// engine makes one (divide and conquer's solution, on the root; a loop's
-/// and a farm's results reach the caller as they arrive).
-template <class Report = std::monostate>
+/// report, and the run's value as bytes where the engine makes one (divide
+/// and conquer's solution, on the root; a loop's and a farm's results reach
+/// the caller as they arrive).
+template <class Report = no_report>
 struct engine_run : Report {
     loop_statistics statistics;
     std::vector<std::byte> value;
@@ -125,7 +145,7 @@ using doacross_run = engine_run<doacross_report>;
 template <class Report, class Outcome>
 void take_run(engine_run<Report>&& run, Outcome& out) {
     out.statistics = std::move(run.statistics);
-    if constexpr (!std::is_same_v<Report, std::monostate>)
+    if constexpr (!std::is_same_v<Report, no_report>)
         static_cast<Report&>(out) = std::move(static_cast<Report&>(run));
 }
 

@@ -5,9 +5,9 @@
 
 #include <loopsched/adaptor/interval_model.hpp>
 #include <loopsched/adaptor/synchronized.hpp>
-#include <loopsched/algorithm/doall_call.hpp>
 #include <loopsched/any_policy.hpp>
 #include <loopsched/concepts.hpp>
+#include <loopsched/detail/pack.hpp>
 #include <loopsched/dependence/layout.hpp>
 #include <loopsched/mapping/doacross_mapping.hpp>
 #include <loopsched/options.hpp>
@@ -45,6 +45,29 @@ auto take_fields(All&& all, std::index_sequence<I...>) {
     return std::tuple<std::remove_cvref_t<std::tuple_element_t<I, std::remove_cvref_t<All>>>...>(
             std::get<I>(std::move(all))...);
 }
+
+/// The first types of a tuple, as a tuple (void past the end: the checks fail first).
+template <class Tuple, class Indices>
+struct leading_types {
+    using type = std::tuple<>;
+};
+template <class Tuple, std::size_t... I>
+requires(sizeof...(I) <= std::tuple_size_v<Tuple>) struct leading_types<Tuple, std::index_sequence<I...>> {
+    using type = std::tuple<std::tuple_element_t<I, Tuple>...>;
+};
+
+/// Whether every type of a tuple is a field<T>.
+template <class Tuple>
+inline constexpr bool all_fields_v = false;
+template <class... F>
+inline constexpr bool all_fields_v<std::tuple<F...>> = (is_field_v<F> && ...);
+
+/// Whether a DOACROSS body takes a part and one window per field, in order.
+template <class Body, std::size_t N, class Fields>
+inline constexpr bool doacross_body_fits = false;
+template <class Body, std::size_t N, class... F>
+inline constexpr bool doacross_body_fits<Body, N, std::tuple<F...>> =
+        std::invocable<Body&, box<N> const&, window<typename F::value_type, N>&...>;
 
 /// The erased body over a tuple of fields.
 template <std::size_t N, class Body, class Fields>
@@ -87,27 +110,15 @@ private:
                                  "then the body, then optionally gather<>{} and the options");
     // (1 when the assertion above fails, so that only its message is shown.)
     static constexpr std::size_t fields_count = n >= tail + 2 ? n - 1 - tail : 1;
-    static constexpr bool fields_first = [] {
-        if constexpr (n < 2)
-            return true;
-        else
-            return []<std::size_t... I>(std::index_sequence<I...>) {
-                return (is_field_v<std::tuple_element_t<I, arguments>> && ...);
-            }(std::make_index_sequence<fields_count>{});
-    }();
+    using leading = typename leading_types<arguments, std::make_index_sequence<fields_count>>::type;
+    static constexpr bool fields_first = n < 2 || all_fields_v<leading>;
     static_assert(fields_first,
                   "parallel_for_doacross: the arguments between the policy and the body must be field<T>(initial); "
                   "after the body come gather<>{} (to collect the fields on the root) and the options, in that order");
     static constexpr bool shaped = N >= 2 && D::rank == N && n >= tail + 2 && fields_first;
-    using fields_type = std::conditional_t<shaped, decltype(take_fields(std::declval<std::tuple<Args&&...>>(),
-                                                                        std::make_index_sequence<fields_count>{})),
-                                           std::tuple<>>;
+    using fields_type = std::conditional_t<shaped, leading, std::tuple<>>;
     using body_type = std::remove_reference_t<nth_or_void_t<fields_count, Args...>>;
-    static constexpr bool callable = !shaped || [] {
-        return []<class... F>(std::tuple<F...>*) {
-            return std::invocable<body_type&, box<N> const&, window<typename F::value_type, N>&...>;
-        }(static_cast<fields_type*>(nullptr));
-    }();
+    static constexpr bool callable = !shaped || doacross_body_fits<body_type, N, fields_type>;
     static_assert(callable,
                   "parallel_for_doacross: the body must be callable as body(box<N> const& part, window<T, N>&... "
                   "arrays), one window per field, in order");
@@ -124,28 +135,49 @@ public:
     /// `earlier`: an error met making the policy (a spec that did not parse),
     /// which fails the loop on every rank; converting the dependences may add one.
     doacross_arguments(D const& deps, std::exception_ptr earlier, Args&&... args)
-        : earlier_(std::move(earlier)), all_(std::forward<Args>(args)...) {
-        if constexpr (valid) {
-            fields_ = take_fields(std::move(all_), std::make_index_sequence<fields_count>{});
-            if constexpr (has_options) options = std::get<n - 1>(all_);
-            set_ = as_dependence_set(deps, earlier_);
-            body_.emplace(std::get<fields_count>(all_), fields_, out.value);
-        }
-    }
+        : options(options_of(args...)), earlier_(std::move(earlier)), all_(std::forward<Args>(args)...),
+          fields_(fields_of(std::move(all_))), set_(set_of(deps, earlier_)), body_(body_of(all_, fields_, out)) {}
     doacross_arguments(doacross_arguments const&) = delete; // the erased body points into `out`
     doacross_arguments& operator=(doacross_arguments const&) = delete;
 
-    [[nodiscard]] dependence_set<N> const& deps() const { return *set_; }
-    [[nodiscard]] doacross_body<N>& body() { return *body_; }
+    [[nodiscard]] dependence_set<N> const& deps() const { return set_; }
+    [[nodiscard]] doacross_body<N>& body() { return body_; }
     [[nodiscard]] std::exception_ptr earlier() const { return earlier_; }
 
 private:
+    using set_type = std::conditional_t<valid, dependence_set<N>, int>;
+    using body_holder = std::conditional_t<valid, typename typed_doacross_body_of<N, body_type, fields_type>::type, int>;
+
+    static doacross_options options_of(Args const&... args) {
+        if constexpr (valid && has_options)
+            return std::get<n - 1>(std::forward_as_tuple(args...));
+        else
+            return {};
+    }
+    static fields_type fields_of(std::tuple<Args&&...>&& all) {
+        if constexpr (valid)
+            return take_fields(std::move(all), std::make_index_sequence<fields_count>{});
+        else
+            return {};
+    }
+    static set_type set_of(D const& deps, std::exception_ptr& earlier) {
+        if constexpr (valid)
+            return as_dependence_set(deps, earlier);
+        else
+            return 0;
+    }
+    static body_holder body_of(std::tuple<Args&&...>& all, fields_type const& fields, outcome_type& out) {
+        if constexpr (valid)
+            return {std::get<fields_count>(all), fields, out.value};
+        else
+            return 0;
+    }
+
     std::exception_ptr earlier_;
     std::tuple<Args&&...> all_;
-    fields_type fields_{};
-    std::optional<dependence_set<N>> set_{};
-    std::conditional_t<valid, std::optional<typename typed_doacross_body_of<N, body_type, fields_type>::type>, int>
-            body_{};
+    fields_type fields_;
+    set_type set_;
+    body_holder body_;
 };
 
 } // namespace detail

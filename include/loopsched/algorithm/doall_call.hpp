@@ -6,6 +6,7 @@
 
 #include <loopsched/any_policy.hpp>
 #include <loopsched/concepts.hpp>
+#include <loopsched/detail/pack.hpp>
 #include <loopsched/hierarchical.hpp>
 #include <loopsched/mapping/mapping.hpp>
 #include <loopsched/options.hpp>
@@ -16,7 +17,6 @@
 #include <concepts>
 #include <cstddef>
 #include <exception>
-#include <optional>
 #include <span>
 #include <tuple>
 #include <type_traits>
@@ -45,21 +45,6 @@ requires(!std::is_void_v<R>) struct gathered_value<gather<R>> {
     static constexpr bool gathers = true;
     using type = R;
 };
-
-/// The `I`th type of `Ts`, or void past the end (so that a short pack fails
-/// only the static_assert that names what is missing).
-template <std::size_t I, class... Ts>
-struct nth_or_void {
-    using type = void;
-};
-template <std::size_t I, class T, class... Ts>
-struct nth_or_void<I, T, Ts...> : nth_or_void<I - 1, Ts...> {};
-template <class T, class... Ts>
-struct nth_or_void<0, T, Ts...> {
-    using type = T;
-};
-template <std::size_t I, class... Ts>
-using nth_or_void_t = typename nth_or_void<I, Ts...>::type;
 
 /// Whether a parallel_for body fits: body(part), or body(part, std::span<R>) when gathering.
 template <class Body, class S, class R>
@@ -159,25 +144,36 @@ public:
     /// `rank`: this rank, to know the root; `earlier`: an error met making the
     /// scheme (a spec that did not parse), which fails the loop on every rank.
     doall_arguments(S const& space, int rank, std::exception_ptr earlier, Args&&... args)
-        : all_(std::forward<Args>(args)...) {
-        if constexpr (pack::valid) {
-            options = pack::options(all_);
-            loop_.emplace(space, pack::body(all_), pack::per_iteration(all_), pack::values(out), options,
-                          rank == options.root, std::move(earlier));
-        }
-    }
+        : options(options_of(args...)), all_(std::forward<Args>(args)...),
+          loop_(loop_of(space, all_, out, options, rank, std::move(earlier))) {}
     doall_arguments(doall_arguments const&) = delete; // the loop points into `out`
     doall_arguments& operator=(doall_arguments const&) = delete;
 
-    [[nodiscard]] doall_call const& call() const { return loop_->call(); }
-    [[nodiscard]] chunk_body& body() { return loop_->body(); }
+    [[nodiscard]] doall_call const& call() const { return loop_.call(); }
+    [[nodiscard]] chunk_body& body() { return loop_.body(); }
     [[nodiscard]] decltype(auto) mapping() { return pack::mapping(all_); }
 
 private:
+    using loop_type = std::conditional_t<pack::valid,
+                                         described_doall<S, typename pack::body_type, typename pack::value_type>, int>;
+
+    static parallel_for_options options_of(Args const&... args) {
+        if constexpr (pack::valid && pack::has_options)
+            return std::get<pack::n - 1>(std::forward_as_tuple(args...));
+        else
+            return {};
+    }
+    static loop_type loop_of(S const& space, std::tuple<Args&&...>& all, typename pack::outcome_type& out,
+                             parallel_for_options const& o, int rank, std::exception_ptr earlier) {
+        if constexpr (pack::valid)
+            return {space, pack::body(all), pack::per_iteration(all), pack::values(out), o, rank == o.root,
+                    std::move(earlier)};
+        else
+            return 0;
+    }
+
     std::tuple<Args&&...> all_;
-    std::conditional_t<pack::valid,
-                       std::optional<described_doall<S, typename pack::body_type, typename pack::value_type>>, int>
-            loop_{};
+    loop_type loop_;
 };
 
 } // namespace detail

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <loopsched/transport/channel.hpp>
+#include <loopsched/transport/deadline.hpp>
 #include <loopsched/transport/transport.hpp>
 
 #include <cstddef>
