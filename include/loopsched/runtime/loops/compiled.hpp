@@ -8,6 +8,7 @@
 #include <loopsched/hierarchical.hpp>
 #include <loopsched/mapping/mapping.hpp>
 #include <loopsched/options.hpp>
+#include <loopsched/outcome.hpp>
 #include <loopsched/runtime/loops/doall_body.hpp>
 #include <loopsched/statistics.hpp>
 #include <loopsched/transport/erased.hpp>
