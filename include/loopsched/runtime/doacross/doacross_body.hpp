@@ -171,12 +171,4 @@ dependence_set<D::rank> as_dependence_set(D const& deps, std::exception_ptr& ear
     }
 }
 
-/// The engines' view of `body` over `fields`, filling `results` (the outcome's windows).
-template <std::size_t N, class Body, class... F>
-typed_doacross_body<N, Body, F...> erase_doacross_body(
-        Body& body, std::tuple<F...> const& fields,
-        typename typed_doacross_body<N, Body, F...>::windows_t& results) {
-    return {body, fields, results};
-}
-
 } // namespace loopsched::detail
