@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Reads every loopsched #include in include/ and fails on one that points up
-the layers docs/architecture.md states (its "Layers of include/" table), on a
+the layers docs/contributing/architecture.md states (its "Layers of include/" table), on a
 header no row of the table covers, and on headers that include each other.
 
 Usage: include_layers.py SOURCE_DIR
@@ -11,14 +11,14 @@ import sys
 
 root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".")
 include = root / "include"
-table = (root / "docs" / "architecture.md").read_text()
+table = (root / "docs" / "contributing" / "architecture.md").read_text()
 
 # | layer | room | `path` `folder/` ... |
 rooms = []  # (layer, room, [entries])
 for m in re.finditer(r"^\| *(\d+) *\| *([^|]+?) *\| *(.+?) *\|$", table, re.M):
     rooms.append((int(m.group(1)), m.group(2), re.findall(r"`([^`]+)`", m.group(3))))
 if not rooms:
-    sys.exit("include_layers: no layer table in docs/architecture.md")
+    sys.exit("include_layers: no layer table in docs/contributing/architecture.md")
 
 
 def room_of(path):
@@ -39,7 +39,7 @@ for f in files:
     name = f.relative_to(include / "loopsched").as_posix()
     graph[name] = re.findall(r"^\s*#\s*include\s*<loopsched/([^>]+)>", f.read_text(), re.M)
     if room_of(name) is None:
-        problems.append(f"{name}: in no row of the layer table of docs/architecture.md")
+        problems.append(f"{name}: in no row of the layer table of docs/contributing/architecture.md")
 
 for name, includes in graph.items():
     mine = room_of(name)

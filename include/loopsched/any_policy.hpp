@@ -177,7 +177,7 @@ private:
     };
 
     // With loopsched::compiled, the models of the catalogue's schemes and of
-    // their S, W and SW forms are compiled in the library (src/compiled.cpp):
+    // their S, W and SW forms are compiled in the library (impl/compiled_core.ipp):
     // a program that erases one instantiates none of its members.
     template <class A>
     struct compiled_forms {

@@ -1,9 +1,10 @@
 // How the library is built into a program: header-only (the default: every
 // translation unit instantiates the engines it calls) or separately compiled
-// (the CMake target loopsched::compiled defines LOOPSCHED_COMPILED; its
-// sources, src/compiled_engines.cpp, src/compiled_mpi.cpp and src/compiled.cpp,
-// hold the engines over an erased transport, the entry points over MPI and the
-// spec parser, and the headers then only declare them, as Asio's and fmt's do).
+// (LOOPSCHED_COMPILED defined in every translation unit: the headers then only
+// declare the engines over an erased transport, the entry points over MPI and
+// the spec parser, and impl/compiled.ipp defines them once, as Asio's and fmt's
+// separate compilation do; the CMake target loopsched::compiled is that file
+// built as a static library and the macro set for its users).
 #pragma once
 
 #ifdef LOOPSCHED_COMPILED

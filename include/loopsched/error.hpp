@@ -160,6 +160,6 @@ constexpr void require(bool ok, std::string_view parameter, T const& value, std:
 } // namespace detail
 } // namespace loopsched
 
-#ifndef LOOPSCHED_COMPILED // else loopsched::compiled holds them (src/compiled.cpp)
+#ifndef LOOPSCHED_COMPILED // else loopsched::compiled holds them (impl/compiled_core.ipp)
 #include <loopsched/error.ipp>
 #endif

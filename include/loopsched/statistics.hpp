@@ -90,6 +90,6 @@ LOOPSCHED_DECL std::ostream& operator<<(std::ostream& out, loop_statistics const
 
 } // namespace loopsched
 
-#ifndef LOOPSCHED_COMPILED // else loopsched::compiled holds it (src/compiled.cpp)
+#ifndef LOOPSCHED_COMPILED // else loopsched::compiled holds it (impl/compiled_core.ipp)
 #include <loopsched/statistics.ipp>
 #endif

@@ -3,16 +3,21 @@
 # find_package(loopsched) (-DCORE_ONLY=ON: as if MPI were missing, the core
 # component alone); or, with
 # -DLOOPSCHED_SOURCE_DIR=..., add loopsched's sources as a subdirectory on a
-# machine where pkg-config (so SimGrid) cannot be found.
+# machine where pkg-config (so SimGrid) cannot be found; with
+# -DLOOPSCHED_FETCH_DIR=..., fetch them with FetchContent from that repository.
 foreach(var BUILD_DIR SOURCE_DIR WORK_DIR GENERATOR)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "run.cmake needs -D${var}=...")
   endif()
 endforeach()
 file(REMOVE_RECURSE ${WORK_DIR})
-if(LOOPSCHED_SOURCE_DIR)
+if(LOOPSCHED_FETCH_DIR)
+  # FetchContent clones the repository (its committed state) and builds
+  # loopsched::compiled as part of the consumer.
+  set(how -DLOOPSCHED_FETCH_DIR=${LOOPSCHED_FETCH_DIR} -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON)
+elseif(LOOPSCHED_SOURCE_DIR)
   # loopsched::compiled is built and consumed by the installed-prefix test;
-  # here it would only compile src/compiled_mpi.cpp again (about 30 s).
+  # here it would only compile impl/compiled_mpi.ipp again (about 30 s).
   set(how -DLOOPSCHED_SOURCE_DIR=${LOOPSCHED_SOURCE_DIR} -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=ON
           -DLOOPSCHED_COMPILED_LIBRARY=OFF)
 else()

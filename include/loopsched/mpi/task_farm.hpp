@@ -25,7 +25,7 @@ namespace loopsched {
 #ifdef LOOPSCHED_COMPILED
 namespace detail {
 /// The farm entry point over MPI loopsched::compiled holds
-/// (src/compiled_mpi.cpp): the engine through the communicator's erased
+/// (impl/compiled_mpi.ipp): the engine through the communicator's erased
 /// channel, with options.placement parsed there.
 farm_run run_farm_over_mpi(boost::mpi::communicator const& comm, farm_calls const& calls, result_sink to_root,
                            task_farm_options const& options);

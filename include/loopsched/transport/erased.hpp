@@ -1,6 +1,6 @@
 // erased_transport: any Transport behind one virtual call per operation, and
 // erased_channel, a view of a channel over it. A compiled library holds each
-// engine once, over erased_transport, for every transport (src/compiled_engines.cpp).
+// engine once, over erased_transport, for every transport (impl/compiled_engines.ipp).
 #pragma once
 
 #include <loopsched/transport/channel.hpp>

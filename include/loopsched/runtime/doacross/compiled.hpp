@@ -1,6 +1,6 @@
 // The DOACROSS engines loopsched::compiled holds, for nests of depth 2 and 3,
 // over any transport's erased view (transport/erased.hpp): declared here,
-// defined once in src/compiled_engines.cpp. With LOOPSCHED_COMPILED the
+// defined once in impl/compiled_engines.ipp. With LOOPSCHED_COMPILED the
 // facades call these instead of instantiating the engines; deeper nests
 // instantiate them where they run.
 #pragma once

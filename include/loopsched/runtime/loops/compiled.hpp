@@ -1,6 +1,6 @@
 // The DOALL engines loopsched::compiled holds, over any transport's erased
 // view (transport/erased.hpp): declared here, defined once in
-// src/compiled_engines.cpp. With LOOPSCHED_COMPILED the facades call these
+// impl/compiled_engines.ipp. With LOOPSCHED_COMPILED the facades call these
 // instead of instantiating the engines.
 #pragma once
 

@@ -1,6 +1,6 @@
 // The task engines loopsched::compiled holds (the farm, divide and conquer),
 // over any transport's erased view (transport/erased.hpp): declared here,
-// defined once in src/compiled_engines.cpp. With LOOPSCHED_COMPILED the
+// defined once in impl/compiled_engines.ipp. With LOOPSCHED_COMPILED the
 // facades call these instead of instantiating the engines.
 #pragma once
 

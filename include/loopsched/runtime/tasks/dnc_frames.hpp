@@ -133,6 +133,6 @@ private:
 
 } // namespace loopsched::detail
 
-#ifndef LOOPSCHED_COMPILED // else loopsched::compiled holds them (src/compiled_engines.cpp)
+#ifndef LOOPSCHED_COMPILED // else loopsched::compiled holds them (impl/compiled_engines.ipp)
 #include <loopsched/runtime/tasks/dnc_frames.ipp>
 #endif

@@ -1,11 +1,10 @@
-// loopsched::compiled: the spec parser (parse_policy, parse_hierarchy,
-// policy_names), what throws the errors (error.ipp),
-// loop_statistics' operator<< and the any_policy models of the
-// catalogue's schemes and their S, W and SW forms
-// (policy/compiled.hpp), compiled once for every program that links
-// the target (which defines LOOPSCHED_COMPILED, so that the headers declare
-// what is defined here). The engines are in src/compiled_mpi.cpp and
-// src/compiled_in_process.cpp.
+// The separately compiled library, part 1: the spec parser (parse_policy,
+// parse_hierarchy, policy_names), what throws the errors (error.ipp),
+// loop_statistics' operator<< and the any_policy models of the catalogue's
+// schemes and their S, W and SW forms (policy/compiled.hpp). Included once,
+// by impl/compiled.ipp, in a translation unit compiled with LOOPSCHED_COMPILED.
+#pragma once
+
 #include <loopsched/error.hpp>
 #include <loopsched/spec.hpp>
 #include <loopsched/statistics.hpp>
