@@ -1,7 +1,9 @@
-# Conan 2 recipe for loopsched: a header-only package wrapping the CMake
-# package that `cmake --install` produces. Consumers get two targets, as from
-# find_package(loopsched): loopsched::core (no MPI) and loopsched::loopsched
-# (with Boost.MPI and MPI, the component loopsched::mpi).
+# Conan 2 recipe for loopsched, wrapping the CMake package that `cmake
+# --install` produces. Consumers get the targets find_package(loopsched) gives:
+# loopsched::core (no MPI), loopsched::loopsched (with Boost.MPI and MPI, the
+# component loopsched::mpi) and, unless header_only=True, loopsched::compiled
+# (the engines, the entry points over MPI and the spec parser compiled once,
+# in a static library, with LOOPSCHED_COMPILED for its users).
 from conan import ConanFile
 from conan.tools.build import check_min_cppstd
 from conan.tools.cmake import CMake, CMakeDeps, CMakeToolchain, cmake_layout
@@ -16,10 +18,12 @@ class LoopschedConan(ConanFile):
                    "DOACROSS with synchronization and weighting, task farms, divide and conquer) over MPI")
     license = "MIT"
     topics = ("mpi", "scheduling", "load-balancing", "self-scheduling", "header-only")
-    package_type = "header-library"
     settings = "os", "arch", "compiler", "build_type"
-    exports_sources = "include/*", "cmake/*", "CMakeLists.txt", "LICENSE"
-    no_copy_source = True
+    # As fmt's and spdlog's recipes: the compiled library by default, the
+    # headers alone on request.
+    options = {"header_only": [True, False], "fPIC": [True, False]}
+    default_options = {"header_only": False, "fPIC": True}
+    exports_sources = "include/*", "src/*", "cmake/*", "CMakeLists.txt", "LICENSE"
     # The consumer project under tests/ doubles as Conan's test package.
     test_package_folder = "tests/consumer"
 
@@ -30,6 +34,13 @@ class LoopschedConan(ConanFile):
         self.requires("boost/[>=1.74]", transitive_headers=True, transitive_libs=True)
         self.requires("range-v3/[>=0.12]", transitive_headers=True)
         self.requires("openmpi/[>=4.1]", transitive_headers=True, transitive_libs=True)
+
+    def configure(self):
+        if self.options.header_only:
+            self.package_type = "header-library"
+            self.options.rm_safe("fPIC")
+        else:
+            self.package_type = "static-library"
 
     def validate(self):
         check_min_cppstd(self, "20")
@@ -45,20 +56,24 @@ class LoopschedConan(ConanFile):
         tc.cache_variables["LOOPSCHED_BUILD_BENCHMARKS"] = False
         tc.cache_variables["LOOPSCHED_SIMGRID"] = False
         tc.cache_variables["LOOPSCHED_INSTALL"] = True
-        # A header-only package: loopsched::compiled's library is left to CMake builds.
-        tc.cache_variables["LOOPSCHED_COMPILED_LIBRARY"] = False
+        tc.cache_variables["LOOPSCHED_COMPILED_LIBRARY"] = not self.options.header_only
         tc.generate()
+
+    def build(self):
+        cmake = CMake(self)
+        cmake.configure()
+        if not self.options.header_only:
+            cmake.build()
 
     def package(self):
         # Install through CMake so the Conan package and the plain CMake package
         # are the same files.
-        cmake = CMake(self)
-        cmake.configure()
-        cmake.install()
+        CMake(self).install()
         copy(self, "LICENSE", self.source_folder, os.path.join(self.package_folder, "licenses"))
 
     def package_id(self):
-        self.info.clear()
+        if self.info.options.header_only:
+            self.info.clear()
 
     def package_info(self):
         self.cpp_info.set_property("cmake_file_name", "loopsched")
@@ -83,6 +98,12 @@ class LoopschedConan(ConanFile):
         mpi.bindirs = []
         mpi.libdirs = []
         mpi.requires = ["core"] + requires("boost::mpi", "openmpi::openmpi")
+        if not self.options.header_only:
+            compiled = self.cpp_info.components["compiled"]
+            compiled.set_property("cmake_target_name", "loopsched::compiled")
+            compiled.libs = ["loopsched_compiled"]
+            compiled.defines = ["LOOPSCHED_COMPILED"]
+            compiled.requires = ["mpi"]
         if from_system:
             self.cpp_info.set_property("cmake_build_modules", [os.path.join("share", "cmake", "loopsched",
                                                                             "loopsched-conan-system.cmake")])

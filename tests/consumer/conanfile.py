@@ -29,3 +29,9 @@ class LoopschedTestConan(ConanFile):
             # The loop over MPI, on two ranks (Open MPI refuses root unless told).
             as_root = " --allow-run-as-root" if os.geteuid() == 0 else ""
             self.run(f"mpiexec{as_root} -n 2 " + os.path.join(self.cpp.build.bindir, "consumer_mpi"), env="conanrun")
+            # The same loop on the package's compiled engines (header_only=False).
+            compiled = os.path.join(self.cpp.build.bindir, "consumer_mpi_compiled")
+            if os.path.exists(compiled):
+                self.run(f"mpiexec{as_root} -n 2 " + compiled, env="conanrun")
+            elif not self.dependencies[self.tested_reference_str.split("/")[0]].options.header_only:
+                raise Exception("the package is not header-only, but loopsched::compiled was not found")
