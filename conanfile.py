@@ -35,12 +35,11 @@ class LoopschedConan(ConanFile):
         self.requires("range-v3/[>=0.12]", transitive_headers=True)
         self.requires("openmpi/[>=4.1]", transitive_headers=True, transitive_libs=True)
 
+    # No package_type: Conan infers it from the options (header-library with
+    # header_only=True, static-library otherwise).
     def configure(self):
         if self.options.header_only:
-            self.package_type = "header-library"
             self.options.rm_safe("fPIC")
-        else:
-            self.package_type = "static-library"
 
     def validate(self):
         check_min_cppstd(self, "20")
