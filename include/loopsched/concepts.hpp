@@ -17,6 +17,9 @@
 #include <type_traits>
 #include <vector>
 
+/// Scheduling of parallel loops and tasks over MPI: the algorithms
+/// (parallel_for, parallel_for_doacross, task_farm, divide_and_conquer), the
+/// chunk policies and placements they take, their options and outcomes.
 namespace loopsched {
 
 // ---------------------------------------------------------------- IterationSpace
@@ -128,7 +131,7 @@ concept transferable = std::default_initializable<T> && std::copyable<T> && !std
 
 /// What a mapping knows when the work starts.
 struct placement_info {
-    std::size_t workers = 1;
+    std::size_t workers = 1;             ///< how many workers take part
     std::vector<worker_status> status{}; ///< each worker's initial V and Q; empty: all 1
     std::size_t units = 0;               ///< how many units, when known ahead (static schedules); else 0
 };

@@ -6,7 +6,7 @@
 
 namespace loopsched {
 
-/// Set on a rank, in parallel_for_options::departure: once leave() is called
+/// Set on a rank, in parallel_for_options::leaving (with departures = true): once leave() is called
 /// (from the body, another thread, or a signal handler: it only stores a lock-free
 /// flag), the rank finishes the step it is in (about a millisecond of work),
 /// returns the rest of its chunk to the master and takes no more work; it

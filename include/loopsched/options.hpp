@@ -70,6 +70,8 @@ struct resilience_options {
     /// a rank dies; this is for simulated failures and for ranks that stall.)
     double presumed_lost_after = std::numeric_limits<double>::infinity();
 
+    /// Calls f(name, value, rule) for every option, in declaration order: the
+    /// checks on every rank and the error messages name options through it.
     template <class F>
     friend void describe(resilience_options const& o, F&& f) {
         f("reissue", o.reissue, detail::any_value);
@@ -96,6 +98,8 @@ struct parallel_for_options : loop_options, resilience_options {
     /// (0: off); must be 0 with reissue or departures.
     double request_ahead = 0.0;
 
+    /// Calls f(name, value, rule) for every option, in declaration order: the
+    /// checks on every rank and the error messages name options through it.
     template <class F>
     friend void describe(parallel_for_options const& o, F&& f) {
         describe(static_cast<resilience_options const&>(o), f);
@@ -135,6 +139,8 @@ struct doacross_options : loop_options {
     /// documents' protocol exactly (one chunk at a time).
     bool extend_when_waiting = true;
 
+    /// Calls f(name, value, rule) for every option, in declaration order: the
+    /// checks on every rank and the error messages name options through it.
     template <class F>
     friend void describe(doacross_options const& o, F&& f) {
         f("input_halo", o.input_halo, detail::not_negative);

@@ -29,14 +29,14 @@ class window;
 /// its statistics (on every rank, the trace on the root only).
 template <class Value>
 struct outcome {
-    Value value{};
-    loop_statistics statistics;
+    Value value{};              ///< the run's result, on the root rank
+    loop_statistics statistics; ///< the run's statistics, on every rank
 };
 
 /// A run that gathers nothing (a parallel_for without gather): its statistics only.
 template <>
 struct outcome<void> {
-    loop_statistics statistics;
+    loop_statistics statistics; ///< the run's statistics, on every rank
 };
 
 /// The one way to ask a loop for its results on the root rank, an argument
@@ -48,7 +48,7 @@ struct outcome<void> {
 template <class R = void>
 requires std::is_void_v<R> || transferable<R>
 struct gather {
-    std::size_t per_iteration = 1;
+    std::size_t per_iteration = 1; ///< values of type R each iteration writes
 };
 
 /// parallel_for_doacross's: the loop's fields, whole, on the root.
@@ -74,7 +74,7 @@ struct farm_outcome : outcome<std::vector<Result>>, farm_report {};
 
 /// What divide and conquer reports besides its result: one row per worker (on the root, by rank).
 struct dnc_report {
-    std::vector<dnc_worker_statistics> workers;
+    std::vector<dnc_worker_statistics> workers; ///< one row per worker, by rank, on the root
 };
 
 /// A divide-and-conquer run's outcome: the result in `value` (on the root; a
@@ -96,12 +96,13 @@ struct depends_on {
 /// types may be incomplete here: use doacross_report.)
 template <class Layout = doacross_layout, class Model = interval_model>
 struct basic_doacross_report {
-    Layout layout;
+    Layout layout;        ///< the chunking and synchronization dimensions, and the skew, that ran
     index_t interval = 0; ///< h
     /// With h=auto, on the root: the model's measured inputs, from which h
     /// came; model->predicted_seconds(interval) is the time it predicts.
     std::optional<Model> model{};
 };
+/// What a DOACROSS loop reports besides its fields (see basic_doacross_report).
 using doacross_report = basic_doacross_report<>;
 
 /// What a DOACROSS loop returns on every rank: the fields as windows over the
@@ -115,6 +116,7 @@ struct doacross_outcome : outcome<std::tuple<window<T, N>...>>,
     [[nodiscard]] auto& array() noexcept {
         return std::get<I>(this->value);
     }
+    /// Field I's window, read-only.
     template <std::size_t I = 0>
     [[nodiscard]] auto const& array() const noexcept {
         return std::get<I>(this->value);

@@ -30,9 +30,9 @@ LOOPSCHED_DECL std::vector<std::string_view> policy_names();
 
 /// Builds a policy from `NAME[:key=value,...]`, optionally prefixed with "w-"
 /// (the weighting adaptor), "s-" or "sw-" (the synchronization adaptor, alone or
-/// over W; its interval is the key h=<integer>|<k>m|auto, default 3m) or "dmps-"
-/// (DMPS(A) for css, tss, dtss; h=<integer> required). Any scheme also takes
-/// lower=<n> and upper=<n>, chunk thresholds (the clamped adaptor, applied
+/// over W; its interval is the key `h=INTEGER|Km|auto`, default 3m) or "dmps-"
+/// (DMPS(A) for css, tss, dtss; `h=INTEGER` required). Any scheme also takes
+/// `lower=N` and `upper=N`, chunk thresholds (the clamped adaptor, applied
 /// after W and before S, as Ciorba's Table 5.5). Unknown names and keys
 /// raise spec_error listing the valid ones; bad values raise invalid_parameter
 /// or spec_error naming them.

@@ -40,6 +40,9 @@ auto parallel_for(C& transport, S const& space, std::string_view spec, Args&&...
     return std::move(a.out);
 }
 
+/// parallel_for_doacross with the policy given as its spec string, parsed
+/// inside the loop on every rank; the rest as for a policy value
+/// (algorithm/parallel_for_doacross.hpp).
 template <channel_source C, std::size_t N, DependenceSet D, class... Args>
 requires(sizeof...(Args) >= 2) auto parallel_for_doacross(C& transport, box<N> const& space, D const& deps,
                                                           std::string_view spec, Args&&... args) {

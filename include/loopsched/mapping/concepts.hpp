@@ -95,16 +95,17 @@ concept TileMapping = Mapping<M> && starts_a_tile_state<M>;
 
 /// A worker as a tree placement sees it: its index in the loop and its normalized speed (V/Q).
 struct placed_worker {
-    std::size_t index = 0;
-    double speed = 1.0;
+    std::size_t index = 0; ///< the worker's index in the loop (0 .. workers - 1)
+    double speed = 1.0;    ///< its normalized speed, V/Q
+    /// Equal index and speed.
     friend bool operator==(placed_worker const&, placed_worker const&) = default;
 };
 
 /// A queued task as a placement sees it: its cost by the run's measure (larger
 /// costs more) and when this worker queued it (larger is newer).
 struct queued_task {
-    double cost = 0.0;
-    std::uint64_t order = 0;
+    double cost = 0.0;       ///< its cost by the run's measure
+    std::uint64_t order = 0; ///< when this worker queued it
     double weight = 0.0; ///< its part of the queue's load (the cost, or 2^-depth under the depth measure)
 };
 
@@ -190,14 +191,15 @@ struct farm_info : placement_info {
 /// most `tasks`, and after the first none once their estimated work (in the
 /// cost model's normalized seconds) reaches `work`. `tasks` = 0: nothing now.
 struct farm_grant {
-    std::size_t tasks = 0;
-    double work = std::numeric_limits<double>::infinity();
+    std::size_t tasks = 0;                                 ///< at most this many tasks
+    double work = std::numeric_limits<double>::infinity(); ///< stop once their estimated work reaches this
 };
 
 /// The farm as its placement's state sees it when it decides (the farm's
 /// master provides it). One call per decision, never per task held.
 class farm_view {
 public:
+    /// How many workers the farm has.
     [[nodiscard]] virtual std::size_t workers() const = 0;
     /// Worker k's status as it last reported it (V and Q).
     [[nodiscard]] virtual worker_status status(std::size_t k) const = 0;

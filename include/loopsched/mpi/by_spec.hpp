@@ -17,6 +17,11 @@
 namespace loopsched {
 
 /// parallel_for with the policy's spec, parsed inside the loop on every rank (see algorithm/by_spec.hpp).
+/// parallel_for over `comm` with the policy as a spec string ("dtss",
+/// "w-fss", "fss/af" for a hierarchy), parsed on every rank inside the loop, so
+/// a bad spec is the same spec_error on every rank; the rest as for a policy value.
+///
+///     auto [y, stats] = parallel_for(world, make_range(n), "gss:min=4", body, gather<double>{});
 template <IterationSpace S, class... Args>
 auto parallel_for(boost::mpi::communicator const& comm, S const& space, std::string_view spec, Args&&... args) {
     auto [policy, earlier] = detail::parse_on_this_rank(spec);
@@ -34,6 +39,9 @@ auto parallel_for(boost::mpi::communicator const& comm, S const& space, std::str
     return std::move(a.out);
 }
 
+/// parallel_for_doacross over `comm` with the policy as a spec string
+/// ("s-tss:h=auto", "sw-gss", "dmps-css:h=100"), parsed on every rank inside
+/// the loop; the rest as for a policy value.
 template <std::size_t N, DependenceSet D, class... Args>
 requires(sizeof...(Args) >= 2) auto parallel_for_doacross(boost::mpi::communicator const& comm, box<N> const& space,
                                                           D const& deps, std::string_view spec, Args&&... args) {

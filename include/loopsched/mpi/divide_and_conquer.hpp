@@ -24,13 +24,19 @@ namespace loopsched {
 
 #ifdef LOOPSCHED_COMPILED
 namespace detail {
-/// The engine loopsched::compiled holds (src/compiled_mpi.cpp), with the user's
+/// The engine loopsched::compiled holds (impl/compiled_mpi.ipp), with the user's
 /// types erased; options.placement is parsed there.
 dnc_run run_dnc_over_mpi(boost::mpi::communicator const& comm, dnc_calls const& calls,
                          dnc_options const& options);
 } // namespace detail
 #endif
 
+/// Solves `problem` by divide and conquer on every rank of `comm` (see
+/// algorithm/divide_and_conquer.hpp): `ops` says when a problem is small
+/// enough to solve directly, how to divide it and how to combine the
+/// sub-results; options.placement chooses where subproblems go (Kazouris's
+/// scheme by default, work stealing, APRIL, D_LPT, ...). Collective: every rank
+/// calls it; the result is on the root, the statistics on every rank.
 template <class Problem, class Ops>
 requires DivideAndConquer<std::remove_reference_t<Ops>, Problem> dnc_outcome<dnc_result_t<Ops, Problem>>
 divide_and_conquer(boost::mpi::communicator const& comm, Problem const& problem, Ops&& ops,

@@ -28,7 +28,7 @@ namespace loopsched {
 
 #ifdef LOOPSCHED_COMPILED
 namespace detail {
-// The entry points over MPI loopsched::compiled holds (src/compiled_mpi.cpp):
+// The entry points over MPI loopsched::compiled holds (impl/compiled_mpi.ipp):
 // each calls the engine through the communicator's erased channel. A
 // hierarchical loop's chunks go to whoever asks (its mapping is dynamic).
 doall_run run_doall_over_mpi(boost::mpi::communicator const& comm, doall_call const& call,
@@ -40,9 +40,27 @@ doall_run run_doall_over_mpi(boost::mpi::communicator const& comm, doall_call co
 } // namespace detail
 #endif
 
-/// parallel_for over `comm`'s ranks, with the arguments of
-/// algorithm/parallel_for.hpp's: parallel_for(comm, space, policy, [mapping,]
-/// body [, gather<R>{k}] [, options]), or hierarchical{between, within} for the policy.
+/// Runs a self-scheduled loop over `space` on every rank of `comm`. Collective:
+/// every rank calls it with the same arguments (checked before any body runs).
+///
+///     parallel_for(comm, space, policy [, mapping], body [, gather<R>{k}] [, options])
+///
+/// - space: an IterationSpace, e.g. make_range(n) or a box<N>;
+/// - policy: a ChunkPolicy value (`fss{}`, `weighted(tss{})`), or
+///   hierarchical{between, within} for sub-masters between the root and the workers;
+/// - mapping: dynamic_mapping{} (the default), static_block_mapping{},
+///   static_cyclic_mapping{}, or any LoopMapping;
+/// - body(part) or, with gather<R>{k}, body(part, std::span<R> out), writing k
+///   values per iteration of `part`;
+/// - options: parallel_for_options.
+///
+/// Returns outcome<std::vector<R>> with the gathered values on the root (in
+/// iteration order) and the statistics on every rank; outcome<void> without
+/// gather. A body that throws on one rank makes every rank throw remote_error.
+///
+///     auto [y, stats] = parallel_for(world, make_range(n), fss{},
+///                                    [](index_range const& part, std::span<double> out) { ... },
+///                                    gather<double>{});
 template <IterationSpace S, detail::loop_scheme Scheme, class... Args>
 auto parallel_for(boost::mpi::communicator const& comm, S const& space, Scheme const& scheme, Args&&... args) {
 #ifdef LOOPSCHED_COMPILED

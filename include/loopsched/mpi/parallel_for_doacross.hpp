@@ -23,7 +23,7 @@ namespace loopsched {
 namespace detail {
 
 #ifdef LOOPSCHED_COMPILED
-// The entry points over MPI loopsched::compiled holds (src/compiled_mpi.cpp),
+// The entry points over MPI loopsched::compiled holds (impl/compiled_mpi.ipp),
 // for nests of depth 2 and 3: self-scheduled, or tiled by a doacross_mapping.
 template <std::size_t N>
 doacross_run run_doacross_over_mpi(boost::mpi::communicator const& comm, box<N> const& space,
@@ -52,6 +52,17 @@ inline constexpr bool compiled_over_mpi = true;
 
 } // namespace detail
 
+/// Runs a DOACROSS loop nest over `space` on every rank of `comm`, pipelined
+/// by an S-adapted policy (see algorithm/parallel_for_doacross.hpp for the
+/// arguments):
+///
+///     parallel_for_doacross(comm, space, deps, policy, fields..., body [, gather<>{}] [, options])
+///
+///     auto r = parallel_for_doacross(world, box<2>::from_extents({rows, cols}), uniform<vec{1, 0}, vec{0, 1}>{},
+///                                    synchronized(tss{}, sync_interval::automatic()),
+///                                    make_field<double>(initial), body, gather<>{});
+///
+/// With loopsched::compiled, nests of depth 2 and 3 (deeper ones: build header-only).
 template <std::size_t N, DependenceSet D, ChunkPolicy P, class... Args>
 requires(sizeof...(Args) >= 2) auto parallel_for_doacross(boost::mpi::communicator const& comm, box<N> const& space,
                                                           D const& deps, P const& policy, Args&&... args) {
@@ -66,6 +77,9 @@ requires(sizeof...(Args) >= 2) auto parallel_for_doacross(boost::mpi::communicat
     return std::move(a.out);
 }
 
+/// The same loop without a master: tiles placed ahead of time by a
+/// doacross_mapping (SDS, or chains mapped cyclic, CPS or ACS; Ciorba), each
+/// rank exchanging halos with the owners of its tiles' neighbours.
 template <std::size_t N, DependenceSet D, class... Args>
 requires(sizeof...(Args) >= 2) auto parallel_for_doacross(boost::mpi::communicator const& comm, box<N> const& space,
                                                           D const& deps, doacross_mapping const& mapping,
