@@ -1098,11 +1098,11 @@ def seed000_dnc(run, out, quick):
                      change < 0.01, f"at most {100 * change:.2f}%")
     uneven = {k: v for k, v in fig.items() if "_4to1_" in k and "april" not in k}
     claims.claim("uneven-within-1.15", "on speeds 4:1:1:1 kazouris and stealing are within 1.15x of the ideal "
-                 "(issue 35's target)", max(uneven.values()) <= 1.15 * run_baseline(text, uneven),
+                 "(the target)", max(uneven.values()) <= 1.15 * run_baseline(text, uneven),
                  ratios(text, uneven))
     loaded = {k: v for k, v in fig.items() if "_loaded_" in k and "april" not in k}
     claims.claim("loaded-within-1.10", "with 2 of 4 workers loaded kazouris and stealing are within 1.10x of the "
-                 "ideal (issue 35's target)", max(loaded.values()) <= 1.10 * run_baseline(text, loaded),
+                 "ideal (the target)", max(loaded.values()) <= 1.10 * run_baseline(text, loaded),
                  ratios(text, loaded))
     md.append(claims.markdown())
     return "\n".join(md), None
@@ -1468,7 +1468,7 @@ def perturbations(run, out, quick):
           "every chunk is out, an idle worker gets a copy of an unfinished one (a chunk copied for the first time "
           "is split into a part per other worker), the first to finish counts and the others are cancelled. "
           "Against the perturbed ideal, and (last column) against the ideal of "
-          "the cluster without rank 1, which issue 37 sets at 1.1x:\n",
+          "the cluster without rank 1, the target being 1.1x:\n",
           table(["scheme", *with_reissue, "slow 10x, against the cluster without rank 1"],
                 [(s, *[f"{ratio[(n, s)]:.3f}" for n in with_reissue], f"{without[s]:.3f}") for s in schemes])]
     claims = run.claims
@@ -1476,7 +1476,7 @@ def perturbations(run, out, quick):
         worst = max(adaptive, key=lambda s: ratio[(name, s)])
         over = [s for s in adaptive if ratio[(name, s)] > 1.2]
         claims.claim(f"adaptive-within-1.2-{name.split()[0]}", f"{name}: every adaptive scheme (AF, AWF-B..E, DTSS, "
-                     "DFSS, W-FSS) within 1.2x of the perturbed ideal (issue 37's goal)", not over,
+                     "DFSS, W-FSS) within 1.2x of the perturbed ideal (the goal)", not over,
                      f"worst {worst.upper()} {ratio[(name, worst)]:.3f}" +
                      (f"; over 1.2: {', '.join(x.upper() for x in over)}" if over else ""))
     slow = "slow 10x from 30%"
@@ -1490,11 +1490,11 @@ def perturbations(run, out, quick):
     dynamic = [s for s in schemes if s != "static"]
     over = [s for s in dynamic if without[s] > 1.1]
     claims.claim("reissue-slow-within-1.1", f"{slow}, with reissue: every self-scheduled scheme within 1.1x of the "
-                 "ideal of the cluster without the slowed host (issue 37's target)", not over,
+                 "ideal of the cluster without the slowed host (the target)", not over,
                  f"worst {max(dynamic, key=without.get).upper()} {max(without[s] for s in dynamic):.3f}" +
                  (f"; over 1.1: {', '.join(x.upper() for x in over)}" if over else ""))
     claims.claim("reissue-adaptive-within-1.2", "with reissue, every adaptive scheme within 1.2x of the perturbed "
-                 "ideal in all three perturbations (issue 37's goal)",
+                 "ideal in all three perturbations (the goal)",
                  all(ratio[(n, s)] <= 1.2 for n in with_reissue for s in adaptive),
                  f"worst {max(ratio[(n, s)] for n in with_reissue for s in adaptive):.3f}")
     claims.claim("reissue-never-hurts", "with reissue, no scheme is more than 2% slower than without, in any "
@@ -1550,7 +1550,7 @@ def farms_and_failures(run, out, quick):
           "of a task farm (`simulate --farm`, a dedicated master): unperturbed, against the cluster's ideal; with "
           "rank 1 10x slower from 30% of the run, without and with `--reissue` (`task_farm_options::reissue`: once "
           "the producer has returned and the queue is empty, workers holding nothing get copies of running tasks; "
-          "the first result counts), against the ideal of the cluster without rank 1 (issue 37 sets 1.1x):\n",
+          "the first result counts), against the ideal of the cluster without rank 1 (the target: 1.1x):\n",
           table(["farm scheme", "unperturbed", "slow 10x, no reissue", "slow 10x, reissue"],
                 [(s, f"{unperturbed[s]:.3f}", f"{slow_plain[s]:.3f}", f"{slow_copied[s]:.3f}") for s in farms]),
           "SS hands out one task at a time, so the slowed host never holds more than one 10 ms task and the "
@@ -1567,7 +1567,7 @@ def farms_and_failures(run, out, quick):
     claims = run.claims
     over = [s for s in farms if slow_copied[s] > 1.1]
     claims.claim("farm-reissue-slow-within-1.1", "slow 10x from 30%, with reissue: every farm scheme within 1.1x of "
-                 "the ideal of the cluster without the slowed host (issue 37's target)", not over,
+                 "the ideal of the cluster without the slowed host (the target)", not over,
                  f"worst {max(farms, key=slow_copied.get)} {max(slow_copied.values()):.3f}" +
                  (f"; over 1.1: {', '.join(over)}" if over else ""))
     claims.claim("farm-reissue-never-hurts", "with reissue no farm scheme is more than 1% slower than without, and "
@@ -1664,9 +1664,9 @@ STEPS = {"1": (seed001, "seed001", "Chronopoulos et al., Tables 2-3"), "2": (see
          "9": (seed000_dnc, "dnc", "Kazouris, divide and conquer"),
          "10": (seed002_dlpt, "dlpt", "Karamcheti and Wah, D_LPT"),
          "11": (seed003_speedups, "t56", "Ciorba, Table 5.6 and Fig 5.26"),
-         "12": (perturbations, "perturbed", "Perturbations (issue 37)"),
+         "12": (perturbations, "perturbed", "Perturbations"),
          "13": (seed003_balance, "balance", "Ciorba, Tables 5.8 and 5.10"),
-         "14": (farms_and_failures, "robust", "Farms with re-issue, failed hosts (issue 37)")}
+         "14": (farms_and_failures, "robust", "Farms with re-issue, failed hosts")}
 
 # Claims whose statement in the report depends on the figures' current outcome
 # (the prose around them was written for it); the rest say so inline.
