@@ -15,7 +15,9 @@ namespace loopsched {
 /// own worker may leave too; the root keeps serving.
 class departure {
 public:
+    /// Asks this rank to leave at its next step; safe in a signal handler.
     void leave() noexcept { asked_.store(true, std::memory_order_relaxed); }
+    /// Whether leave() was called (since the last reset()).
     [[nodiscard]] bool asked() const noexcept { return asked_.load(std::memory_order_relaxed); }
     /// For the next loop: this rank works again.
     void reset() noexcept { asked_.store(false, std::memory_order_relaxed); }

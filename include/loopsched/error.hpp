@@ -26,9 +26,12 @@ public:
 /// A parameter had a value outside its domain. Names the parameter and the value.
 class invalid_parameter : public error {
 public:
+    /// "loopsched: invalid PARAMETER = VALUE (REQUIREMENT)".
     invalid_parameter(std::string parameter, std::string value, std::string_view requirement);
 
+    /// The parameter's name, as the user wrote it ("options.root", "gss min").
     [[nodiscard]] std::string const& parameter() const noexcept { return parameter_; }
+    /// The value it had, as text.
     [[nodiscard]] std::string const& value() const noexcept { return value_; }
     /// What the value must satisfy.
     [[nodiscard]] std::string const& requirement() const noexcept { return requirement_; }
@@ -57,6 +60,7 @@ public:
 /// A loop failed on some rank; every rank of the loop throws this.
 class remote_error : public error {
 public:
+    /// "loopsched: rank ORIGIN failed: WHAT".
     remote_error(int origin_rank, std::string const& what)
             : error("loopsched: rank " + std::to_string(origin_rank) + " failed: " + what), origin_(origin_rank),
               original_(what) {}

@@ -20,8 +20,8 @@ namespace loopsched {
 /// a task farm's are placements (task_farm_options::scheme, or the spec "ss/kazouris").
 template <class Between, class Within>
 struct hierarchical {
-    Between between{};
-    Within within{};
+    Between between{}; ///< the policy (or placement) between the root and the sub-masters
+    Within within{};   ///< the policy (or placement) within each group
     /// Workers per group, the sub-master included when it computes; 0: chosen
     /// from the expected chunk time and the measured cost of a request.
     std::size_t group_size = 0;

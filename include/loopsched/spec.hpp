@@ -20,10 +20,10 @@ namespace loopsched {
 
 /// Adaptor prefixes a spec may carry: "w-fss" (W), "s-tss" (S), "sw-gss" (S
 /// over W), "dmps-tss:h=100" (DMPS(A), A in css, tss, dtss, with a fixed h).
-inline constexpr std::string_view weighted_prefix = "w-";
-inline constexpr std::string_view synchronized_prefix = "s-";
-inline constexpr std::string_view synchronized_weighted_prefix = "sw-";
-inline constexpr std::string_view dmps_prefix = "dmps-";
+inline constexpr std::string_view weighted_prefix = "w-";                ///< W
+inline constexpr std::string_view synchronized_prefix = "s-";            ///< S
+inline constexpr std::string_view synchronized_weighted_prefix = "sw-";  ///< S over W
+inline constexpr std::string_view dmps_prefix = "dmps-";                 ///< DMPS(A)
 
 /// The policy names parse_policy() accepts (without adaptor prefixes), in catalogue order.
 LOOPSCHED_DECL std::vector<std::string_view> policy_names();

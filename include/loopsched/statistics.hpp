@@ -16,28 +16,31 @@ namespace loopsched {
 /// no more than the rank's time from its first request to the master's stop;
 /// in a loop of short chunks, some are estimated from sampled chunks and sends.
 struct worker_statistics {
-    int rank = 0;
+    int rank = 0;                 ///< the rank of the communicator
     double compute_seconds = 0.0; ///< in the loop body
     double wait_seconds = 0.0;    ///< blocked, waiting for the master's reply (from its first message: inside the loop)
     double comm_seconds = 0.0;    ///< sending requests
-    index_t iterations = 0;
-    index_t chunks = 0;
+    index_t iterations = 0;       ///< iterations this rank ran
+    index_t chunks = 0;           ///< chunks this rank ran
 };
 
 /// One chunk as it ran: on which rank, which iterations, and when (seconds
 /// from the loop's start on the master's clock).
 struct chunk_event {
-    int rank = 0;
-    index_t first = 0;
-    index_t size = 0;
-    double start = 0.0;
-    double end = 0.0;
+    int rank = 0;       ///< the rank that ran it
+    index_t first = 0;  ///< its first iteration
+    index_t size = 0;   ///< how many iterations
+    double start = 0.0; ///< when it started
+    double end = 0.0;   ///< when it ended
     int level = 0; ///< 0: a worker's chunk; 1: a group's chunk from the root (hierarchical loops)
 };
 
+/// What a run measured, on every rank (the trace on the root only): T_p, a row
+/// per worker, and what reissue, departures and failures did. `std::cout <<
+/// stats` prints the table.
 struct loop_statistics {
     double parallel_seconds = 0.0; ///< T_p, measured on the master
-    std::vector<worker_statistics> workers;
+    std::vector<worker_statistics> workers; ///< one row per worker, by rank
     std::vector<chunk_event> trace{}; ///< every chunk, when tracing was asked for (root rank only)
     /// Hierarchical loops: one row per group, under its sub-master's rank (its
     /// workers' summed times; iterations and chunks as the root granted them).
@@ -46,7 +49,8 @@ struct loop_statistics {
     /// With reissue: copies of unfinished chunks granted to idle workers, and
     /// the grants (copies or originals) that finished second or were cancelled,
     /// whose results were dropped. Their iterations count in their workers' rows.
-    std::uint64_t reissued = 0, dropped = 0;
+    std::uint64_t reissued = 0; ///< copies granted to idle workers
+    std::uint64_t dropped = 0;  ///< grants whose results were dropped (second to finish, or cancelled)
     /// TreeS (`trees`): the times a worker gave half of what remained of its
     /// chunk to an idle partner. The iterations count where they ran.
     std::uint64_t partner_splits = 0;
@@ -55,11 +59,13 @@ struct loop_statistics {
     /// order. Their rows count the iterations they were granted, whoever finished them.
     std::vector<int> lost{};
 
+    /// Iterations run, summed over the workers' rows.
     [[nodiscard]] index_t iterations() const {
         index_t n = 0;
         for (auto const& w : workers) n += w.iterations;
         return n;
     }
+    /// Chunks run, summed over the workers' rows.
     [[nodiscard]] index_t chunks() const {
         index_t n = 0;
         for (auto const& w : workers) n += w.chunks;
@@ -69,9 +75,9 @@ struct loop_statistics {
 
 /// One worker's share of a divide-and-conquer run.
 struct dnc_worker_statistics {
-    int rank = 0;
-    std::uint64_t nodes =
-            0; ///< problems it handled (each solved, or divided and combined, here), inlined ones included
+    int rank = 0;               ///< the rank of the communicator
+    /// Problems it handled (each solved, or divided and combined, here), inlined ones included.
+    std::uint64_t nodes = 0;
     std::uint64_t tasks = 0;    ///< queued tasks it ran
     std::uint64_t inlined = 0;  ///< of those, run by direct recursion
     std::uint64_t given = 0;    ///< tasks it sent to other workers (start lists, transfers, steals)

@@ -44,6 +44,8 @@ struct farm_parameters {
     /// them. False: each group runs only its own tasks.
     bool lend_between_groups = true;
 
+    /// Calls f(name, value, rule) for every option: the checks on every rank
+    /// and the error messages name options through it.
     template <class F>
     friend void describe(farm_parameters const& p, F&& f) {
         f("initial_tasks", p.initial_tasks, detail::at_least_one);
@@ -91,11 +93,14 @@ struct task_farm_options : loop_options, resilience_options, farm_parameters {
     [[deprecated("task_farm_options::scheme is now task_farm_options::placement")]]
     std::optional<placement_choice> scheme{};
 
+    /// Calls f(name, value, rule) for every option: the checks on every rank
+    /// and the error messages name options through it.
     template <class F>
     friend void describe(task_farm_options const& o, F&& f) {
         describe(static_cast<resilience_options const&>(o), f);
         describe(static_cast<farm_parameters const&>(o), f);
     }
+    /// The rules between options (see resilience_options).
     friend void check_rules(task_farm_options const& o) { check_rules(static_cast<resilience_options const&>(o)); }
 };
 #pragma GCC diagnostic pop
@@ -139,6 +144,8 @@ struct dnc_options : loop_options {
     /// itself. Must not decrease. The root's is the one used.
     std::function<double(double)> migration_threshold{};
 
+    /// Calls f(name, value, rule) for every option: the checks on every rank
+    /// and the error messages name options through it.
     template <class F>
     friend void describe(dnc_options const& o, F&& f) {
         f("spill", o.spill, detail::any_value);
