@@ -8,8 +8,12 @@ Usage: demo_simulation.py SIMULATE_BINARY
 """
 import csv
 import io
+import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "benchmarks"))
+from reproduce import SEED001_DOCUMENT  # noqa: E402 (the report's copy of the document's figures)
 
 simulate = sys.argv[1] if len(sys.argv) > 1 else "build/dev/examples/simulate"
 
@@ -27,8 +31,7 @@ print("4. Simulated: the schemes on the documents' heterogeneous clusters (SimGr
 
 # Chronopoulos et al., Tables 2 and 3: 1 master + 8 workers, 3 fast (V = 3) and 5 slow
 # (V = 1); loaded: some workers carry other processes.
-document = {"tss": (23.6, 27.8), "fss": (28.1, 46.0), "fiss": (30.0, 48.1), "tfss": (26.2, 45.8),
-            "dtss": (13.4, 16.6), "dfss": (17.6, 23.3), "dfiss": (16.9, 17.7), "dtfss": (17.6, 23.6)}
+document = SEED001_DOCUMENT
 workload = "mandelbrot:size=4000x2000:sf=4:max=50"
 dedicated = times("seed001", workload, list(document))
 loaded = times("seed001:loaded", workload, list(document))

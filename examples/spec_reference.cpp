@@ -39,6 +39,14 @@ struct scheme_doc {
 // The descriptions, by spec name. The names and keys themselves come from the
 // catalogue: a scheme or key added there and not here fails --check.
 std::map<std::string_view, scheme_doc> const& policy_docs() {
+    // Keys several schemes share.
+    key_doc const tss_first{"first", "0", "0: F = floor(I/(2p))", "integer >= 0", "TSS's first chunk F"};
+    key_doc const tss_last{"last", "1", "1", "integer >= 1", "TSS's last chunk L"};
+    key_doc const alpha{"alpha", "2", "2", "real > 1", "the batch divisor"};
+    key_doc const stages{"stages", "3", "3", "integer >= 1", "the stages sigma"};
+    key_doc const x{"x", "0", "0: X = sigma + 2", "real >= 0", "X, the first stage's divisor"};
+    key_doc const a_min{"a_min", "1", "1", "integer >= 1", "the smallest A_k a worker gets"};
+    key_doc const scale{"scale", "10", "10", "real > 0", "the scale of V_k / Q_k"};
     static std::map<std::string_view, scheme_doc> const docs{
             {"static", {"one chunk per worker, ceil(I/p)", {}}},
             {"ss", {"pure self-scheduling: one iteration per request", {}}},
@@ -51,41 +59,29 @@ std::map<std::string_view, scheme_doc> const& policy_docs() {
                {"round", "ceil", "ceil", "`ceil`, `floor`", "how R/p is rounded"}}}},
             {"tss",
              {"trapezoid self-scheduling: chunks fall linearly from F to L",
-              {{"first", "0", "0: F = floor(I/(2p))", "integer >= 0", "the first chunk F"},
-               {"last", "1", "1", "integer >= 1", "the last chunk L"}}}},
+              {tss_first, tss_last}}},
             {"fss",
              {"factoring: batches of p chunks of R/(alpha p)",
-              {{"alpha", "2", "2", "real > 1", "the batch divisor"}}}},
+              {alpha}}},
             {"fac2", {"practical factoring: batches of half of what remains", {}}},
             {"fiss",
              {"fixed increase: sigma stages, each chunk B larger than the last",
-              {{"stages", "3", "3", "integer >= 1", "the stages sigma"},
-               {"x", "0", "0: X = sigma + 2", "real >= 0", "X, the first stage's divisor"}}}},
+              {stages, x}}},
             {"tfss",
              {"trapezoid factoring: stages of p equal chunks, each the mean of the next p TSS chunks",
-              {{"first", "0", "0: F = floor(I/(2p))", "integer >= 0", "TSS's first chunk F"},
-               {"last", "1", "1", "integer >= 1", "TSS's last chunk L"}}}},
+              {tss_first, tss_last}}},
             {"dtss",
              {"distributed TSS: each worker's chunk follows A_k = floor(scale V_k / Q_k)",
-              {{"last", "1", "1", "integer >= 1", "the last chunk L per unit of A"},
-               {"a_min", "1", "1", "integer >= 1", "the smallest A_k a worker gets"},
-               {"scale", "10", "10", "real > 0", "the scale of V_k / Q_k"}}}},
+              {{"last", "1", "1", "integer >= 1", "the last chunk L per unit of A"}, a_min, scale}}},
             {"dfss",
              {"distributed FSS: batches split by A_k",
-              {{"alpha", "2", "2", "real > 1", "the batch divisor"},
-               {"a_min", "1", "1", "integer >= 1", "the smallest A_k a worker gets"},
-               {"scale", "10", "10", "real > 0", "the scale of V_k / Q_k"}}}},
+              {alpha, a_min, scale}}},
             {"dfiss",
              {"distributed FISS: stages split by A_k",
-              {{"stages", "3", "3", "integer >= 1", "the stages sigma"},
-               {"x", "0", "0: X = sigma + 2", "real >= 0", "X, the first stage's divisor"},
-               {"a_min", "1", "1", "integer >= 1", "the smallest A_k a worker gets"},
-               {"scale", "10", "10", "real > 0", "the scale of V_k / Q_k"}}}},
+              {stages, x, a_min, scale}}},
             {"dtfss",
              {"distributed TFSS: stages split by A_k",
-              {{"last", "1", "1", "integer >= 1", "TSS's last chunk L"},
-               {"a_min", "1", "1", "integer >= 1", "the smallest A_k a worker gets"},
-               {"scale", "10", "10", "real > 0", "the scale of V_k / Q_k"}}}},
+              {tss_last, a_min, scale}}},
             {"trees",
              {"tree scheduling (Kim and Purtilo): a first share each, then an idle worker takes half of a "
               "partner's running chunk; flat DOALL loops only",
