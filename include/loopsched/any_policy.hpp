@@ -8,6 +8,8 @@
 #include <loopsched/detail/fingerprint.hpp>
 #include <loopsched/detail/spec_of.hpp>
 #include <loopsched/policy/partner_splits.hpp>
+#include <loopsched/hooks.hpp>
+#include <loopsched/statistics.hpp>
 
 #include <boost/intrusive_ptr.hpp>
 #include <boost/smart_ptr/intrusive_ref_counter.hpp>
@@ -50,12 +52,16 @@ public:
 
     index_t propose(request const& r) { return self_->propose(r); }
     void commit(request const& r, index_t granted) { self_->commit(r, granted); }
+    /// Every held state hears how its loop ended (most do nothing with it).
+    static constexpr hook_set hooks{.finish = true};
+    void finish(loop_statistics& table) { self_->finish(table); }
 
 private:
     struct concept_base {
         virtual ~concept_base() = default;
         virtual index_t propose(request const&) = 0;
         virtual void commit(request const&, index_t) = 0;
+        virtual void finish(loop_statistics&) = 0;
         virtual concept_base* move_into(std::byte* where) noexcept = 0; ///< for an inline state only
     };
     template <class S>
@@ -63,6 +69,7 @@ private:
         explicit model(S s) : state(std::move(s)) {}
         index_t propose(request const& r) override { return state.propose(r); }
         void commit(request const& r, index_t granted) override { state.commit(r, granted); }
+        void finish(loop_statistics& table) override { detail::finish_state(state, table); }
         concept_base* move_into(std::byte* where) noexcept override {
             if constexpr (std::is_nothrow_move_constructible_v<S>)
                 return new (where) model(std::move(state));

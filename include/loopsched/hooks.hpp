@@ -38,6 +38,11 @@ struct hook_set {
     /// A chunk policy: `min_chunk() -> index_t`, the smallest chunk it hands
     /// out (weighting never goes below it; without it, 1).
     bool min_chunk = false;
+    /// A chunk policy's state: `finish(loop_statistics&)`, called on the root
+    /// when the DOALL loop it scheduled ends, with the loop's table (a state
+    /// that learns across executions reads it, and may name the scheme that
+    /// ran in `table.scheme`).
+    bool finish = false;
 };
 
 namespace detail {
@@ -57,4 +62,21 @@ consteval hook_set hooks_member() {
 template <class T>
 inline constexpr hook_set declared_hooks = detail::hooks_member<T>();
 
+namespace detail {
+
+/// Tells a chunk state that declares hook_set{.finish = true} how its loop
+/// ended (`table`: the loop's loop_statistics); a declaration and a member that
+/// disagree are refused at compile time.
+template <class S, class Table>
+void finish_state(S& state, Table& table) {
+    constexpr bool present = requires { state.finish(table); };
+    constexpr bool declared = declared_hooks<S>.finish;
+    static_assert(present || !declared, "loopsched: the chunk state declares hook_set{.finish = true} but has no "
+                                        "finish(loop_statistics&) (misspelled?)");
+    static_assert(declared || !present, "loopsched: the chunk state has finish(loop_statistics&) but does not "
+                                        "declare it: add `static constexpr loopsched::hook_set hooks{.finish = true};`");
+    if constexpr (present) state.finish(table);
+}
+
+} // namespace detail
 } // namespace loopsched

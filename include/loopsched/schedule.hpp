@@ -6,6 +6,7 @@
 #include <loopsched/concepts.hpp>
 #include <loopsched/detail/iota.hpp>
 #include <loopsched/error.hpp>
+#include <loopsched/hooks.hpp>
 #include <loopsched/request.hpp>
 
 #include <algorithm>
@@ -51,6 +52,12 @@ public:
     [[nodiscard]] index_t remaining() const noexcept { return info_.iterations - next_; }
     [[nodiscard]] loop_info const& info() const noexcept { return info_; }
     [[nodiscard]] state_of<P> const& state() const noexcept { return state_; }
+    /// The loop ended (on the root): a state that declares hook_set{.finish =
+    /// true} hears how it went (`table`: its loop_statistics).
+    template <class Table>
+    void finish(Table& table) {
+        detail::finish_state(state_, table);
+    }
 
 private:
     static state_of<P> start(P const& policy, loop_info const& info) {

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <string>
 #include <vector>
 
 namespace loopsched {
@@ -58,6 +59,9 @@ struct loop_statistics {
     /// Ranks the master presumed lost (options.presumed_lost_after), in rank
     /// order. Their rows count the iterations they were granted, whoever finished them.
     std::vector<int> lost{};
+    /// The scheme that ran, when the policy chooses among schemes (automatic:
+    /// the candidate it chose for this execution); else empty. Root rank only.
+    std::string scheme{};
 
     /// Iterations run, summed over the workers' rows.
     [[nodiscard]] index_t iterations() const {

@@ -54,6 +54,7 @@ LOOPSCHED_DECL std::ostream& operator<<(std::ostream& out, loop_statistics const
     if (s.partner_splits > 0) out << " (" << s.partner_splits << " partner splits)";
     for (std::size_t i = 0; i < s.departed.size(); ++i) out << (i ? ", " : "; left: rank ") << s.departed[i];
     for (std::size_t i = 0; i < s.lost.size(); ++i) out << (i ? ", " : "; lost: rank ") << s.lost[i];
+    if (!s.scheme.empty()) out << "; scheme " << s.scheme;
     out << '\n';
     out.flags(flags);
     out.precision(precision);

@@ -73,7 +73,8 @@ public:
     void take_result(index_t first, index_t size, std::span<std::byte const> bytes) {
         if (!book_ || book_->counts(port_.result_sender(), first, size)) body_.take(first, size, bytes);
     }
-    void complete(loop_statistics& table) const {
+    void complete(loop_statistics& table) {
+        seq_.finish(table); // a policy that learns across executions (automatic) hears how this one went
         departures_.complete(table);
         if (partners_) table.partner_splits = partners_->splits();
         if (!book_) return;
