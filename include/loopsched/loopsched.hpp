@@ -31,6 +31,7 @@
 #include <loopsched/options.hpp>
 #include <loopsched/placement_spec.hpp>
 #include <loopsched/policies.hpp>
+#include <loopsched/policy/automatic.hpp>
 #include <loopsched/runtime/core/calibration.hpp>
 #include <loopsched/payload.hpp>
 #include <loopsched/runtime/core/trace.hpp>

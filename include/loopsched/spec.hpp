@@ -85,7 +85,7 @@ inline sync_interval parse_interval(std::string_view spec, std::string_view text
 inline std::string known_names() {
     std::string list;
     for (auto n : policy_names()) list += (list.empty() ? "" : ", ") + std::string(n);
-    return list;
+    return list + ", auto";
 }
 
 } // namespace detail

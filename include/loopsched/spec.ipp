@@ -12,6 +12,7 @@
 #include <loopsched/error.hpp>
 #include <loopsched/hierarchical.hpp>
 #include <loopsched/policies.hpp>
+#include <loopsched/policy/automatic.hpp>
 #include <loopsched/policy/spec_args.hpp>
 
 #include <boost/hana/for_each.hpp>
@@ -32,6 +33,40 @@ LOOPSCHED_DECL std::vector<std::string_view> policy_names() {
     boost::hana::for_each(policy_catalogue, [&](auto t) { names.push_back(decltype(t)::type::name); });
     return names;
 }
+
+namespace detail {
+
+/// `auto:...`'s keys (its candidates are specs joined by '+', with ';' for ',').
+inline any_policy parse_automatic(std::string_view spec, std::vector<spec_args::pair> const& pairs) {
+    spec_args parsed(automatic::name, std::span<std::string_view const>(automatic::keys), pairs);
+    automatic_options o;
+    static constexpr std::array<std::string_view, 3> methods{"exhaustive", "bandit", "expert"};
+    auto const method = parsed.word("method", methods, "exhaustive");
+    o.method = method == "bandit"   ? selection_method::bandit
+               : method == "expert" ? selection_method::expert
+                                    : selection_method::exhaustive;
+    if (auto list = parsed.raw("candidates")) {
+        for (std::string_view rest = *list;;) {
+            auto const plus = rest.find('+');
+            std::string text(rest.substr(0, plus));
+            std::ranges::replace(text, ';', ',');
+            if (text.empty())
+                throw spec_error("loopsched: in policy spec '" + std::string(spec) +
+                                 "', candidates has an empty entry: write them as a+b+c");
+            o.candidates.push_back(parse_policy(text));
+            if (plus == std::string_view::npos) break;
+            rest.remove_prefix(plus + 1);
+        }
+    }
+    if (auto key = parsed.raw("key")) o.key = std::string(*key);
+    o.drift = parsed.real("drift", o.drift);
+    o.discount = parsed.real("discount", o.discount);
+    o.exploration = parsed.real("exploration", o.exploration);
+    // Without a key, loops made from the same spec text share their learning.
+    return automatic(std::move(o), call_site{"policy spec " + std::string(spec), 0});
+}
+
+} // namespace detail
 
 LOOPSCHED_DECL any_policy parse_policy(std::string_view spec) {
     std::string_view body = spec;
@@ -102,6 +137,13 @@ LOOPSCHED_DECL any_policy parse_policy(std::string_view spec) {
         if (!interval || interval->how() != sync_interval::kind::fixed)
             throw spec_error("loopsched: policy spec '" + std::string(spec) +
                              "' needs h=<integer>: DMPS(A) takes the interval from the programmer");
+    }
+
+    if (name == automatic::name) {
+        if (synchronize || weight || lower || upper || thresholds_inside)
+            throw spec_error("loopsched: in policy spec '" + std::string(spec) +
+                             "', auto takes no adaptor prefix and no thresholds: give them to its candidates");
+        return detail::parse_automatic(spec, pairs);
     }
 
     std::optional<any_policy> found;

@@ -21,6 +21,7 @@
 #include <loopsched/options.hpp>
 #include <loopsched/placement_spec.hpp>
 #include <loopsched/policies.hpp>
+#include <loopsched/policy/automatic.hpp>
 #include <loopsched/serialization.hpp>
 #include <loopsched/space/box.hpp>
 #include <loopsched/spec.hpp>
@@ -307,6 +308,31 @@ int loopsched::testing::parallel_for_mpi_test(int argc, char** argv) {
         fixed.root = world.size() - 1;
         results.check(run_gathered(world, 1999, parse_policy("w-" + std::string(name)), fixed),
                       "w-" + std::string(name) + " gathered, deterministic");
+    }
+
+    // auto across repeated executions: each runs every iteration once whatever
+    // it chose; the root names the scheme its history holds, for every method.
+    for (std::string method : {"exhaustive", "bandit", "expert"}) {
+        auto const policy = parse_policy("auto:method=" + method + ",key=mpi test " + method);
+        bool ok = true, named = true;
+        for (int execution = 0; execution < 13; ++execution) {
+            parallel_for_options o;
+            o.root = execution % world.size();
+            auto out = parallel_for(
+                    world, make_range(777), policy, [](index_range const& part, std::span<double> values) {
+                        std::size_t j = 0;
+                        for (index_t i : part.indices()) values[j++] = work(i);
+                    },
+                    gather<double>{1}, o);
+            ok = ok && out.statistics.iterations() == 777;
+            if (world.rank() == o.root) {
+                for (index_t i = 0; ok && i < 777; ++i) ok = out.value[static_cast<std::size_t>(i)] == work(i);
+                auto const h = policy.target<automatic>()->history();
+                named = named && !h.records.empty() && h.records.back().scheme == out.statistics.scheme;
+            }
+        }
+        results.check(ok, "auto:method=" + method + ": 13 executions, results as a sequential run");
+        results.check(named, "auto:method=" + method + ": the root's statistics name the scheme its history holds");
     }
 
     // Static mappings: every rank runs its own chunks, no master round trips.
