@@ -38,7 +38,8 @@ int main(int argc, char** argv) try {
             "Platforms: seed001[:loaded], seed003-w, seed003-sw[:m=M][:loaded], seed003-dmps, kids, twins, hetero,\n"
             "  uniform[:n=N][:bandwidth=B], speeds[:v=4/1/1/1][:loads=0/0/1/0], machine[:n=N][:c_d=S][:c_c=S],\n"
             "  or a SimGrid XML file.\n"
-            "Workloads: mandelbrot:size=WxH[:sf=4][:max=1000][:bytes=1], uniform:n=N[:cost=F],\n"
+            "Workloads: mandelbrot:size=WxH[:sf=4][:max=1000][:bytes=1], uniform:n=N[:cost=F], "
+            "ramp:n=N[:cost=F][:growth=9],\n"
             "  random:n=N[:mean=F][:dist=exp|uniform|normal][:seed=S], "
             "heat|floyd-steinberg|hydro:size=AxB[xC][:cost=F],\n"
             "  matmul[:rows=900][:inner=600][:cols=600][:tasks=300], "
@@ -85,21 +86,61 @@ int main(int argc, char** argv) try {
                     "(Ciorba's theoretical curve against h)")
             ->delimiter(',')
             ->check(examples::in_range(1, 1'000'000'000));
+    index_t steps = 0;
+    line.add_option("--steps", steps,
+                    "time-stepping: run the DOALL loop N times in one simulation, one after the other (each policy "
+                    "through all the steps; `auto` learns across them)")
+            ->check(examples::in_range(0, 100'000'000));
+    std::vector<std::string> step_perturbations;
+    line.add_option("--step-perturb", step_perturbations,
+                    "with --steps, a host slowed during some steps (repeatable): "
+                    "slow:rank=K:steps=A-B[:every=E:for=F][:factor=10] (with every: the first F of every E steps)");
+    bool redraw = false;
+    line.add_flag("--redraw", redraw, "with --steps, a random workload draws new costs each step (seed + step)");
     line.add_flag("--csv", csv, "one CSV line per policy");
     line.add_flag("--quiet", quiet, "leave out the per-worker table");
     if (auto code = line.parse(argc, argv)) return *code;
+    if (steps == 0 && (!step_perturbations.empty() || redraw))
+        throw invalid_parameter("steps", "0", "must be >= 1 with --step-perturb or --redraw");
     auto const w = make_workload(workload_text);
     auto simulator = platform_text.ends_with(".xml") ? sim::simulator::from_xml(platform_text, so)
                                                      : sim::simulator(make_platform(platform_text), so);
     if (csv)
         std::cout << "platform,workload,policy,seconds,h,wall_seconds,ideal_seconds,predicted_seconds,workers,"
-                     "iterations,predicted_curve,chen_xue_h,lost\n";
+                     "iterations,predicted_curve,chen_xue_h,lost,step_seconds,step_schemes\n";
     // Ideal: the whole work spread over the workers' speeds as they change, no waiting, no messages.
     int const first_worker = master_computes ? 0 : 1;
     double const unperturbed = simulator.layout().ideal_seconds(w.total_flops(), first_worker);
     for (auto const& text : perturbations) simulator.perturb(make_perturbation(text, unperturbed));
     for (auto const& text : failures) simulator.fail(make_failure(text, unperturbed));
     double const ideal = simulator.layout().ideal_seconds(w.total_flops(), first_worker);
+    if (steps > 0) {
+        if (farm || reissue || !failures.empty() || !trace.empty() || !gantt.empty())
+            throw invalid_parameter("steps", std::to_string(steps),
+                                    "runs plain DOALL loops (no --farm, --reissue, --fail, --trace, --gantt)");
+        std::vector<step_perturbation> changes;
+        for (auto const& text : step_perturbations) changes.push_back(make_step_perturbation(text));
+        for (auto const& spec : policies) {
+            auto const policy = parse_policy(spec);
+            auto const r = simulate_steps(simulator, workload_text, policy, steps, changes, redraw, master_computes,
+                                          hide_load);
+            if (csv) {
+                std::cout << '"' << platform_text << "\",\"" << workload_text << "\",\"" << spec << "\"," << r.total()
+                          << ",0," << r.wall << ',' << ideal * static_cast<double>(steps) << ",,,,,,,\"";
+                for (std::size_t k = 0; k < r.seconds.size(); ++k) std::cout << (k ? ";" : "") << r.seconds[k];
+                std::cout << "\",\"";
+                for (std::size_t k = 0; k < r.schemes.size(); ++k) std::cout << (k ? ";" : "") << r.schemes[k];
+                std::cout << "\"\n";
+            } else {
+                std::cout << "== " << spec << " on " << platform_text << ", " << workload_text << ", " << steps
+                          << " steps (simulated in " << r.wall << " s)\n";
+                if (auto const* a = policy.target<automatic>()) std::cout << a->history().explain() << '\n';
+                std::cout << "total parallel time " << r.total() << " s, ideal of the unperturbed steps "
+                          << ideal * static_cast<double>(steps) << " s\n\n";
+            }
+        }
+        return 0;
+    }
     for (auto const& spec : policies) {
         bool const tracing = !trace.empty() || !gantt.empty();
         auto const mapping = static_mapping_of(spec);
@@ -144,7 +185,7 @@ int main(int argc, char** argv) try {
             std::cout << ",\"";
             for (std::size_t k = 0; k < r.statistics.lost.size(); ++k)
                 std::cout << (k ? ";" : "") << r.statistics.lost[k];
-            std::cout << "\"\n";
+            std::cout << "\",,\n"; // step_seconds, step_schemes: --steps only
         } else {
             std::cout << "== " << spec << " on " << platform_text << ", " << workload_text;
             if (w.doacross()) std::cout << ", h = " << r.interval;

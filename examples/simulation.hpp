@@ -17,6 +17,7 @@
 #include <loopsched/hierarchical.hpp>
 #include <loopsched/mapping/doacross_mapping.hpp>
 #include <loopsched/options.hpp>
+#include <loopsched/policy/automatic.hpp>
 #include <loopsched/payload.hpp>
 #include <loopsched/runtime/core/trace.hpp>
 #include <loopsched/space/box.hpp>
@@ -31,6 +32,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <random>
 #include <span>
@@ -348,11 +350,14 @@ inline constexpr double flops_per_escape_iteration = 10.0;
 ///   matmul[:rows=900][:inner=600][:cols=600][:tasks=300]   Kazouris's C = A x B, a task per block of
 ///                                           rows (its rows of A out, its block of C back)
 ///   convolution[:n=120][:tasks=400][:order=decreasing|increasing]   Kazouris's adjoint convolution
+///   ramp:n=N[:cost=F][:growth=9]         costs growing linearly, the last 1 + growth times the first
 /// Every DOALL workload also runs as the tasks of a task farm (simulate --farm).
-inline workload make_workload(std::string const& text) {
+/// `seed_offset` is added to a random workload's seed (a time-stepping run's
+/// step draws its own costs).
+inline workload make_workload(std::string const& text, std::uint64_t seed_offset = 0) {
     description d(text, "workload",
                   {"size", "sf", "max", "n", "cost", "mean", "dist", "seed", "bytes", "rows", "inner", "cols", "tasks",
-                   "order"});
+                   "order", "growth"});
     workload w;
     w.kind = d.name();
     auto prefix_of = [&](std::vector<double> const& costs) {
@@ -378,7 +383,7 @@ inline workload make_workload(std::string const& text) {
         if (!(mean > 0)) throw invalid_parameter("workload cost", std::to_string(mean), "must be > 0 flops");
         std::vector<double> costs(n, mean);
         if (w.kind == "random") {
-            std::mt19937_64 rng(static_cast<std::uint64_t>(d.number("seed", 1)));
+            std::mt19937_64 rng(static_cast<std::uint64_t>(d.number("seed", 1)) + seed_offset);
             std::string const dist = d.text("dist", "exp");
             if (dist == "exp") {
                 std::exponential_distribution<double> e(1.0 / mean);
@@ -393,6 +398,15 @@ inline workload make_workload(std::string const& text) {
                 throw invalid_parameter("workload dist", dist, "must be exp, uniform or normal");
             }
         }
+        prefix_of(costs);
+    } else if (w.kind == "ramp") { // costs growing along the loop: the last iteration costs 1 + growth times the first
+        auto const n = static_cast<std::size_t>(d.number("n", 100000));
+        double const first = d.number("cost", 1e7), growth = d.number("growth", 9.0);
+        if (n < 2 || !(first > 0) || !(growth >= 0))
+            throw invalid_parameter("workload ramp", text, "needs n >= 2, cost > 0 and growth >= 0");
+        std::vector<double> costs(n);
+        for (std::size_t i = 0; i < n; ++i)
+            costs[i] = first * (1.0 + growth * static_cast<double>(i) / static_cast<double>(n - 1));
         prefix_of(costs);
     } else if (w.kind == "matmul") { // Kazouris's C = A x B: a task is RowsA/tasks rows of A
         double const rows = d.number("rows", 900), inner = d.number("inner", 600), cols = d.number("cols", 600);
@@ -435,8 +449,8 @@ inline workload make_workload(std::string const& text) {
             throw invalid_parameter("workload cost", std::to_string(w.flops_per_point), "must be > 0 flops");
     } else {
         throw invalid_parameter("workload", text,
-                                "unknown; workloads: mandelbrot uniform random matmul convolution heat floyd-steinberg "
-                                "hydro");
+                                "unknown; workloads: mandelbrot uniform random ramp matmul convolution heat "
+                                "floyd-steinberg hydro");
     }
     return w;
 }
@@ -572,6 +586,117 @@ simulated_run simulate(sim::simulator& simulator, workload const& w, P const& po
         }
     };
     return finished(std::move(out), simulator.run(program));
+}
+
+// --- Time-stepping runs (simulate --steps) ---------------------------------
+
+/// A host that computes `factor` times slower during some steps of a
+/// time-stepping run: steps [first, last), or with `every` > 0 the first
+/// `length` steps of every `every` from `first` on (load that comes and goes).
+struct step_perturbation {
+    int rank = 1;
+    index_t first = 0;
+    index_t last = std::numeric_limits<index_t>::max();
+    index_t every = 0;
+    index_t length = 0;
+    double factor = 10.0;
+
+    [[nodiscard]] bool active(index_t step) const noexcept {
+        if (step < first || step >= last) return false;
+        return every <= 0 || (step - first) % every < length;
+    }
+};
+
+/// A --step-perturb text: slow:rank=K:steps=A-B[:every=E:for=F][:factor=10].
+inline step_perturbation make_step_perturbation(std::string const& text) {
+    description d(text, "step perturbation", {"rank", "steps", "every", "for", "factor"});
+    if (d.name() != "slow") throw invalid_parameter("step perturbation", d.name(), "must be slow");
+    step_perturbation p;
+    p.rank = static_cast<int>(d.number("rank", 1));
+    auto const steps = d.text("steps", "0-" + std::to_string(std::numeric_limits<index_t>::max()));
+    auto const dash = steps.find('-');
+    if (dash == std::string::npos) throw invalid_parameter("step perturbation steps", steps, "must be A-B");
+    p.first = std::stoll(steps.substr(0, dash));
+    p.last = std::stoll(steps.substr(dash + 1));
+    p.every = static_cast<index_t>(d.number("every", 0));
+    p.length = static_cast<index_t>(d.number("for", 0));
+    p.factor = d.number("factor", 10.0);
+    if (p.rank < 0 || p.first < 0 || p.last <= p.first || p.every < 0 || p.length < 0 || !(p.factor >= 1.0))
+        throw invalid_parameter("step perturbation", text,
+                                "needs rank >= 0, 0 <= A < B, every and for >= 0, factor >= 1");
+    return p;
+}
+
+/// What a time-stepping run measured on the root: each step's T_p and the scheme that ran it.
+struct stepped_run {
+    std::vector<double> seconds;      ///< each step's parallel time
+    std::vector<std::string> schemes; ///< each step's scheme (the policy's spec, or automatic's choice)
+    double wall = 0.0;                ///< the simulator's own run time
+    [[nodiscard]] double total() const { return std::accumulate(seconds.begin(), seconds.end(), 0.0); }
+};
+
+/// Runs `policy` on the DOALL workload `text` `steps` times in one simulation
+/// (a time-stepping program: the steps follow one another on the simulated
+/// clock), with hosts slowed during some steps. `redraw`: a random workload
+/// draws new costs each step (its seed plus the step).
+inline stepped_run simulate_steps(sim::simulator& simulator, std::string const& text, any_policy const& policy,
+                                  index_t steps, std::vector<step_perturbation> const& perturbations, bool redraw,
+                                  bool master_computes = false, bool hide_load = false) {
+    auto const& p = simulator.layout();
+    workload const base = make_workload(text);
+    if (base.doacross()) throw invalid_parameter("steps", std::to_string(steps), "runs DOALL workloads");
+    if (auto const* a = policy.target<automatic>()) a->reset(); // each run learns from its own steps
+    std::map<index_t, workload> drawn; // the steps' own costs, made by the first rank to reach them
+    auto costs_of = [&](index_t step) -> workload const& {
+        if (!redraw) return base;
+        auto found = drawn.find(step);
+        if (found == drawn.end()) {
+            found = drawn.emplace(step, make_workload(text, static_cast<std::uint64_t>(step))).first;
+            while (drawn.size() > 4) drawn.erase(drawn.begin()); // ranks stay within a step or two of each other
+        }
+        return found->second;
+    };
+    std::string const spec = policy.spec();
+    stepped_run out;
+    auto program = [&](sim::transport& t) {
+        int const background = p.hosts()[static_cast<std::size_t>(t.rank())].background;
+        ::simgrid::s4u::ExecPtr load; // a competing execution while this host is slowed
+        double slowed = 1.0;
+        for (index_t step = 0; step < steps; ++step) {
+            double factor = 1.0;
+            for (auto const& x : perturbations)
+                if (x.rank == t.rank() && x.active(step)) factor = std::max(factor, x.factor);
+            if (factor != slowed) {
+                if (load) load->cancel();
+                load = nullptr;
+                if (factor > 1.0) { // its priority leaves this rank 1/factor of the share it had
+                    load = ::simgrid::s4u::this_actor::exec_init(1e30);
+                    load->set_priority((1.0 + background) * (factor - 1.0));
+                    load->start();
+                }
+                slowed = factor;
+            }
+            workload const& w = costs_of(step);
+            parallel_for_options o;
+            o.master_computes = master_computes;
+            o.powers = p.powers();
+            o.run_queues = hide_load ? std::vector<double>(p.run_queues().size(), 1.0) : p.run_queues();
+            doall_charge const cost{&t, &w.prefix};
+            loop_statistics stats =
+                    w.result_bytes == 0
+                            ? parallel_for(t, make_range(w.iterations()), policy, cost, o).statistics
+                            : parallel_for(t, make_range(w.iterations()), policy, cost,
+                                           gather<std::byte>{w.result_bytes}, o)
+                                      .statistics;
+            if (t.rank() == 0) {
+                out.seconds.push_back(stats.parallel_seconds);
+                out.schemes.push_back(stats.scheme.empty() ? spec : stats.scheme);
+            }
+        }
+        if (load) load->cancel();
+    };
+    out.wall = simulator.run(program).wall_seconds;
+    return out;
 }
 
 /// Runs a DOALL workload's loop hierarchically (`h`: a policy among groups,
