@@ -38,10 +38,10 @@ struct hook_set {
     /// A chunk policy: `min_chunk() -> index_t`, the smallest chunk it hands
     /// out (weighting never goes below it; without it, 1).
     bool min_chunk = false;
-    /// A chunk policy's state: `finish(loop_statistics&)`, called on the root
-    /// when the DOALL loop it scheduled ends, with the loop's table (a state
-    /// that learns across executions reads it, and may name the scheme that
-    /// ran in `table.scheme`).
+    /// A chunk policy's state (or a farm placement's): `finish(loop_statistics&)`,
+    /// called on the root when the DOALL loop (or task farm) it scheduled ends,
+    /// with the table (a state that learns across executions reads it, and may
+    /// name the scheme that ran in `table.scheme`).
     bool finish = false;
 };
 

@@ -2,6 +2,8 @@
 // cheapest, re-selects after a drift, follows the expert rules), its spec, and
 // repeated in-process loops that run every iteration once under every choice.
 #include <loopsched/algorithm/parallel_for.hpp>
+#include <loopsched/algorithm/task_farm.hpp>
+#include <loopsched/mapping/farm_placements.hpp>
 #include <loopsched/any_policy.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/options.hpp>
@@ -9,6 +11,7 @@
 #include <loopsched/policy/automatic.hpp>
 #include <loopsched/space/box.hpp>
 #include <loopsched/spec.hpp>
+#include <loopsched/task_options.hpp>
 #include <loopsched/transport/in_process.hpp>
 
 #include <doctest/doctest.h>
@@ -230,4 +233,36 @@ TEST_CASE("automatic: repeated in-process loops run every iteration once under e
             for (auto const& s : seen) CHECK(std::ranges::count(h.candidates, s) == 1);
             if (method == selection_method::exhaustive) CHECK(h.records.front().scheme == "af"); // the last first
         }
+}
+
+TEST_CASE("automatic as a task farm's chunk scheme: one choice per farm, every task's result once") {
+    automatic const policy({.key = "test: farm"});
+    policy.reset();
+    for (int farm_number = 0; farm_number < 8; ++farm_number) {
+        std::vector<std::atomic<int>> runs(300);
+        std::vector<int> results;
+        std::string scheme;
+        in_process::run(3, [&](in_process::endpoint& t) {
+            task_farm_options o;
+            o.placement = chunked_placement{automatic({.key = "test: farm"})};
+            o.expected_tasks = 300;
+            auto out = task_farm<int>(
+                    t, [](auto& farm) { for (int i = 0; i < 300; ++i) farm.submit(i); },
+                    [&](int const& i) {
+                        runs[static_cast<std::size_t>(i)]++;
+                        return 3 * i;
+                    },
+                    o);
+            if (t.rank() == 0) {
+                results = out.value;
+                scheme = out.statistics.scheme;
+            }
+        });
+        for (auto const& r : runs) REQUIRE(r == 1);
+        REQUIRE(results.size() == 300);
+        for (int i = 0; i < 300; ++i) REQUIRE(results[static_cast<std::size_t>(i)] == 3 * i);
+        auto const h = policy.history();
+        REQUIRE(h.records.size() == static_cast<std::size_t>(farm_number + 1)); // one execution per farm
+        CHECK(h.records.back().scheme == scheme);
+    }
 }

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <loopsched/any_policy.hpp>
+#include <loopsched/hooks.hpp>
 #include <loopsched/mapping/concepts.hpp>
 #include <loopsched/schedule.hpp>
+#include <loopsched/statistics.hpp>
 
 #include <cmath>
 #include <cstddef>
@@ -113,6 +115,12 @@ struct chunked_placement {
         [[nodiscard]] static constexpr std::size_t idle_below() noexcept { return 1; }
         [[nodiscard]] static constexpr bool moves_work() noexcept { return false; }
         [[nodiscard]] static constexpr bool largest_first() noexcept { return false; }
+        /// The farm ended (on the root): a policy that learns across executions
+        /// (automatic) hears how it went, one farm being one execution.
+        static constexpr hook_set hooks{.finish = true};
+        void finish(loop_statistics& table) {
+            if (sequencer_) sequencer_->finish(table);
+        }
 
     private:
         void start(std::size_t tasks, std::vector<worker_status> status) {
@@ -142,6 +150,8 @@ public:
     [[nodiscard]] virtual std::size_t idle_below() const = 0;
     [[nodiscard]] virtual bool moves_work() const = 0;
     [[nodiscard]] virtual bool largest_first() const = 0;
+    /// The farm ended, with its table (on the root).
+    virtual void finish(loop_statistics& table) = 0;
 };
 
 /// `S` (a FarmPlacement's state) as farm_decisions.
@@ -154,6 +164,7 @@ public:
     [[nodiscard]] std::size_t idle_below() const override { return state_.idle_below(); }
     [[nodiscard]] bool moves_work() const override { return state_.moves_work(); }
     [[nodiscard]] bool largest_first() const override { return state_.largest_first(); }
+    void finish(loop_statistics& table) override { finish_state(state_, table); }
 
 private:
     S state_;

@@ -592,7 +592,8 @@ inline std::shared_ptr<selector> selector_for(std::string const& key, std::vecto
 /// key. The choice is made on the root, when an execution ends: the workers
 /// never learn it, and a chunk costs one indirect call more than the chosen
 /// scheme's. It learns in self-scheduled DOALL loops (parallel_for with a
-/// dynamic mapping); elsewhere each execution runs the current choice.
+/// dynamic mapping) and as a task farm's chunk scheme (one choice per farm);
+/// elsewhere each execution runs the current choice.
 ///
 ///     for (int step = 0; step < steps; ++step)
 ///         loopsched::parallel_for(comm, space, loopsched::automatic{}, body);

@@ -185,7 +185,8 @@ public:
     }
 
     /// The ranks of the workers that left, and the copies, for the table every rank gets.
-    void complete(loop_statistics& table) const {
+    void complete(loop_statistics& table) {
+        if (placement_) placement_->finish(table); // a chunk scheme that learns across farms (automatic)
         departures_.complete(table);
         if (reissue_) reissue_->complete(table);
     }

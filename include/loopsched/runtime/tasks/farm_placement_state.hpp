@@ -47,6 +47,8 @@ public:
     [[nodiscard]] bool moves_work() const noexcept { return moves_work_; }
     /// Once the cost model is ready, tasks go largest estimate first.
     [[nodiscard]] bool largest_first() const noexcept { return largest_first_; }
+    /// The farm ended (on the root): the placement's state hears how it went.
+    void finish(loop_statistics& table) { decisions_->finish(table); }
 
 private:
     std::unique_ptr<farm_decisions> decisions_;
