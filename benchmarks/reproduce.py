@@ -194,6 +194,31 @@ class Runner:
                     self.wall += row.wall
         return out
 
+    def steps(self, requests):
+        """requests: [(name, platform, workload, policy, steps, [extra simulate arguments])] -> {(name, policy):
+        (total seconds, [each step's seconds], [each step's scheme])}: `simulate --steps`, one policy through
+        every step of one simulation."""
+        def one(req):
+            name, platform, workload, policy, steps, extra = req
+            cmd = [self.binary, "--platform", platform, "--workload", workload, "--csv", "--steps", str(steps),
+                   "--policy", policy, *extra]
+            done = subprocess.run(cmd, capture_output=True, text=True)
+            if done.returncode != 0:
+                raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr.strip()}")
+            r = next(csv.DictReader(io.StringIO(done.stdout)))
+            seconds = [float(x) for x in r["step_seconds"].split(";")]
+            total = self.perturb(f"{name}|{platform}|{workload}|{policy}", sum(seconds))
+            return (name, policy), (total, seconds, r["step_schemes"].split(";")), float(r["wall_seconds"])
+        out = {}
+        requests = list(requests)
+        with ThreadPoolExecutor(self.jobs) as pool:
+            for done, (key, row, wall) in enumerate(pool.map(one, requests), 1):
+                self.show(done, len(requests))
+                out[key] = row
+                self.runs += 1
+                self.wall += wall
+        return out
+
     def program(self, name, *args):
         """Runs benchmark NAME: (its output, {figure name: ours} from its "name: ours=X ..." lines, its
         Markdown tables as [(header, rows)])."""
@@ -1591,6 +1616,130 @@ def farms_and_failures(run, out, quick):
     return "\n".join(md), None
 
 
+
+# The automatic policy's methods, by the name the table gives them.
+AUTO_METHODS = {"auto (exhaustive)": "auto:method=exhaustive", "auto (bandit)": "auto:method=bandit",
+                "ExpertSel (Auto4OMP's rules)": "auto:method=expert"}
+AUTO_DEFAULT = "auto (exhaustive)"
+
+
+def automatic_selection(run, out, quick):
+    """The automatic policy across the steps of time-stepping programs: each scenario runs every scheme of the
+    catalogue through all its steps, and auto's methods beside them; auto's total against the best fixed scheme
+    in hindsight."""
+    steps = 12 if quick else 250
+    # --quick: a smoke run of the script (a few workers, a few steps, five schemes); not the experiment.
+    n16, n8, n1024 = ("uniform:n=4", "uniform:n=4", "uniform:n=32") if quick else \
+        ("uniform:n=16", "uniform:n=8", "uniform:n=1024")
+    size = "200x100" if quick else "1000x500"
+    exp8 = "random:n=" + ("400" if quick else "4000") + ":mean=1e6:dist=exp:seed=7"
+    scenarios = {
+        # name: (platform, workload, extra simulate arguments, what it is)
+        "even": (n16, f"mandelbrot:size={size}", [], "16 equal workers, Mandelbrot columns (S_f = 4)"),
+        "seed001:loaded": ("seed001:loaded", f"mandelbrot:size={size}", [],
+                           "Chronopoulos et al.'s cluster with its loaded hosts, Mandelbrot columns"),
+        "slowed 100-150": (n8, exp8, ["--redraw", "--step-perturb", "slow:rank=1:steps=100-150:factor=10"],
+                           "8 workers, exponential costs (mean 1 ms) drawn anew each step; rank 1 computes 10x "
+                           "slower in steps 100-149"),
+        "load on and off": (n8, exp8, ["--redraw", "--step-perturb", "slow:rank=1:steps=0-100000:every=40:for=20:factor=3",
+                                       "--step-perturb", "slow:rank=2:steps=20-100000:every=40:for=20:factor=3"],
+                            "8 workers, exponential costs drawn anew each step; ranks 1 and 2 3x slower for 20 "
+                            "steps of every 40, out of phase"),
+        "growing costs": (n16, "ramp:n=" + ("400" if quick else "4000") + ":cost=5e5:growth=9", [],
+                          "16 workers, iteration costs growing along the loop from 0.5 to 5 ms"),
+        "exponential": (n16, "random:n=" + ("400" if quick else "4000") + ":mean=1e6:dist=exp:seed=3", ["--redraw"],
+                        "16 workers, exponential costs (mean 1 ms) drawn anew each step"),
+        "tiny iterations": (n16, "uniform:n=" + ("2000" if quick else "20000") + ":cost=2e3", [],
+                            "16 workers, 20,000 iterations of 2 us: a message (50 us) costs 25 iterations"),
+        "1,024 workers": (n1024, "random:n=" + ("320" if quick else "10240") + ":mean=1e7:dist=exp:seed=5",
+                          ["--redraw"], "1,024 workers, exponential costs (mean 10 ms, 10 per worker) drawn anew each "
+                          "step"),
+    }
+    # The 1,024 workers' steps cost the most to simulate (one SS step: about a second): 200 steps, the least asked.
+    steps_of = {name: (steps if name != "1,024 workers" or quick else 200) for name in scenarios}
+    fixed = ["static", "ss", "gss", "fss", "af"] if quick else catalogue_names(run)
+    methods = list(AUTO_METHODS)
+    requests = [(name, platform, workload, policy, steps_of[name], extra)
+                for name, (platform, workload, extra, _) in scenarios.items()
+                for policy in fixed + [AUTO_METHODS[m] for m in methods]]
+    got = run.steps(requests)
+    total = {(name, p): got[(name, p)][0] for name in scenarios for p in fixed}
+    best = {name: min(fixed, key=lambda p: total[(name, p)]) for name in scenarios}
+    auto = {(name, m): got[(name, AUTO_METHODS[m])][0] / total[(name, best[name])] for name in scenarios
+            for m in methods}
+    worst_fixed = {p: max(total[(name, p)] / total[(name, best[name])] for name in scenarios) for p in fixed}
+    md = ["## 15. Automatic selection across the steps of time-stepping programs\n",
+          f"Each scenario is a time-stepping program: the same DOALL loop {steps} times (200 at 1,024 workers) in one "
+          "simulation, one step "
+          "after the other on the simulated clock (`simulate --steps`). Every scheme of the catalogue runs through "
+          "all the steps with its default parameters; the best of them in hindsight is the best fixed scheme. "
+          "`auto` chooses among its six default candidates (static, ss, gss, fss, dtss, af) from the times of the "
+          "earlier steps ([automatic.md](../automatic.md)); its third method reimplements Auto4OMP's ExpertSel rules "
+          "(Korndoerfer et al.) on the same candidates, ordered from the least to the most adaptive. Each figure: "
+          "the total over all steps against the best fixed scheme's.\n",
+          table(["scenario", "what", "best fixed", "its total (s)", *methods],
+                [(name, what, best[name].upper(), f"{total[(name, best[name])]:.4g}",
+                  *[f"{auto[(name, m)]:.3f}" for m in methods])
+                 for name, (_, _, _, what) in scenarios.items()]),
+          "Every fixed scheme's total against the best fixed scheme's, per scenario (the last column: its worst):\n",
+          table(["scheme", *scenarios, "worst"],
+                [(p, *[f"{total[(name, p)] / total[(name, best[name])]:.3f}" for name in scenarios],
+                  f"{worst_fixed[p]:.3f}") for p in fixed])]
+    claims = run.claims
+    default = AUTO_DEFAULT
+    for name in scenarios:
+        claims.claim(f"auto-within-1.05-{slug(name)}", f"{name}: auto ({default.split('(')[1][:-1]}, the default) "
+                     "ends within 1.05x of the best fixed scheme in hindsight", auto[(name, default)] <= 1.05,
+                     f"{auto[(name, default)]:.3f} (best fixed {best[name].upper()})")
+    never = [p for p in fixed if worst_fixed[p] < 1.15]
+    claims.claim("every-fixed-1.15-somewhere", "every fixed scheme is at least 1.15x the best fixed scheme in some "
+                 "scenario", not never, "least worst: " + ", ".join(f"{p.upper()} {worst_fixed[p]:.3f}"
+                                                                   for p in sorted(fixed, key=worst_fixed.get)[:3]))
+    expert = "ExpertSel (Auto4OMP's rules)"
+    behind = [name for name in scenarios if auto[(name, default)] > auto[(name, expert)] * 1.005]
+    claims.claim("auto-at-least-expertsel", "in every scenario auto (the default) is at least as good as "
+                 "ExpertSel's rules (within 0.5%)", not behind,
+                 ", ".join(f"{n}: {auto[(n, default)]:.3f} vs {auto[(n, expert)]:.3f}" for n in scenarios))
+    md.append(claims.markdown())
+    # What auto chose, step by step, where the machine changes under it.
+    name = "slowed 100-150"
+    _, seconds, schemes = got[(name, AUTO_METHODS[default])]
+    best_steps = got[(name, best[name])][1]
+    candidates = ["static", "ss", "gss", "fss", "dtss", "af"]
+    charts.lines(os.path.join(out, "auto-steps.svg"), f"{name}: each step's parallel time", "step", "seconds",
+                 {f"auto ({default.split('(')[1][:-1]})": list(enumerate(seconds)),
+                  f"{best[name].upper()} (best fixed)": list(enumerate(best_steps))}, width=720,
+                 marks={"slowed": 100, "recovered": 150})
+    charts.lines(os.path.join(out, "auto-schemes.svg"), f"{name}: the scheme auto ran at each step "
+                 "(its index among the candidates)", "step", "candidate (" + ", ".join(
+                     f"{i} {c}" for i, c in enumerate(candidates)) + ")",
+                 {"auto": [(i, candidates.index(s) if s in candidates else -1) for i, s in enumerate(schemes)]},
+                 width=720, marks={"slowed": 100, "recovered": 150})
+    bandit, expert_name = "auto (bandit)", "ExpertSel (Auto4OMP's rules)"
+    worst = {m: max(scenarios, key=lambda n: auto[(n, m)]) for m in methods}
+    md.append(f"Why the default is `exhaustive`: its trials cost one step per candidate that its bounds do not rule "
+              "out, once per change of the machine, and it then runs the fastest; the bandit keeps returning to "
+              "candidates that came close, which costs up to "
+              f"{100 * (auto[(worst[bandit], bandit)] - 1):.1f}% ({worst[bandit]}); ExpertSel's rules move along the "
+              "candidates on the loop's time and imbalance without comparing schemes, and stay up to "
+              f"{100 * (auto[(worst[expert_name], expert_name)] - 1):.1f}% behind ({worst[expert_name]}).\n")
+    runs = {c: schemes.count(c) for c in candidates if schemes.count(c)}
+    md.append(f"![each step's time](auto-steps.svg)\n\n![the scheme of each step](auto-schemes.svg)\n\n"
+              f"In `{name}`, auto ran " + ", ".join(f"{c.upper()} {k} step{'s' if k > 1 else ''}" for c, k in
+                                                   sorted(runs.items(), key=lambda x: -x[1])) + ".\n")
+    return "\n".join(md), None
+
+
+def slug(name):
+    return re.sub(r"[^a-z0-9.]+", "-", name.lower()).strip("-")
+
+
+def catalogue_names(run):
+    """Every scheme of the catalogue by its name, in policy_catalogue's order (include/loopsched/policies.hpp)."""
+    return ["static", "ss", "css", "gss", "tss", "fss", "fac2", "fiss", "tfss", "dtss", "dfss", "dfiss", "dtfss",
+            "trees", "wf", "awf", "awf-b", "awf-c", "awf-d", "awf-e", "af", "fsc", "mfsc", "rnd"]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("simulate")
@@ -1671,7 +1820,8 @@ STEPS = {"1": (seed001, "seed001", "Chronopoulos et al., Tables 2-3"), "2": (see
          "11": (seed003_speedups, "t56", "Ciorba, Table 5.6 and Fig 5.26"),
          "12": (perturbations, "perturbed", "Perturbations"),
          "13": (seed003_balance, "balance", "Ciorba, Tables 5.8 and 5.10"),
-         "14": (farms_and_failures, "robust", "Farms with re-issue, failed hosts")}
+         "14": (farms_and_failures, "robust", "Farms with re-issue, failed hosts"),
+         "15": (automatic_selection, "auto", "Automatic selection across time steps")}
 
 # Claims whose statement in the report depends on the figures' current outcome
 # (the prose around them was written for it); the rest say so inline.
