@@ -8,6 +8,7 @@
 //                                  does not parse to the same policy as no key at all
 #include <loopsched/placement_spec.hpp>
 #include <loopsched/policies.hpp>
+#include <loopsched/policy/automatic.hpp>
 #include <loopsched/spec.hpp>
 
 #include <boost/hana/for_each.hpp>
@@ -35,6 +36,39 @@ struct scheme_doc {
     std::string_view what;
     std::vector<key_doc> keys;
 };
+
+/// `auto`'s section: its keys, checked against automatic::keys and, where a
+/// default is written, against the policy made without the key.
+std::string automatic_section(std::vector<std::string>& problems) {
+    std::vector<key_doc> const keys{
+            {"method", "exhaustive", "exhaustive", "`exhaustive`, `bandit`, `expert`", "how the next scheme is picked"},
+            {"candidates", "", "static+ss+gss+fss+dtss+af", "specs joined by `+` (a candidate's own keys by `;`)",
+             "the schemes to choose from, least adaptive first"},
+            {"key", "", "the spec text", "text", "the loop's identity: executions with one key share their learning"},
+            {"drift", "0.25", "0.25", "real > 0", "exhaustive: the change of the chosen scheme's time that starts new trials"},
+            {"discount", "0.97", "0.97", "real in (0, 1]", "bandit: the weight a time keeps one execution later"},
+            {"exploration", "0.3", "0.3", "real >= 0", "bandit: how far the index reaches beyond a mean time"}};
+    std::vector<std::string_view> described, known(automatic::keys.begin(), automatic::keys.end());
+    for (auto const& k : keys) described.push_back(k.key);
+    if (described != known) problems.push_back("auto: automatic::keys and the described ones differ");
+    std::ostringstream out;
+    out << "\n## Automatic selection (`auto`)\n\n"
+           "`auto[:key=value,...]` chooses one of its candidates for each execution of a loop\n"
+           "from the earlier executions' times ([automatic.md](automatic.md)); it takes no adaptor prefix.\n\n"
+           "| key | default | values | meaning |\n|---|---|---|---|\n";
+    for (auto const& k : keys) {
+        out << "| `" << k.key << "` | " << k.default_text << " | " << k.values << " | " << k.meaning << " |\n";
+        if (k.literal.empty()) continue;
+        std::string const given = "auto:key=spec reference," + std::string(k.key) + "=" + std::string(k.literal);
+        try {
+            if (parse_policy(given).spec() != parse_policy("auto:key=spec reference").spec())
+                problems.push_back("'" + given + "' is not the default: it reads " + parse_policy(given).spec());
+        } catch (std::exception const& e) {
+            problems.push_back("'" + given + "', the documented default, is refused: " + e.what());
+        }
+    }
+    return out.str();
+}
 
 // The descriptions, by spec name. The names and keys themselves come from the
 // catalogue: a scheme or key added there and not here fails --check.
@@ -205,6 +239,7 @@ std::string page(std::vector<std::string>& problems) {
         << "| `" << dmps_prefix << "NAME` | DMPS(A), NAME one of css, tss, dtss | `h` = integer, required |\n"
         << "| any | the clamped adaptor: chunk thresholds | `lower`, `upper` (integers >= 1); `thresholds` = "
            "`granted` (default: on the chunk handed out) or `scheme` (on the scheme's chunk, before W; needs W) |\n"
+        << automatic_section(problems)
         << "\n## Hierarchies (`parse_hierarchy`, `parse_farm_hierarchy`)\n\n"
            "`BETWEEN/WITHIN`: the policy between the root and the sub-masters, then within\n"
            "each group, e.g. `fss/af`; one spec alone is used at both levels. A farm's\n"
