@@ -118,7 +118,7 @@ int main(int argc, char** argv) try {
         if (farm || reissue || !failures.empty() || !trace.empty() || !gantt.empty())
             throw invalid_parameter("steps", std::to_string(steps),
                                     "runs plain DOALL loops (no --farm, --reissue, --fail, --trace, --gantt)");
-        std::vector<step_perturbation> changes;
+        std::vector<sim::perturbation> changes;
         for (auto const& text : step_perturbations) changes.push_back(make_step_perturbation(text));
         for (auto const& spec : policies) {
             auto const policy = parse_policy(spec);

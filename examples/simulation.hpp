@@ -590,38 +590,23 @@ simulated_run simulate(sim::simulator& simulator, workload const& w, P const& po
 
 // --- Time-stepping runs (simulate --steps) ---------------------------------
 
-/// A host that computes `factor` times slower during some steps of a
-/// time-stepping run: steps [first, last), or with `every` > 0 the first
-/// `length` steps of every `every` from `first` on (load that comes and goes).
-struct step_perturbation {
-    int rank = 1;
-    index_t first = 0;
-    index_t last = std::numeric_limits<index_t>::max();
-    index_t every = 0;
-    index_t length = 0;
-    double factor = 10.0;
-
-    [[nodiscard]] bool active(index_t step) const noexcept {
-        if (step < first || step >= last) return false;
-        return every <= 0 || (step - first) % every < length;
-    }
-};
-
-/// A --step-perturb text: slow:rank=K:steps=A-B[:every=E:for=F][:factor=10].
-inline step_perturbation make_step_perturbation(std::string const& text) {
+/// A --step-perturb text, slow:rank=K:steps=A-B[:every=E:for=F][:factor=10]:
+/// a sim::perturbation whose times are steps (rank K computes `factor` times
+/// slower in steps A to B-1, or in the first F of every E steps from A on).
+inline sim::perturbation make_step_perturbation(std::string const& text) {
     description d(text, "step perturbation", {"rank", "steps", "every", "for", "factor"});
     if (d.name() != "slow") throw invalid_parameter("step perturbation", d.name(), "must be slow");
-    step_perturbation p;
+    sim::perturbation p;
     p.rank = static_cast<int>(d.number("rank", 1));
-    auto const steps = d.text("steps", "0-" + std::to_string(std::numeric_limits<index_t>::max()));
+    auto const steps = d.text("steps", "0-1e18");
     auto const dash = steps.find('-');
     if (dash == std::string::npos) throw invalid_parameter("step perturbation steps", steps, "must be A-B");
-    p.first = std::stoll(steps.substr(0, dash));
-    p.last = std::stoll(steps.substr(dash + 1));
-    p.every = static_cast<index_t>(d.number("every", 0));
-    p.length = static_cast<index_t>(d.number("for", 0));
-    p.factor = d.number("factor", 10.0);
-    if (p.rank < 0 || p.first < 0 || p.last <= p.first || p.every < 0 || p.length < 0 || !(p.factor >= 1.0))
+    p.from = std::stod(steps.substr(0, dash));
+    p.until = std::stod(steps.substr(dash + 1));
+    p.period = d.number("every", 0);
+    p.on = d.number("for", 0);
+    p.slowdown = d.number("factor", 10.0);
+    if (p.rank < 0 || p.from < 0 || p.until <= p.from || p.period < 0 || p.on < 0 || !(p.slowdown >= 1.0))
         throw invalid_parameter("step perturbation", text,
                                 "needs rank >= 0, 0 <= A < B, every and for >= 0, factor >= 1");
     return p;
@@ -637,10 +622,11 @@ struct stepped_run {
 
 /// Runs `policy` on the DOALL workload `text` `steps` times in one simulation
 /// (a time-stepping program: the steps follow one another on the simulated
-/// clock), with hosts slowed during some steps. `redraw`: a random workload
+/// clock), with hosts slowed during some steps (`perturbations`, their times
+/// counted in steps: make_step_perturbation). `redraw`: a random workload
 /// draws new costs each step (its seed plus the step).
 inline stepped_run simulate_steps(sim::simulator& simulator, std::string const& text, any_policy const& policy,
-                                  index_t steps, std::vector<step_perturbation> const& perturbations, bool redraw,
+                                  index_t steps, std::vector<sim::perturbation> const& perturbations, bool redraw,
                                   bool master_computes = false, bool hide_load = false) {
     auto const& p = simulator.layout();
     workload const base = make_workload(text);
@@ -665,7 +651,7 @@ inline stepped_run simulate_steps(sim::simulator& simulator, std::string const& 
         for (index_t step = 0; step < steps; ++step) {
             double factor = 1.0;
             for (auto const& x : perturbations)
-                if (x.rank == t.rank() && x.active(step)) factor = std::max(factor, x.factor);
+                if (x.rank == t.rank() && x.active(static_cast<double>(step))) factor = std::max(factor, x.slowdown);
             if (factor != slowed) {
                 if (load) load->cancel();
                 load = nullptr;

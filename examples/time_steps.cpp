@@ -7,6 +7,7 @@
 #include "cli.hpp"
 #include "mandelbrot.hpp"
 
+#include <loopsched/detail/fingerprint.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/mpi/parallel_for.hpp>
 #include <loopsched/options.hpp>
@@ -20,6 +21,7 @@
 #include <cstdint>
 #include <iostream>
 #include <numbers>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,13 +36,6 @@ examples::mandelbrot frame(examples::mandelbrot m, int step, int steps) {
     m.left = centre - width / 2.0;
     m.right = centre + width / 2.0;
     return m;
-}
-
-/// A checksum of a frame's pixels (the frames of every scheme must agree).
-std::uint64_t checksum(std::vector<std::uint8_t> const& pixels) {
-    std::uint64_t h = 1469598103934665603ULL; // FNV-1a
-    for (auto b : pixels) h = (h ^ b) * 1099511628211ULL;
-    return h;
 }
 
 } // namespace
@@ -85,7 +80,7 @@ int main(int argc, char** argv) {
         parallel_for_options o;
         o.master_computes = !dedicated;
         std::vector<double> seconds(runs.size(), 0.0);
-        std::vector<std::uint64_t> frames(runs.size(), 0); // the frames' checksums, combined
+        std::vector<std::uint64_t> frames(runs.size(), 0);
         for (int step = 0; step < steps; ++step) {
             auto const m = frame(problem, step, steps);
             auto const body = m.body();
@@ -93,7 +88,8 @@ int main(int argc, char** argv) {
                 auto result = parallel_for(world, make_range(m.width), runs[r], body,
                                            gather<std::uint8_t>{m.column_bytes()}, o);
                 seconds[r] += result.statistics.parallel_seconds;
-                if (world.rank() == o.root) frames[r] = frames[r] * 31 + checksum(result.value);
+                if (world.rank() == o.root) // every frame so far, as one fingerprint
+                    frames[r] = detail::fingerprint().add(frames[r]).add_bytes(std::as_bytes(std::span(result.value))).value();
             }
         }
         if (world.rank() != o.root) return 0;
