@@ -373,7 +373,6 @@ public:
         for (auto const& c : candidates_) specs_.push_back(c.spec());
     }
 
-    [[nodiscard]] std::size_t size() const noexcept { return candidates_.size(); }
     [[nodiscard]] any_policy const& candidate(std::size_t i) const { return candidates_.at(i); }
     /// Candidate i's spec.
     [[nodiscard]] std::string const& spec(std::size_t i) const { return specs_.at(i); }
