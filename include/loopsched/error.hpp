@@ -75,6 +75,28 @@ private:
     std::string original_;
 };
 
+/// A rank of the loop failed (the MPI library reported it: User-Level Failure
+/// Mitigation) and the loop could not finish without it: it held work and
+/// options.reissue was off, it was the loop's root or a sub-master, or the
+/// algorithm (DOACROSS, divide and conquer) cannot do without any rank. Every
+/// surviving rank throws it, with the same message; the next loop runs on
+/// loopsched::survivors(comm).
+class rank_lost : public error {
+public:
+    /// "loopsched: rank RANK failed (...)".
+    explicit rank_lost(int lost_rank)
+            : error("loopsched: rank " + std::to_string(lost_rank) +
+                    " failed (the MPI library reported it) and the loop cannot finish without it; "
+                    "options.reissue finishes a lost worker's work elsewhere, and the next loop runs on "
+                    "loopsched::survivors(comm)"),
+              rank_(lost_rank) {}
+    /// The failed rank, numbered in the loop's communicator.
+    [[nodiscard]] int lost_rank() const noexcept { return rank_; }
+
+private:
+    int rank_;
+};
+
 namespace detail {
 
 /// The message of the exception being handled; call only inside a catch block.

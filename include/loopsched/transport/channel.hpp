@@ -10,6 +10,7 @@
 #include <optional>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace loopsched {
 
@@ -20,6 +21,7 @@ struct channel_state {
     std::uint64_t loops = 0;
     std::uint32_t loop_mask = 0;
     std::deque<message> later;
+    std::vector<int> failed; ///< ranks the transport said failed, in the order it said so
 };
 } // namespace detail
 
@@ -67,6 +69,9 @@ public:
     /// The loop numbers' bits in a tag, once known (0: not yet).
     [[nodiscard]] std::uint32_t loop_mask() const noexcept { return state_->loop_mask; }
     void set_loop_mask(std::uint32_t mask) noexcept { state_->loop_mask = mask; }
+    /// Ranks the transport said failed (their notices came through a loop's
+    /// link); a loop on this channel cannot count on them.
+    [[nodiscard]] std::vector<int> const& failed() const noexcept { return state_->failed; }
     /// What a view over this channel shares (the constructor above).
     [[nodiscard]] detail::channel_state& state() noexcept { return *state_; }
 

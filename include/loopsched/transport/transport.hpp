@@ -18,6 +18,12 @@ namespace loopsched {
 inline constexpr int any_source = -1;
 inline constexpr int any_tag = -1;
 
+/// The tag of a transport's notice that a peer failed: a message from the
+/// failed rank, with no bytes, delivered once by receive() and try_receive()
+/// (the MPI transport where the library has User-Level Failure Mitigation).
+/// No message a rank sends carries it: tags are never negative.
+inline constexpr int failed_tag = -2;
+
 /// A message's bytes. Requests and replies fit inline: no allocation per message.
 using bytes = boost::container::small_vector<std::byte, 96>;
 

@@ -15,6 +15,7 @@
 #include <loopsched/runtime/core/messages.hpp>
 #include <loopsched/runtime/core/wire.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -121,8 +122,12 @@ template <Transport T>
 /// Tells `to` (the master or the coordinator) that this rank failed, then
 /// waits for the verdict every rank receives and throws it; the loop's other
 /// messages mean nothing now.
+/// If `to` has failed (or fails while this rank waits), no verdict can come:
+/// rank_lost names it, as on every other rank that answers to it.
 template <Transport T>
 [[noreturn]] void tell_and_wait(loop_link<T>& link, int to, failure const& f) {
+    if (std::ranges::find(link.failed(), to) != link.failed().end()) throw rank_lost(to);
+    link.on_losses(loss_rule::answers_to, to);
     wire_writer out;
     f.write(out);
     link.send(to, kind::failed, out.view());
@@ -224,20 +229,34 @@ using status_by_rank = boost::container::small_vector<worker_status, 16>;
 /// `silence` (finite with a failure detector): how long the coordinator waits
 /// for the others' hellos before the loop fails, naming the first rank missing.
 template <Transport T>
-status_by_rank agree(loop_link<T>& link, loop_shape const& mine, std::optional<failure> const& local,
-                     worker_status status, double silence = std::numeric_limits<double>::infinity()) {
+status_by_rank agree_on_opening(loop_link<T>& link, loop_shape const& mine, std::optional<failure> const& local,
+                                worker_status status, double silence) {
     int const ranks = link.size(), self = link.rank();
     if (ranks == 1) {
         if (local) local->raise(self);
         return {status};
     }
+    // A peer's failure: the coordinator ends the loop on every survivor (a
+    // communicator with a failed rank cannot run one: survivors() makes the
+    // next); the others hear it from the coordinator, unless it failed itself.
+    // Each role sets its own rule once the loop runs.
+    if (self == coordinator)
+        link.on_losses(loss_rule::deliver);
+    else
+        link.on_losses(loss_rule::answers_to, coordinator);
     if (self != coordinator) {
         if (local) tell_and_wait(link, coordinator, *local);
         hello_message const hello{mine, status};
         link.send(coordinator, kind::hello, std::as_bytes(std::span(&hello, 1)));
         if (mine.root != self) return {}; // the first grant (or the abort) comes to the worker's loop
-        // The root learns the outcome before it grants anything.
-        message_view const m = link.receive();
+        // The root learns the outcome before it grants anything (its workers
+        // wait for it: the coordinator's failure is told to them from here).
+        link.on_losses(loss_rule::deliver);
+        message_view m = link.receive();
+        while (kind_of(m.tag) == kind::lost) {
+            if (m.source == coordinator) abort_everyone(link, failure::lost(coordinator));
+            m = link.receive();
+        }
         if (kind_of(m.tag) == kind::abort) failure::read(m).raise(self);
         if (kind_of(m.tag) != kind::go) // every rank is waiting for this loop's next message: tell them all
             abort_everyone(link, failure{failure::type::error,
@@ -258,6 +277,7 @@ status_by_rank agree(loop_link<T>& link, loop_shape const& mine, std::optional<f
     double const deadline = silence < std::numeric_limits<double>::infinity()
                                     ? link.now() + silence
                                     : std::numeric_limits<double>::infinity();
+    if (!link.failed().empty()) abort_everyone(link, failure::lost(link.failed().front()));
     std::vector<bool> heard; // who said hello, when a silence is watched (a loop should not allocate otherwise)
     if (deadline < std::numeric_limits<double>::infinity()) heard.assign(static_cast<std::size_t>(ranks), false);
     for (int n = 1; n < ranks; ++n) {
@@ -272,6 +292,7 @@ status_by_rank agree(loop_link<T>& link, loop_shape const& mine, std::optional<f
                                                  to_text(silence) + " s (options.presumed_lost_after)",
                                          {}, {}, {}});
         }
+        if (kind_of(m->tag) == kind::lost) abort_everyone(link, failure::lost(m->source));
         if (!heard.empty()) heard[static_cast<std::size_t>(m->source)] = true;
         if (auto h = check.take(*m)) all[static_cast<std::size_t>(m->source)] = h->status;
     }
@@ -282,6 +303,16 @@ status_by_rank agree(loop_link<T>& link, loop_shape const& mine, std::optional<f
     for (auto const& s : all) w.put(s);
     link.send(mine.root, kind::go, w.view());
     return {};
+}
+
+/// The loop's opening (agree_on_opening), after which a peer's failure is
+/// fatal on this rank until its role in the loop says otherwise (run_loop).
+template <Transport T>
+status_by_rank agree(loop_link<T>& link, loop_shape const& mine, std::optional<failure> const& local,
+                     worker_status status, double silence = std::numeric_limits<double>::infinity()) {
+    status_by_rank all = agree_on_opening(link, mine, local, status, silence);
+    link.on_losses(loss_rule::fatal);
+    return all;
 }
 
 } // namespace loopsched::detail

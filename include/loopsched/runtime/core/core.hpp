@@ -108,7 +108,7 @@ loop_statistics run_worker(loop_link<T>& link, worker_core<T, Client>& w) {
 
 /// Which side of the root a message from the transport is for.
 inline bool is_for_master(kind k) noexcept {
-    return k == kind::request || k == kind::report || k == kind::failed || k == kind::extend || k == kind::moved ||
+    return k == kind::lost || k == kind::request || k == kind::report || k == kind::failed || k == kind::extend || k == kind::moved ||
            k == kind::info || k == kind::solution || k == kind::group_table || k == kind::leave || k == kind::alive;
 }
 
@@ -207,6 +207,9 @@ private:
     }
 
     void dispatch(message_view m) {
+        // A peer failed (loss_rule::deliver): the master's affair if it was one
+        // of its workers; a sub-master's master is not replaced.
+        if (kind_of(m.tag) == kind::lost && master_.settings().index_of(m.source) < 0) throw rank_lost(m.source);
         if constexpr (has_parent) {
             if ((m.source == parent_->rank() && !is_for_master(kind_of(m.tag))) || parent_->claims(m)) {
                 parent_->handle(m);
@@ -328,6 +331,12 @@ loop_statistics run_loop(loop_link<T>& link, runtime_settings const& settings, s
                          MakeMaster&& make_master, MakeWorker&& make_worker, Drive&& drive = {}) {
     using worker_client = decltype(make_worker(std::declval<worker_port<T>&>()));
     using master_client = decltype(make_master(std::declval<master_port<T>&>()));
+    // A failed worker is the master's to handle; a worker ends its part only
+    // when its master fails (every other failure reaches it as the master's verdict).
+    if (link.rank() == settings.root)
+        link.on_losses(loss_rule::deliver);
+    else
+        link.on_losses(loss_rule::answers_to, settings.root);
     if (link.rank() == settings.root)
         return as_root(link, [&](bool& aborted) {
             bool verdict = false; // the root's own worker never receives one: the master decides

@@ -3,6 +3,7 @@
 // running loop's messages: an older loop's are dropped, a later loop's kept.
 #pragma once
 
+#include <loopsched/error.hpp>
 #include <loopsched/transport/channel.hpp>
 #include <loopsched/transport/deadline.hpp>
 #include <loopsched/transport/transport.hpp>
@@ -50,12 +51,21 @@ enum class kind : int {
     leave,       ///< DOALL worker -> master: it leaves the loop; the range it gives back
     alive,       ///< worker -> master: still here (silent past a quarter of runtime_settings::silence)
     drain,       ///< hierarchical farm root -> sub-master: no task comes before your results return
+    lost,        ///< the transport -> a master: the sender failed (a notice, loss_rule::deliver)
     count_
 };
 inline constexpr int kind_bits = 5;
 static_assert(static_cast<int>(kind::count_) <= (1 << kind_bits), "the tag registry outgrew its bits");
 
 inline constexpr kind kind_of(int tag) noexcept { return static_cast<kind>(tag & ((1 << kind_bits) - 1)); }
+
+/// What a transport's notice that a peer failed (failed_tag) means to this
+/// rank's part of a loop. Every notice is also kept in the channel (failed()).
+enum class loss_rule : std::uint8_t {
+    fatal,      ///< any failure ends this rank's part: rank_lost (the default)
+    answers_to, ///< the failure of the rank it answers to (its master) ends it; others are that rank's affair
+    deliver     ///< the notice comes out as a kind::lost message from the failed rank: this rank decides
+};
 
 /// One loop over a channel: takes the channel's next loop number, tags every
 /// message with it, and receives only the loop's own messages (any sender).
@@ -79,6 +89,15 @@ public:
 
     [[nodiscard]] int tag(kind k) const noexcept { return static_cast<int>(loop_ << kind_bits) | static_cast<int>(k); }
 
+    /// How this rank takes a peer's failure from now on (see loss_rule);
+    /// `master`: the rank it answers to, for loss_rule::answers_to.
+    void on_losses(loss_rule rule, int master = -1) noexcept {
+        rule_ = rule;
+        master_ = master;
+    }
+    /// Ranks the transport said failed, in this loop or an earlier one on the channel.
+    [[nodiscard]] std::vector<int> const& failed() const noexcept { return ch_.failed(); }
+
     void send(int dest, kind k, std::span<std::byte const> data) { send_view(t_, dest, tag(k), data); }
     void send(int dest, kind k, bytes data) { t_.send(dest, tag(k), std::move(data)); }
 
@@ -86,17 +105,27 @@ public:
     message_view receive() {
         if (next_early_ < early_.size()) return take_early();
         while (true) {
-            message_view const v = receive_view(t_, any_source, any_tag, held_);
-            if (is_current(v.tag)) return v;
-            keep_if_later(v);
+            message_view v = receive_view(t_, any_source, any_tag, held_);
+            if (v.tag == failed_tag) {
+                if (take_notice(v)) return v;
+            } else if (is_current(v.tag)) {
+                return v;
+            } else {
+                keep_if_later(v);
+            }
         }
     }
     /// As receive(), without blocking.
     std::optional<message_view> try_receive() {
         if (next_early_ < early_.size()) return take_early();
         while (auto v = try_receive_view(t_, any_source, any_tag, held_)) {
-            if (is_current(v->tag)) return v;
-            keep_if_later(*v);
+            if (v->tag == failed_tag) {
+                if (take_notice(*v)) return v;
+            } else if (is_current(v->tag)) {
+                return v;
+            } else {
+                keep_if_later(*v);
+            }
         }
         return std::nullopt;
     }
@@ -105,13 +134,31 @@ public:
     std::optional<message_view> receive_until(double deadline) {
         if (next_early_ < early_.size()) return take_early();
         while (auto v = receive_view_until(t_, any_source, any_tag, deadline, held_)) {
-            if (is_current(v->tag)) return v;
-            keep_if_later(*v);
+            if (v->tag == failed_tag) {
+                if (take_notice(*v)) return v;
+            } else if (is_current(v->tag)) {
+                return v;
+            } else {
+                keep_if_later(*v);
+            }
         }
         return std::nullopt;
     }
 
 private:
+    /// A peer failed: kept in the channel, then taken by the rule. True: `v`
+    /// is now this loop's kind::lost message from it, for the caller.
+    bool take_notice(message_view& v) {
+        auto& failed = ch_.state().failed;
+        if (std::ranges::find(failed, v.source) == failed.end()) failed.push_back(v.source);
+        if (rule_ == loss_rule::deliver) {
+            v = message_view(v.source, tag(kind::lost), {});
+            return true;
+        }
+        if (rule_ == loss_rule::fatal || v.source == master_) throw rank_lost(v.source);
+        return false;
+    }
+
     /// The loop bits the transport's tags leave, asked of the transport once per channel.
     static std::uint32_t mask_of(channel<T>& ch) {
         if (ch.loop_mask() == 0) {
@@ -158,6 +205,8 @@ private:
     // makes its link every time; this one stays empty but after a failure.
     std::vector<message> early_;
     std::size_t next_early_ = 0;
+    loss_rule rule_ = loss_rule::fatal;
+    int master_ = -1;
     message held_; // the message a view points into, for transports that cannot lend their bytes
 };
 

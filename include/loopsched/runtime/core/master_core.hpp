@@ -43,7 +43,8 @@ namespace loopsched::detail {
 ///                    created: workers all parked is a wait, not a dead end;
 ///   complete         void complete(loop_statistics&): completes the table;
 ///   lost             bool lost(k, held_work): worker k was presumed lost (runtime_settings::
-///                    silence); false: the loop cannot go on without it (it fails).
+///                    silence) or failed (the transport said so); false: the loop
+///                    cannot go on without it (it fails).
 ///                    Without the hook, a loss fails the loop.
 struct master_hooks {
     bool results_first = false;
@@ -110,14 +111,20 @@ public:
         }
         if (settings_.deterministic) serve_in_turn();
         settle_parked();
+        // Workers whose failure the transport told before the loop ran (the
+        // agreement's last moments): their first grants went nowhere.
+        for (int const rank : port_.link().failed())
+            if (int const k = settings_.index_of(rank); k >= 0 && state_[static_cast<std::size_t>(k)] != peer::lost)
+                known_lost(static_cast<std::size_t>(k));
     }
 
     void handle(message_view m) {
         kind const what = kind_of(m.tag);
         if (what == kind::failed) fail(failure::read(m));
         std::size_t const k = index_of(m.source);
+        if (state_[k] == peer::lost) return; // back from the dead, or its last words: its work went to others
+        if (what == kind::lost) return known_lost(k);
         if (!heard_.empty()) {
-            if (state_[k] == peer::lost) return; // back from the dead: its work went to others
             heard_[k] = port_.now();
             if (what == kind::alive) return;
         }
@@ -179,21 +186,29 @@ public:
     void presume_lost(double now) {
         for (std::size_t k = 0; k < heard_.size(); ++k) {
             if (!expected(k) || now < heard_[k] + settings_.silence) continue;
-            bool const held_work = state_[k] == peer::active;
-            become(k, peer::lost);
-            lost_.push_back(settings_.worker_ranks[k]);
-            bool carried_on = false;
-            if constexpr (Client::hooks.lost) carried_on = client_.lost(k, held_work);
-            if (!carried_on)
-                fail(failure{failure::type::error, port_.rank(),
-                             "loopsched: rank " + std::to_string(settings_.worker_ranks[k]) +
-                                     " was presumed lost: silent for " + to_text(settings_.silence) +
-                                     " s (options.presumed_lost_after) while " +
-                                     (held_work ? "it held work" : "its report was due") +
-                                     "; without options.reissue its work cannot be finished elsewhere",
-                             {}, {}, {}});
+            lose(k, [&](bool held_work) {
+                return failure{failure::type::error, port_.rank(),
+                               "loopsched: rank " + std::to_string(settings_.worker_ranks[k]) +
+                                       " was presumed lost: silent for " + to_text(settings_.silence) +
+                                       " s (options.presumed_lost_after) while " +
+                                       (held_work ? "it held work" : "its report was due") +
+                                       "; without options.reissue its work cannot be finished elsewhere",
+                               {}, {}, {}};
+            });
         }
         settle_parked(); // its work may go to a parked worker
+    }
+    /// Worker k failed, as the transport said: as presumed lost, at once; the
+    /// loop fails with rank_lost on every rank if it cannot go on. A worker
+    /// that had reported is only named among the lost.
+    void known_lost(std::size_t k) {
+        if (state_[k] == peer::reported) {
+            state_[k] = peer::lost; // owes nothing either way
+            lost_.push_back(settings_.worker_ranks[k]);
+            return;
+        }
+        lose(k, [&](bool) { return failure::lost(settings_.worker_ranks[k]); });
+        settle_parked();
     }
 
     /// After the client acted outside a message (work created on the root):
@@ -230,6 +245,19 @@ public:
 
 private:
     enum class peer : std::uint8_t { active, parked, stopped, reported, lost };
+
+    /// Worker k is gone: the client carries on without it (its lost hook), or
+    /// the loop fails on every rank with `otherwise(held_work)`.
+    template <class Otherwise>
+    void lose(std::size_t k, Otherwise&& otherwise) {
+        bool const held_work = state_[k] == peer::active;
+        if (state_[k] == peer::parked) parked_[k].reset();
+        become(k, peer::lost);
+        lost_.push_back(settings_.worker_ranks[k]);
+        bool carried_on = false;
+        if constexpr (Client::hooks.lost) carried_on = client_.lost(k, held_work);
+        if (!carried_on) fail(otherwise(held_work));
+    }
 
     static constexpr bool owes(peer p) noexcept { return p != peer::reported && p != peer::lost; }
     /// The master waits for a message from worker k: it holds work, or owes its report.
@@ -371,7 +399,7 @@ private:
     std::vector<chunk_event> trace_;
     double start_ = 0.0;
     std::vector<double> heard_; ///< with a failure detector: when each worker was last heard from (or sent work)
-    std::vector<int> lost_;     ///< ranks presumed lost
+    std::vector<int> lost_;     ///< ranks presumed lost or failed
     double next_look_ = 0.0;    ///< watch(): when it next scans for overdue workers
 };
 

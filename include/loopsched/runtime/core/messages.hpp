@@ -27,7 +27,7 @@ namespace loopsched::detail {
 /// invalid_parameter (or spec_error) everywhere, the rank that found it
 /// throwing its own and the others naming that rank.
 struct failure {
-    enum class type : std::uint8_t { body, invalid_parameter, spec, error };
+    enum class type : std::uint8_t { body, invalid_parameter, spec, error, lost }; ///< lost: rank `origin` failed
     type what_type = type::body;
     int origin = 0;
     std::string what;                          ///< body, error: the message
@@ -44,6 +44,8 @@ struct failure {
             return {type::body, origin, e.what(), {}, {}, {}};
         } catch (remote_error const& e) {
             return {type::body, e.origin_rank(), e.original_message(), {}, {}, {}};
+        } catch (rank_lost const& e) {
+            return lost(e.lost_rank());
         } catch (spec_error const& e) {
             return {from_body ? type::body : type::spec, origin, e.what(), {}, {}, {}};
         } catch (error const& e) {
@@ -58,6 +60,9 @@ struct failure {
         return {type::invalid_parameter, origin, {}, std::move(parameter), std::move(value), std::move(requirement)};
     }
 
+    /// Rank `rank` failed (the transport said so): the same rank_lost on every rank.
+    static failure lost(int rank) { return {type::lost, rank, {}, {}, {}, {}}; }
+
     /// Throws this failure as seen on rank `self`.
     [[noreturn]] void raise(int self) const {
         switch (what_type) {
@@ -67,6 +72,7 @@ struct failure {
                                                    : requirement + "; found on rank " + std::to_string(origin));
         case type::spec: throw spec_error(self == origin ? what : what + " (on rank " + std::to_string(origin) + ")");
         case type::error: throw error(self == origin ? what : what + " (on rank " + std::to_string(origin) + ")");
+        case type::lost: throw rank_lost(origin);
         case type::body: break;
         }
         throw remote_error(origin, what);
