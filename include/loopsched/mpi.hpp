@@ -5,7 +5,8 @@
 // that runs one algorithm compiles faster with its own header alone:
 // <loopsched/mpi/parallel_for.hpp>, .../parallel_for_doacross.hpp,
 // .../task_farm.hpp, .../divide_and_conquer.hpp, .../by_spec.hpp (policies as
-// spec strings), .../calibration.hpp (measure_powers).
+// spec strings), .../calibration.hpp (measure_powers), .../survivors.hpp (the
+// communicator after a rank failed).
 #pragma once
 
 #include <loopsched/mpi/by_spec.hpp>
@@ -13,5 +14,6 @@
 #include <loopsched/mpi/divide_and_conquer.hpp>
 #include <loopsched/mpi/parallel_for.hpp>
 #include <loopsched/mpi/parallel_for_doacross.hpp>
+#include <loopsched/mpi/survivors.hpp>
 #include <loopsched/mpi/task_farm.hpp>
 #include <loopsched/serialization.hpp>

@@ -9,6 +9,23 @@
 #include <boost/mpi/communicator.hpp>
 #include <mpi.h>
 
+// User-Level Failure Mitigation, where the MPI library has it (Open MPI 5's
+// mpi-ext.h; MPICH declares it in mpi.h): a peer's failure is an error an MPI
+// call returns, not the end of the job. Define LOOPSCHED_ULFM to 0 to do without.
+#ifndef LOOPSCHED_ULFM
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+#ifdef MPIX_ERR_PROC_FAILED
+#define LOOPSCHED_ULFM 1
+#else
+#define LOOPSCHED_ULFM 0
+#endif
+#elif LOOPSCHED_ULFM
+#include <mpi-ext.h>
+#endif
+
+#include <algorithm>
 #include <array>
 #include <climits>
 #include <cstdint>
@@ -17,6 +34,7 @@
 #include <list>
 #include <optional>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -33,6 +51,11 @@ namespace loopsched {
 /// MPI_Send could stall for milliseconds while the receiver computed, which
 /// stalls a DOACROSS pipeline; the runtime's requests and replies stay below
 /// the limit and keep the cheaper MPI_Send.
+///
+/// With ULFM (LOOPSCHED_ULFM) and a communicator whose errors return (the
+/// library's duplicate), a peer's failure never blocks a call: a send to a
+/// failed rank is dropped, and the next receive delivers, once per failed
+/// rank, a notice (a message from it with the tag failed_tag, no bytes).
 class mpi_transport {
 public:
     static constexpr int eager_capacity = 1024;
@@ -85,21 +108,23 @@ public:
             std::array<std::byte, eager_capacity> announce{};
             std::uint64_t const n = data.size();
             std::memcpy(announce.data(), &n, sizeof n);
-            MPI_Send(announce.data(), eager_capacity, MPI_BYTE, dest, tag, raw_);
+            if (!ok(MPI_Send(announce.data(), eager_capacity, MPI_BYTE, dest, tag, raw_), "MPI_Send")) return;
         }
         if (data.size() >= blocking_limit) {
             complete_finished_sends();
             auto& p = in_flight_.emplace_back(std::move(data));
-            MPI_Isend(p.data.data(), static_cast<int>(p.data.size()), MPI_BYTE, dest, tag, raw_, &p.request);
+            if (!ok(MPI_Isend(p.data.data(), static_cast<int>(p.data.size()), MPI_BYTE, dest, tag, raw_, &p.request),
+                    "MPI_Isend"))
+                in_flight_.pop_back();
             return;
         }
-        MPI_Send(data.data(), static_cast<int>(data.size()), MPI_BYTE, dest, tag, raw_);
+        ok(MPI_Send(data.data(), static_cast<int>(data.size()), MPI_BYTE, dest, tag, raw_), "MPI_Send");
     }
     /// As send(), for bytes the caller keeps: a small message leaves straight
     /// from them, a larger one is copied first (its send may outlive them).
     void send_view(int dest, int tag, std::span<std::byte const> data) {
         if (data.size() < blocking_limit)
-            MPI_Send(data.data(), static_cast<int>(data.size()), MPI_BYTE, dest, tag, raw_);
+            ok(MPI_Send(data.data(), static_cast<int>(data.size()), MPI_BYTE, dest, tag, raw_), "MPI_Send");
         else
             send(dest, tag, copy_bytes(data));
     }
@@ -111,17 +136,27 @@ public:
     }
     /// receive(), the bytes left where they arrived: valid until the next receive.
     message_view receive_view(int source, int tag) {
+        if (!notices_.empty()) [[unlikely]]
+            return notice();
         MPI_Status status;
-        MPI_Recv(buffer_.data(), eager_capacity, MPI_BYTE, wildcard_source(source), wildcard_tag(tag), raw_, &status);
+        while (!ok(MPI_Recv(buffer_.data(), eager_capacity, MPI_BYTE, wildcard_source(source), wildcard_tag(tag), raw_,
+                            &status),
+                   "MPI_Recv"))
+            if (!notices_.empty()) return notice(); // else a failure already told: receive again
         return view(status);
     }
     std::optional<message_view> try_receive_view(int source, int tag) {
+        if (!notices_.empty()) [[unlikely]]
+            return notice();
         int flag = 0;
         MPI_Status status;
-        MPI_Iprobe(wildcard_source(source), wildcard_tag(tag), raw_, &flag, &status);
+        if (!ok(MPI_Iprobe(wildcard_source(source), wildcard_tag(tag), raw_, &flag, &status), "MPI_Iprobe"))
+            return notices_.empty() ? std::nullopt : std::optional(notice());
         if (!flag) return std::nullopt;
         // Receive exactly the probed message: it may be the announcement of a large one.
-        MPI_Recv(buffer_.data(), eager_capacity, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, raw_, &status);
+        int const from = status.MPI_SOURCE;
+        if (!ok(MPI_Recv(buffer_.data(), eager_capacity, MPI_BYTE, from, status.MPI_TAG, raw_, &status), "MPI_Recv"))
+            return failed_peer(from);
         return view(status);
     }
     [[nodiscard]] double now() const noexcept { return detail::fast_clock::now(); }
@@ -151,8 +186,12 @@ private:
         std::uint64_t n = 0;
         std::memcpy(&n, buffer_.data(), sizeof n);
         large_.resize(n, boost::container::default_init);
-        MPI_Recv(large_.data(), static_cast<int>(n), MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, raw_,
-                 MPI_STATUS_IGNORE);
+        if (!ok(MPI_Recv(large_.data(), static_cast<int>(n), MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, raw_,
+                         MPI_STATUS_IGNORE),
+                "MPI_Recv")) {
+            large_.clear();
+            return failed_peer(status.MPI_SOURCE); // it failed between the announcement and the message
+        }
         return {status.MPI_SOURCE, status.MPI_TAG, {large_.data(), large_.size()}};
     }
     /// A message of its own; a large one takes large_'s bytes rather than copying them.
@@ -164,9 +203,64 @@ private:
     void complete_finished_sends() {
         std::erase_if(in_flight_, [](in_flight& p) {
             int done = 0;
-            MPI_Test(&p.request, &done, MPI_STATUS_IGNORE);
-            return done != 0;
+            // An error: the receiver failed (ULFM); the send is over all the same.
+            return MPI_Test(&p.request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || done != 0;
         });
+    }
+
+    /// An MPI call's result: true on success. A peer's failure (ULFM) is
+    /// learned and false returned; any other error throws, naming the call.
+    bool ok(int code, char const* call) {
+        if (code == MPI_SUCCESS) [[likely]]
+            return true;
+        return peer_failed(code, call);
+    }
+    [[gnu::cold, gnu::noinline]] bool peer_failed(int code, char const* call) {
+#if LOOPSCHED_ULFM
+        int kind = 0;
+        MPI_Error_class(code, &kind);
+        if (kind == MPIX_ERR_PROC_FAILED || kind == MPIX_ERR_PROC_FAILED_PENDING) {
+            learn_failures();
+            return false;
+        }
+#endif
+        char text[MPI_MAX_ERROR_STRING] = {};
+        int length = 0;
+        MPI_Error_string(code, text, &length);
+        throw error(std::string("loopsched: ") + call + " failed: " + std::string(text, static_cast<std::size_t>(length)));
+    }
+    /// Acknowledges the failures MPI has seen (so that receives from any
+    /// source go on) and queues a notice for each rank not told before.
+    void learn_failures() {
+#if LOOPSCHED_ULFM
+        MPIX_Comm_failure_ack(raw_);
+        MPI_Group failed = MPI_GROUP_NULL, all = MPI_GROUP_NULL;
+        MPIX_Comm_failure_get_acked(raw_, &failed);
+        MPI_Comm_group(raw_, &all);
+        int n = 0;
+        MPI_Group_size(failed, &n);
+        std::vector<int> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
+        for (int i = 0; i < n; ++i) in[static_cast<std::size_t>(i)] = i;
+        if (n > 0) MPI_Group_translate_ranks(failed, n, in.data(), all, out.data());
+        for (int const r : out)
+            if (r != MPI_UNDEFINED && std::find(told_.begin(), told_.end(), r) == told_.end()) {
+                told_.push_back(r);
+                notices_.push_back(r);
+            }
+        MPI_Group_free(&failed);
+        MPI_Group_free(&all);
+#endif
+    }
+    /// The oldest failure not yet told, as a notice.
+    message_view notice() {
+        int const r = notices_.front();
+        notices_.erase(notices_.begin());
+        return {r, failed_tag, {}};
+    }
+    /// A receive from `source` failed: it did. Its notice, now or again.
+    message_view failed_peer(int source) {
+        std::erase(notices_, source);
+        return {source, failed_tag, {}};
     }
 
     /// A large send under way: its bytes live here until MPI is done with them.
@@ -181,6 +275,7 @@ private:
     std::array<std::byte, eager_capacity> buffer_; // only received bytes are read
     bytes large_;                                  // the last large message received by receive_view
     std::list<in_flight> in_flight_;
+    std::vector<int> told_, notices_; ///< ULFM: failed ranks; those whose notice is still to come
 };
 
 namespace detail {
@@ -196,9 +291,13 @@ struct mpi_library {
         MPI_Finalized(&finalized);
         if (!finalized) MPI_Comm_free(&duplicate);
     }
+    /// With ULFM its errors return, so that a failed peer is news, not the end.
     static MPI_Comm dup(MPI_Comm user) {
         MPI_Comm d = MPI_COMM_NULL;
         MPI_Comm_dup(user, &d);
+#if LOOPSCHED_ULFM
+        MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
+#endif
         return d;
     }
 
