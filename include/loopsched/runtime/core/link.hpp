@@ -106,46 +106,36 @@ public:
         if (next_early_ < early_.size()) return take_early();
         while (true) {
             message_view v = receive_view(t_, any_source, any_tag, held_);
-            if (v.tag == failed_tag) {
-                if (take_notice(v)) return v;
-            } else if (is_current(v.tag)) {
-                return v;
-            } else {
-                keep_if_later(v);
-            }
+            if (for_caller(v)) return v;
         }
     }
     /// As receive(), without blocking.
     std::optional<message_view> try_receive() {
         if (next_early_ < early_.size()) return take_early();
-        while (auto v = try_receive_view(t_, any_source, any_tag, held_)) {
-            if (v->tag == failed_tag) {
-                if (take_notice(*v)) return v;
-            } else if (is_current(v->tag)) {
-                return v;
-            } else {
-                keep_if_later(*v);
-            }
-        }
+        while (auto v = try_receive_view(t_, any_source, any_tag, held_))
+            if (for_caller(*v)) return v;
         return std::nullopt;
     }
 
     /// As receive(), giving up at `deadline` (the failure detector's wait).
     std::optional<message_view> receive_until(double deadline) {
         if (next_early_ < early_.size()) return take_early();
-        while (auto v = receive_view_until(t_, any_source, any_tag, deadline, held_)) {
-            if (v->tag == failed_tag) {
-                if (take_notice(*v)) return v;
-            } else if (is_current(v->tag)) {
-                return v;
-            } else {
-                keep_if_later(*v);
-            }
-        }
+        while (auto v = receive_view_until(t_, any_source, any_tag, deadline, held_))
+            if (for_caller(*v)) return v;
         return std::nullopt;
     }
 
 private:
+    /// Whether a received message goes to the caller: this loop's, or a
+    /// notice the rule delivers. Otherwise it was kept for a later loop,
+    /// dropped as an earlier loop's, or taken by the rule (which may throw).
+    bool for_caller(message_view& v) {
+        if (v.tag == failed_tag) return take_notice(v);
+        if (is_current(v.tag)) return true;
+        keep_if_later(v);
+        return false;
+    }
+
     /// A peer failed: kept in the channel, then taken by the rule. True: `v`
     /// is now this loop's kind::lost message from it, for the caller.
     bool take_notice(message_view& v) {
