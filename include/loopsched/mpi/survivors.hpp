@@ -3,10 +3,12 @@
 #pragma once
 
 #include <loopsched/error.hpp>
-#include <loopsched/transport/mpi.hpp>
+#include <loopsched/transport/ulfm.hpp>
 
 #include <boost/mpi/communicator.hpp>
 #include <mpi.h>
+
+#include <string>
 
 namespace loopsched {
 

@@ -5,25 +5,10 @@
 #include <loopsched/transport/channel.hpp>
 #include <loopsched/transport/clock.hpp>
 #include <loopsched/transport/transport.hpp>
+#include <loopsched/transport/ulfm.hpp>
 
 #include <boost/mpi/communicator.hpp>
 #include <mpi.h>
-
-// User-Level Failure Mitigation, where the MPI library has it (Open MPI 5's
-// mpi-ext.h; MPICH declares it in mpi.h): a peer's failure is an error an MPI
-// call returns, not the end of the job. Define LOOPSCHED_ULFM to 0 to do without.
-#ifndef LOOPSCHED_ULFM
-#if __has_include(<mpi-ext.h>)
-#include <mpi-ext.h>
-#endif
-#ifdef MPIX_ERR_PROC_FAILED
-#define LOOPSCHED_ULFM 1
-#else
-#define LOOPSCHED_ULFM 0
-#endif
-#elif LOOPSCHED_ULFM
-#include <mpi-ext.h>
-#endif
 
 #include <algorithm>
 #include <array>
