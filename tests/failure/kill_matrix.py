@@ -26,6 +26,7 @@ CONFIGURATIONS = [
     ("doall dtss (distributed), computing master, killed in its body", "--work doall --scheme dtss --kill body", "worker"),
     ("doall w-fss (weighted), dedicated master, killed at a random time", "--work doall --scheme w-fss --kill timer --dedicated", "worker"),
     ("doall gss, killed after the loop returned on it", "--work doall --scheme gss --kill after", "worker"),
+    ("farm ss, killed before its first farm", "--work farm --scheme ss --kill start", "worker"),
     ("doall fss without reissue, killed in its body", "--work doall --scheme fss --kill body --no-reissue", "worker"),
     ("doall fss, the root killed at a random time", "--work doall --scheme fss --kill timer", "root"),
     ("hierarchy fss/ss, a sub-master or worker killed at a random time", "--work doall --scheme fss/ss --kill timer --no-reissue", "worker"),

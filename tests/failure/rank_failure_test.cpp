@@ -9,7 +9,7 @@
 // nothing. tests/failure/kill_matrix.py runs the matrix and counts.
 //
 //   rank_failure_test --work doall|farm|doacross|dnc --scheme S --victim V
-//                     --kill body|timer|after|none --seed N [--dedicated] [--no-reissue] [--loops L]
+//                     --kill body|timer|start|after|none --seed N [--dedicated] [--no-reissue] [--loops L]
 #include "../../examples/dnc_problems.hpp"
 
 #include <loopsched/dependence/uniform.hpp>
@@ -218,7 +218,8 @@ int main(int argc, char** argv) {
 
     // The moment: a count of the victim's own iterations (body), a delay from
     // the first loop's start (timer: any moment, the opening and the closing
-    // table included), or just after the first loop returned on it (after).
+    // table included), before its first loop (start), or just after the first
+    // loop returned on it (after).
     // The victim's share of the first piece of work, about: body kills fall in it.
     long long const share = s.work == "farm" ? 600 : s.work == "dnc" ? 400 : 4000;
     std::mt19937_64 draw(s.seed);
@@ -250,6 +251,7 @@ int main(int argc, char** argv) {
                 break;
             }
             try {
+                if (v.is_victim && first && s.kill == "start") die(); // before the library's communicator exists
                 auto const lost = work(comm, v, first);
                 if (first)
                     first_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

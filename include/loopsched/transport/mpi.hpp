@@ -25,6 +25,28 @@
 
 namespace loopsched {
 
+namespace detail {
+#if LOOPSCHED_ULFM
+/// The ranks of `comm` MPI has seen fail, acknowledged (so that receives from
+/// any source go on), in the order MPI lists them.
+inline std::vector<int> acknowledged_failures(MPI_Comm comm) {
+    MPIX_Comm_failure_ack(comm);
+    MPI_Group failed = MPI_GROUP_NULL, all = MPI_GROUP_NULL;
+    MPIX_Comm_failure_get_acked(comm, &failed);
+    MPI_Comm_group(comm, &all);
+    int n = 0;
+    MPI_Group_size(failed, &n);
+    std::vector<int> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) in[static_cast<std::size_t>(i)] = i;
+    if (n > 0) MPI_Group_translate_ranks(failed, n, in.data(), all, out.data());
+    MPI_Group_free(&failed);
+    MPI_Group_free(&all);
+    std::erase(out, MPI_UNDEFINED);
+    return out;
+}
+#endif
+} // namespace detail
+
 /// Messages travel as raw bytes (MPI_BYTE), never through Boost.Serialization.
 /// A small message costs one MPI_Send and one MPI_Recv into a fixed buffer, with
 /// no probe: the runtime's requests and replies are all small. A message of
@@ -218,22 +240,11 @@ private:
     /// source go on) and queues a notice for each rank not told before.
     void learn_failures() {
 #if LOOPSCHED_ULFM
-        MPIX_Comm_failure_ack(raw_);
-        MPI_Group failed = MPI_GROUP_NULL, all = MPI_GROUP_NULL;
-        MPIX_Comm_failure_get_acked(raw_, &failed);
-        MPI_Comm_group(raw_, &all);
-        int n = 0;
-        MPI_Group_size(failed, &n);
-        std::vector<int> in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
-        for (int i = 0; i < n; ++i) in[static_cast<std::size_t>(i)] = i;
-        if (n > 0) MPI_Group_translate_ranks(failed, n, in.data(), all, out.data());
-        for (int const r : out)
-            if (r != MPI_UNDEFINED && std::find(told_.begin(), told_.end(), r) == told_.end()) {
+        for (int const r : detail::acknowledged_failures(raw_))
+            if (std::find(told_.begin(), told_.end(), r) == told_.end()) {
                 told_.push_back(r);
                 notices_.push_back(r);
             }
-        MPI_Group_free(&failed);
-        MPI_Group_free(&all);
 #endif
     }
     /// The oldest failure not yet told, as a notice.
@@ -276,12 +287,28 @@ struct mpi_library {
         MPI_Finalized(&finalized);
         if (!finalized) MPI_Comm_free(&duplicate);
     }
-    /// With ULFM its errors return, so that a failed peer is news, not the end.
+    /// With ULFM its errors return, so that a failed peer is news, not the
+    /// end. A rank that failed before it was made: MPI_Comm_dup may have
+    /// succeeded on some survivors and not on others, so they agree
+    /// (MPIX_Comm_agree) and every one throws rank_lost.
     static MPI_Comm dup(MPI_Comm user) {
         MPI_Comm d = MPI_COMM_NULL;
-        MPI_Comm_dup(user, &d);
 #if LOOPSCHED_ULFM
+        MPI_Errhandler theirs = MPI_ERRHANDLER_NULL; // the user's, back as it was after the call
+        MPI_Comm_get_errhandler(user, &theirs);
+        MPI_Comm_set_errhandler(user, MPI_ERRORS_RETURN);
+        int made = MPI_Comm_dup(user, &d) == MPI_SUCCESS ? 1 : 0;
+        MPIX_Comm_agree(user, &made); // the flag agreed on, whatever the call returns
+        std::vector<int> const failed = made ? std::vector<int>{} : acknowledged_failures(user);
+        MPI_Comm_set_errhandler(user, theirs);
+        MPI_Errhandler_free(&theirs);
+        if (!made) {
+            if (d != MPI_COMM_NULL) MPI_Comm_free(&d);
+            throw rank_lost(failed.empty() ? -1 : failed.front());
+        }
         MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
+#else
+        MPI_Comm_dup(user, &d);
 #endif
         return d;
     }
