@@ -51,12 +51,20 @@ def run_one(program, mpirun, args, where, seed, timeout):
     command = [mpirun, "--with-ft", "ulfm", "-n", str(ranks), "--oversubscribe", program] + args.split() + [
         "--victim", str(victim), "--seed", str(seed)]
     started = time.monotonic()
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
-        out, err, hung = done.stdout, done.stderr, False
-    except subprocess.TimeoutExpired as e:
-        text = lambda b: b.decode(errors="replace") if isinstance(b, bytes) else (b or "")
-        out, err, hung = text(e.stdout), text(e.stderr), True
+    relaunched = 0
+    while True:
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+            out, err, hung = done.stdout, done.stderr, False
+        except subprocess.TimeoutExpired as e:
+            text = lambda b: b.decode(errors="replace") if isinstance(b, bytes) else (b or "")
+            out, err, hung = text(e.stdout), text(e.stderr), True
+        # The launcher itself failed before any rank ran (PRRTE, several
+        # mpiruns starting at once): launched again, and counted.
+        if not hung and not out.strip() and "PMIx server" in err and relaunched < 2:
+            relaunched += 1
+            continue
+        break
     lines = [LINE.match(l) for l in out.splitlines()]
     lines = [m for m in lines if m]
     passed = [m for m in lines if m.group(1) == "PASS"]
@@ -72,7 +80,7 @@ def run_one(program, mpirun, args, where, seed, timeout):
     first = [float(m.group(4)) for m in passed]
     to_end = [float(m.group(5)) for m in passed if float(m.group(5)) >= 0]
     outcome = passed[0].group(3) if passed else ""
-    return {"ok": ok, "killed": killed, "finalize_hung": "FINALIZE HUNG" in out, "detail": detail, "command": " ".join(command),
+    return {"ok": ok, "killed": killed, "finalize_hung": "FINALIZE HUNG" in out, "relaunched": relaunched, "detail": detail, "command": " ".join(command),
             "first": max(first) if first else None, "to_end": max(to_end) if to_end else None,
             "rank_lost": "rank_lost" in outcome, "seconds": time.monotonic() - started}
 
@@ -97,7 +105,7 @@ def main():
     if not configurations:
         print("kill_matrix.py: no configuration named %r" % (a.name or a.only))
         return 2
-    total = {"runs": 0, "kills": 0, "failures": 0, "loops": 0, "finalize_hung": 0}
+    total = {"runs": 0, "kills": 0, "failures": 0, "loops": 0, "finalize_hung": 0, "relaunched": 0}
     started = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         for name, args, where in configurations:
@@ -109,6 +117,7 @@ def main():
             total["kills"] += kills
             total["failures"] += len(bad)
             total["finalize_hung"] += sum(r["finalize_hung"] for r in runs)
+            total["relaunched"] += sum(r["relaunched"] for r in runs)
             total["loops"] += sum(a.loops + 1 for r in runs if r["ok"])
             firsts = [r["first"] for r in runs if r["first"] is not None]
             ends = [r["to_end"] for r in runs if r["to_end"] is not None and r["killed"]]
@@ -121,9 +130,10 @@ def main():
             for r in bad:
                 print("     %s\n       %s" % (r["detail"], r["command"]), flush=True)
     print("kill matrix: %d runs, %d ranks killed, %d loops checked on the survivors, %d failures (%.0f s); "
-          "MPI_Finalize hung in %d runs (open-mpi/ompi#11404), ended by the program's watchdog" % (
+          "MPI_Finalize hung in %d runs (open-mpi/ompi#11404), ended by the program's watchdog; "
+          "mpirun failed to start and was launched again %d times" % (
               total["runs"], total["kills"], total["loops"], total["failures"], time.monotonic() - started,
-              total["finalize_hung"]))
+              total["finalize_hung"], total["relaunched"]))
     return 1 if total["failures"] else 0
 
 

@@ -288,29 +288,37 @@ struct mpi_library {
         if (!finalized) MPI_Comm_free(&duplicate);
     }
     /// With ULFM its errors return, so that a failed peer is news, not the
-    /// end. A rank that failed before it was made: MPI_Comm_dup may have
-    /// succeeded on some survivors and not on others, so they agree
-    /// (MPIX_Comm_agree) and every one throws rank_lost.
+    /// end; and it is made by MPIX_Comm_shrink, which completes when a rank
+    /// fails meanwhile and gives every survivor the same group (Open MPI
+    /// 5.0.11's MPI_Comm_dup crashed on the survivors when a rank died during
+    /// it). A rank missing from that group failed before: every survivor
+    /// throws rank_lost naming it.
     static MPI_Comm dup(MPI_Comm user) {
         MPI_Comm d = MPI_COMM_NULL;
 #if LOOPSCHED_ULFM
-        MPI_Errhandler theirs = MPI_ERRHANDLER_NULL; // the user's, back as it was after the call
-        MPI_Comm_get_errhandler(user, &theirs);
-        MPI_Comm_set_errhandler(user, MPI_ERRORS_RETURN);
-        int made = MPI_Comm_dup(user, &d) == MPI_SUCCESS ? 1 : 0;
-        MPIX_Comm_agree(user, &made); // the flag agreed on, whatever the call returns
-        std::vector<int> const failed = made ? std::vector<int>{} : acknowledged_failures(user);
-        MPI_Comm_set_errhandler(user, theirs);
-        MPI_Errhandler_free(&theirs);
-        if (!made) {
-            if (d != MPI_COMM_NULL) MPI_Comm_free(&d);
-            throw rank_lost(failed.empty() ? -1 : failed.front());
+        if (int const code = MPIX_Comm_shrink(user, &d); code != MPI_SUCCESS)
+            throw error("loopsched: MPIX_Comm_shrink failed (error code " + std::to_string(code) + ")");
+        if (int const missing = first_missing(user, d); missing >= 0) {
+            MPI_Comm_free(&d);
+            throw rank_lost(missing);
         }
         MPI_Comm_set_errhandler(d, MPI_ERRORS_RETURN);
 #else
         MPI_Comm_dup(user, &d);
 #endif
         return d;
+    }
+    /// The lowest rank of `user` that `part` lacks, or -1.
+    static int first_missing(MPI_Comm user, MPI_Comm part) {
+        MPI_Group all = MPI_GROUP_NULL, kept = MPI_GROUP_NULL, gone = MPI_GROUP_NULL;
+        MPI_Comm_group(user, &all);
+        MPI_Comm_group(part, &kept);
+        MPI_Group_difference(all, kept, &gone);
+        int size = 0, first = 0, rank = -1;
+        MPI_Group_size(gone, &size);
+        if (size > 0) MPI_Group_translate_ranks(gone, 1, &first, all, &rank);
+        for (MPI_Group* g : {&all, &kept, &gone}) MPI_Group_free(g);
+        return rank;
     }
 
     MPI_Comm duplicate;
