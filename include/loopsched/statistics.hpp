@@ -56,8 +56,11 @@ struct loop_statistics {
     /// chunk to an idle partner. The iterations count where they ran.
     std::uint64_t partner_splits = 0;
     std::vector<int> departed{}; ///< ranks that left the loop (departure::leave), in rank order
-    /// Ranks the master presumed lost (options.presumed_lost_after), in rank
-    /// order. Their rows count the iterations they were granted, whoever finished them.
+    /// Ranks the master presumed lost (options.presumed_lost_after) or that
+    /// failed (the MPI library said so: docs/failures.md), in rank order, on
+    /// every rank still there. Their rows count the iterations they were
+    /// granted, whoever finished them. Not empty: the next loop runs on
+    /// loopsched::survivors(comm).
     std::vector<int> lost{};
     /// The scheme that ran, when the policy chooses among schemes (automatic:
     /// the candidate it chose for this execution); else empty. Root rank only.
