@@ -3,6 +3,7 @@
 // about the arguments, and the messages a loop sends (counted by a decorator).
 #include "../../../examples/doacross_kernels.hpp"
 #include "../../support/counting_transport.hpp"
+#include "../../support/failing_transport.hpp"
 
 #include <loopsched/algorithm/parallel_for.hpp>
 #include <loopsched/algorithm/parallel_for_doacross.hpp>
@@ -25,6 +26,7 @@
 #include <chrono>
 #include <functional>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -295,4 +297,94 @@ TEST_CASE("core: a DOALL loop sends one request per chunk, plus the hello, stop,
     CHECK(counts.of(detail::kind::stop) == 2);
     CHECK(counts.of(detail::kind::report) == 2);
     CHECK(counts.of(detail::kind::table) == 2);
+}
+
+namespace {
+
+/// One DOALL loop on 4 in-process ranks whose rank `victim` dies at its
+/// `after`-th iteration (the others told as ULFM tells them): what each rank
+/// saw (its statistics' lost ranks, or the rank its rank_lost named), and the
+/// root's values.
+struct after_a_death {
+    std::vector<std::vector<int>> lost = std::vector<std::vector<int>>(4);
+    std::vector<int> named = std::vector<int>(4, -1);
+    std::vector<int> values;
+    bool died = false; ///< the victim reached its iteration (a rank may run fewer)
+};
+after_a_death loop_with_a_death(int victim, int after, bool reissue, bool computes, any_policy const& policy) {
+    after_a_death out;
+    in_process::network net(4);
+    testing::deaths deaths;
+    std::vector<std::thread> threads;
+    for (int r = 0; r < 4; ++r)
+        threads.emplace_back([&, r] {
+            using failing = testing::failing_transport<in_process::endpoint>;
+            channel<failing> ch(failing(in_process::endpoint(net, r, 1), deaths));
+            int done = 0;
+            parallel_for_options o;
+            o.reissue = reissue;
+            o.master_computes = computes;
+            try {
+                auto run = parallel_for(
+                        ch, make_range(2000), policy,
+                        [&](index_range const& part, std::span<int> values) {
+                            std::size_t j = 0;
+                            for (index_t i : part.indices()) {
+                                if (r == victim && done++ == after) ch.transport().die();
+                                spin(1e-5);
+                                values[j++] = static_cast<int>(i * 3 + 1);
+                            }
+                        },
+                        gather<int>{}, o);
+                out.lost[static_cast<std::size_t>(r)] = run.statistics.lost;
+                if (r == 0) out.values = std::move(run.value);
+            } catch (testing::rank_died const&) {
+            } catch (rank_lost const& e) {
+                out.named[static_cast<std::size_t>(r)] = e.lost_rank();
+            }
+        });
+    for (auto& t : threads) t.join();
+    out.died = deaths.dead.load() == victim;
+    return out;
+}
+
+bool exact(std::vector<int> const& values) {
+    if (values.size() != 2000) return false;
+    for (std::size_t i = 0; i < values.size(); ++i)
+        if (values[i] != static_cast<int>(i * 3 + 1)) return false;
+    return true;
+}
+
+} // namespace
+
+TEST_CASE("core: a worker that dies (the transport says so) is lost at once; with reissue the loop completes") {
+    for (char const* spec : {"ss", "fss", "af", "dtss"})
+        for (bool computes : {true, false})
+            for (int after : {0, 7, 150}) {
+                CAPTURE(spec);
+                CAPTURE(computes);
+                CAPTURE(after);
+                auto const out = loop_with_a_death(2, after, true, computes, parse_policy(spec));
+                if (after < 150) CHECK(out.died); // a rank runs about 500 of the 2000 iterations
+                CHECK(exact(out.values));
+                for (int r : {0, 1, 3}) {
+                    CHECK(out.named[static_cast<std::size_t>(r)] == -1);
+                    CHECK(out.lost[static_cast<std::size_t>(r)] == (out.died ? std::vector<int>{2} : std::vector<int>{}));
+                }
+            }
+}
+
+TEST_CASE("core: without reissue, or when the root dies, every survivor throws the same rank_lost") {
+    SUBCASE("a worker that held work, no reissue") {
+        auto const out = loop_with_a_death(3, 5, false, true, parse_policy("gss"));
+        CHECK(out.died);
+        for (int r : {0, 1, 2}) CHECK(out.named[static_cast<std::size_t>(r)] == 3);
+    }
+    SUBCASE("the root") {
+        for (bool reissue : {true, false}) {
+            auto const out = loop_with_a_death(0, 5, reissue, true, parse_policy("fss"));
+            CHECK(out.died);
+            for (int r : {1, 2, 3}) CHECK(out.named[static_cast<std::size_t>(r)] == 0);
+        }
+    }
 }
