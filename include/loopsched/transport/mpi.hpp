@@ -143,7 +143,7 @@ public:
     }
     /// receive(), the bytes left where they arrived: valid until the next receive.
     message_view receive_view(int source, int tag) {
-        if (!notices_.empty()) [[unlikely]]
+        if (LOOPSCHED_ULFM && !notices_.empty()) [[unlikely]] // only ULFM queues them
             return notice();
         MPI_Status status;
         while (!ok(MPI_Recv(buffer_.data(), eager_capacity, MPI_BYTE, wildcard_source(source), wildcard_tag(tag), raw_,
@@ -153,7 +153,7 @@ public:
         return view(status);
     }
     std::optional<message_view> try_receive_view(int source, int tag) {
-        if (!notices_.empty()) [[unlikely]]
+        if (LOOPSCHED_ULFM && !notices_.empty()) [[unlikely]] // only ULFM queues them
             return notice();
         int flag = 0;
         MPI_Status status;

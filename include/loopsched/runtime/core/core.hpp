@@ -108,8 +108,9 @@ loop_statistics run_worker(loop_link<T>& link, worker_core<T, Client>& w) {
 
 /// Which side of the root a message from the transport is for.
 inline bool is_for_master(kind k) noexcept {
-    return k == kind::lost || k == kind::request || k == kind::report || k == kind::failed || k == kind::extend || k == kind::moved ||
-           k == kind::info || k == kind::solution || k == kind::group_table || k == kind::leave || k == kind::alive;
+    return k == kind::request || k == kind::report || k == kind::failed || k == kind::extend || k == kind::moved ||
+           k == kind::info || k == kind::solution || k == kind::group_table || k == kind::leave || k == kind::alive ||
+           k == kind::lost;
 }
 
 /// The root's loop: the master, and its own worker when it computes (stepped
@@ -333,17 +334,16 @@ loop_statistics run_loop(loop_link<T>& link, runtime_settings const& settings, s
     using master_client = decltype(make_master(std::declval<master_port<T>&>()));
     // A failed worker is the master's to handle; a worker ends its part only
     // when its master fails (every other failure reaches it as the master's verdict).
-    if (link.rank() == settings.root)
+    if (link.rank() == settings.root) {
         link.on_losses(loss_rule::deliver);
-    else
-        link.on_losses(loss_rule::answers_to, settings.root);
-    if (link.rank() == settings.root)
         return as_root(link, [&](bool& aborted) {
             bool verdict = false; // the root's own worker never receives one: the master decides
             master_node<T, master_client, worker_client> node(link, settings, aborted, verdict, make_master,
                                                               make_worker);
             return node.run(opening, drive);
         });
+    }
+    link.on_losses(loss_rule::answers_to, settings.root);
     return as_worker(link, settings.root, [&](bool& verdict) {
         worker_port<T> port(link, settings, nullptr);
         auto working = make_worker(port);
