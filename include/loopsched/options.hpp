@@ -36,8 +36,10 @@ struct loop_options {
 /// What the master does when workers leave, stall or are lost: one block,
 /// shared by parallel_for and task_farm, each option declared once with its
 /// rule and the rules that tie it to the others (check_rules below). Neither
-/// applies to loops computed ahead of time (static mappings) or to
-/// hierarchies; each algorithm says which of its schemes take work back.
+/// applies to loops computed ahead of time (static mappings); in
+/// hierarchies only reissue does, and only for ranks that fail (a failed
+/// group worker's piece goes to the next of its group to ask); each
+/// algorithm says which of its schemes take work back.
 struct resilience_options {
     /// Once all work is handed out, an idle worker gets a copy of unfinished
     /// work, as in Mohammed and Ciorba's rDLB: a loop's oldest chunk with the

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 
-# (name, the program's arguments, where the victim is: "worker" or "root")
+# (name, the program's arguments, where the victim is: "worker", "group worker" or "root")
 CONFIGURATIONS = [
     ("doall ss (CSS(1)), computing master, killed in its body", "--work doall --scheme ss --kill body", "worker"),
     ("doall gss, dedicated master, killed at a random time", "--work doall --scheme gss --kill timer --dedicated", "worker"),
@@ -30,6 +30,8 @@ CONFIGURATIONS = [
     ("doall fss without reissue, killed in its body", "--work doall --scheme fss --kill body --no-reissue", "worker"),
     ("doall fss, the root killed at a random time", "--work doall --scheme fss --kill timer", "root"),
     ("hierarchy fss/ss, a sub-master or worker killed at a random time", "--work doall --scheme fss/ss --kill timer --no-reissue", "worker"),
+    ("hierarchy fss/ss, a group's worker killed in its body", "--work doall --scheme fss/ss --kill body", "group worker"),
+    ("hierarchy fss/gss, a group's worker killed at a random time", "--work doall --scheme fss/gss --kill timer", "group worker"),
     ("farm kazouris, computing master, killed in its body", "--work farm --scheme kazouris --kill body", "worker"),
     ("farm ss, dedicated master, killed at a random time", "--work farm --scheme ss --kill timer --dedicated", "worker"),
     ("farm fss (a chunk policy), computing master, killed at a random time", "--work farm --scheme fss --kill timer", "worker"),
@@ -47,7 +49,8 @@ LINE = re.compile(r"^(PASS|FAIL) rank (\d+): .*?: (.*?); first loop ([\d.]+) s, 
 
 def run_one(program, mpirun, args, where, seed, timeout):
     ranks = 3 if seed % 2 == 0 else 4
-    victim = 0 if where == "root" else 1 + (seed // 2) % (ranks - 1)
+    # A hierarchy's one group worker is rank 2 (see rank_failure_test.cpp).
+    victim = 0 if where == "root" else 2 if where == "group worker" else 1 + (seed // 2) % (ranks - 1)
     command = [mpirun, "--with-ft", "ulfm", "-n", str(ranks), "--oversubscribe", program] + args.split() + [
         "--victim", str(victim), "--seed", str(seed)]
     started = time.monotonic()

@@ -311,7 +311,8 @@ struct after_a_death {
     std::vector<int> values;
     bool died = false; ///< the victim reached its iteration (a rank may run fewer)
 };
-after_a_death loop_with_a_death(int victim, int after, bool reissue, bool computes, any_policy const& policy) {
+template <class Policy>
+after_a_death loop_with_a_death(int victim, int after, bool reissue, bool computes, Policy const& policy) {
     after_a_death out;
     in_process::network net(4);
     testing::deaths deaths;
@@ -323,7 +324,7 @@ after_a_death loop_with_a_death(int victim, int after, bool reissue, bool comput
             int done = 0;
             parallel_for_options o;
             o.reissue = reissue;
-            o.master_computes = computes;
+            if (!detail::is_hierarchical_v<Policy>) o.master_computes = computes; // a hierarchy's root never computes
             try {
                 auto run = parallel_for(
                         ch, make_range(2000), policy,
@@ -372,6 +373,41 @@ TEST_CASE("core: a worker that dies (the transport says so) is lost at once; wit
                     CHECK(out.lost[static_cast<std::size_t>(r)] == (out.died ? std::vector<int>{2} : std::vector<int>{}));
                 }
             }
+}
+
+TEST_CASE("core: a group's worker that dies in a hierarchy: with reissue its group completes the loop") {
+    // Groups of two under the root, sub-masters computing: {1, 2} and {3}.
+    for (char const* within : {"ss", "fss", "gss"})
+        for (int after : {0, 7, 150}) {
+            CAPTURE(within);
+            CAPTURE(after);
+            hierarchical<any_policy, any_policy> const h{parse_policy("fss"), parse_policy(within), 2, true};
+            auto const out = loop_with_a_death(2, after, true, true, h);
+            if (after < 150) CHECK(out.died);
+            CHECK(exact(out.values));
+            for (int r : {0, 1, 3}) {
+                CHECK(out.named[static_cast<std::size_t>(r)] == -1);
+                CHECK(out.lost[static_cast<std::size_t>(r)] == (out.died ? std::vector<int>{2} : std::vector<int>{}));
+            }
+        }
+}
+
+TEST_CASE("core: in a hierarchy, a dead sub-master, or a dead worker without reissue, gives every survivor rank_lost") {
+    hierarchical<any_policy, any_policy> const h{parse_policy("fss"), parse_policy("ss"), 2, true};
+    SUBCASE("a group's worker that held work, no reissue") {
+        auto const out = loop_with_a_death(2, 5, false, true, h);
+        CHECK(out.died);
+        for (int r : {0, 1, 3}) CHECK(out.named[static_cast<std::size_t>(r)] == 2);
+    }
+    SUBCASE("a sub-master") {
+        for (int victim : {1, 3}) {
+            CAPTURE(victim);
+            auto const out = loop_with_a_death(victim, 5, true, true, h);
+            CHECK(out.died);
+            for (int r = 0; r < 4; ++r)
+                if (r != victim) CHECK(out.named[static_cast<std::size_t>(r)] == victim);
+        }
+    }
 }
 
 TEST_CASE("core: without reissue, or when the root dies, every survivor throws the same rank_lost") {

@@ -209,8 +209,13 @@ private:
 
     void dispatch(message_view m) {
         // A peer failed (loss_rule::deliver): the master's affair if it was one
-        // of its workers; a sub-master's master is not replaced.
-        if (kind_of(m.tag) == kind::lost && master_.settings().index_of(m.source) < 0) throw rank_lost(m.source);
+        // of its workers; a sub-master's master is not replaced; any other
+        // rank is a group's worker, its own sub-master's affair.
+        if (kind_of(m.tag) == kind::lost && master_.settings().index_of(m.source) < 0) {
+            if constexpr (has_parent)
+                if (m.source == parent_->rank()) throw rank_lost(m.source);
+            return;
+        }
         if constexpr (has_parent) {
             if ((m.source == parent_->rank() && !is_for_master(kind_of(m.tag))) || parent_->claims(m)) {
                 parent_->handle(m);

@@ -153,6 +153,8 @@ public:
         wire_writer table;
         table.put(group.workers.size());
         for (auto const& w : group.workers) table.put(w);
+        table.put(group.lost.size());
+        for (int r : group.lost) table.put(r);
         link_.send(root_, kind::group_table, table.view());
         worker_statistics sums{link_.rank(), 0.0, 0.0, 0.0, iterations_, chunks_};
         for (auto const& w : group.workers) {
@@ -240,8 +242,10 @@ public:
         wire_reader r(m.payload);
         auto& rows = leaves_[k];
         for (auto n = r.get<std::size_t>(); n > 0; --n) rows.push_back(r.get<worker_statistics>());
+        for (auto n = r.get<std::size_t>(); n > 0; --n) lost_.push_back(r.get<int>());
     }
-    /// The table: every group's workers, in rank order, and one row per group.
+    /// The table: every group's workers, in rank order, one row per group,
+    /// and the workers the groups lost.
     void complete(loop_statistics& table) {
         table.groups = std::move(table.workers);
         table.workers.clear();
@@ -255,11 +259,13 @@ public:
             }
         for (auto& rows : leaves_) table.workers.insert(table.workers.end(), rows.begin(), rows.end());
         std::ranges::sort(table.workers, {}, &worker_statistics::rank);
+        table.lost.insert(table.lost.end(), lost_.begin(), lost_.end());
     }
 
 private:
     Client inner_;
     std::vector<std::vector<worker_statistics>> leaves_;
+    std::vector<int> lost_; ///< group workers their sub-masters lost
     bool groups_make_work_ = false;
 };
 

@@ -221,8 +221,8 @@ public:
     /// complete(table), if it has one); the root keeps the trace.
     loop_statistics close() {
         loop_statistics table{port_.now() - start_, std::move(port_.statistics()), {}};
-        if constexpr (Client::hooks.complete) client_.complete(table);
-        table.lost = lost_;
+        if constexpr (Client::hooks.complete) client_.complete(table); // a hierarchy's root: the groups' lost
+        table.lost.insert(table.lost.end(), lost_.begin(), lost_.end());
         std::ranges::sort(table.lost);
         send_table_to_everyone(port_.link(), table);
         table.trace = std::move(trace_);
@@ -231,9 +231,10 @@ public:
     }
     /// The loop is over at a master that answers to another (a hierarchical
     /// loop's sub-master): its workers' statistics and trace (on its loop's
-    /// time), for it to pass on; no table is sent.
+    /// time) and its lost workers, for it to pass on; no table is sent.
     loop_statistics collect() {
         loop_statistics out{port_.now() - start_, std::move(port_.statistics()), std::move(trace_)};
+        out.lost = lost_;
         return out;
     }
 

@@ -29,6 +29,7 @@
 #include <span>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace loopsched::detail {
@@ -143,28 +144,60 @@ private:
     bool asked_ = true; // the root serves the group's first request (its hello) at the opening
 };
 
-/// The sub-master's master client: its workers' requests get pieces of the pool.
+/// The sub-master's master client: its workers' requests get pieces of the
+/// pool. With reissue it keeps the piece each worker holds (a request means
+/// it is finished: reissue runs without request-ahead); a failed worker's
+/// piece goes whole to the next worker of the group to ask, and the group is
+/// done only when every piece is.
 template <Transport T, ChunkPolicy P>
 class group_granting {
 public:
-    static constexpr master_hooks hooks{.expecting_work = true};
+    static constexpr master_hooks hooks{.expecting_work = true, .lost = true};
 
-    group_granting(master_port<T>& port, group_relay<T, P>& relay) : port_(port), relay_(relay) {}
+    group_granting(master_port<T>& port, group_relay<T, P>& relay) : port_(port), relay_(relay) {
+        if (port.settings().reissue) held_.resize(port.settings().workers());
+        live_ = port.settings().workers();
+    }
 
     index_t serve(std::size_t k, request const& r) {
         auto& pool = relay_.pool();
         pool.note(k, r.status);
-        auto const c = pool.next(
-                r, [&](chunk c0) { relay_.started(c0); }, [&](chunk c0) { relay_.finished_handing_out(c0); });
+        std::optional<chunk> c;
+        if (!held_.empty()) {
+            held_[k].reset(); // finished
+            if (!orphans_.empty()) {
+                c = orphans_.back();
+                orphans_.pop_back();
+            }
+        }
+        if (!c)
+            c = pool.next(
+                    r, [&](chunk c0) { relay_.started(c0); }, [&](chunk c0) { relay_.finished_handing_out(c0); });
         relay_.ask_ahead();
         if (!c) return 0;
+        if (!held_.empty()) held_[k] = *c;
         port_.send_worker(k, kind::work, std::as_bytes(std::span(&*c, 1)));
         return c->size;
     }
-    [[nodiscard]] bool done() const noexcept { return relay_.root_done() && relay_.pool().empty(); }
+    [[nodiscard]] bool done() const noexcept {
+        return relay_.root_done() && relay_.pool().empty() &&
+               (held_.empty() || (orphans_.empty() && std::ranges::none_of(held_, [](auto const& c) { return c.has_value(); })));
+    }
     /// Work is on its way only while the pool waits for the root's next chunk:
     /// a pool that holds work no worker qualifies for is a dead end, as in a flat loop.
     [[nodiscard]] bool expecting_work() const noexcept { return !relay_.root_done() && relay_.pool().empty(); }
+    /// Worker k failed. With reissue its piece waits for the next to ask; the
+    /// group goes on while it has a worker. Without, the group goes on only if
+    /// k held nothing and no results were to come with its report. Otherwise
+    /// the failure goes to the root, which ends the loop with rank_lost on
+    /// every rank (a sub-master never ends the loop itself).
+    bool lost(std::size_t k, bool held_work) {
+        --live_;
+        bool const fails = held_.empty() ? held_work || port_.settings().request_ahead != 0.0 : live_ == 0;
+        if (fails) throw rank_lost(port_.settings().worker_ranks[k]);
+        if (!held_.empty() && held_[k]) orphans_.push_back(*std::exchange(held_[k], std::nullopt));
+        return true;
+    }
     /// Results pass through to the root (with the group's next request, or its report).
     void take_result(index_t first, index_t size, std::span<std::byte const> bytes) {
         auto room = relay_.results().add(first, size, bytes.size());
@@ -177,6 +210,9 @@ public:
 private:
     master_port<T>& port_;
     group_relay<T, P>& relay_;
+    std::vector<std::optional<chunk>> held_; ///< with reissue: each worker's piece, until it asks again
+    std::vector<chunk> orphans_;             ///< failed workers' pieces, for the next to ask
+    std::size_t live_ = 0;                   ///< workers not lost
 };
 
 /// The root of a hierarchical loop: decides the groups, tells each sub-master
@@ -184,6 +220,7 @@ private:
 template <Transport T, ChunkPolicy B, ChunkPolicy W, class Body>
 loop_statistics run_hierarchy_root(loop_link<T>& link, hierarchical<B, W> const& h, rank_plan const& plan,
                                    std::span<worker_status const> agreed, index_t iterations, Body& body) {
+    link.on_losses(loss_rule::deliver); // a sub-master's failure ends the loop; a group's worker is its sub-master's
     return as_root(link, [&](bool& aborted) {
         std::size_t const others = static_cast<std::size_t>(link.size() - 1);
         group_opening groups =
@@ -193,6 +230,7 @@ loop_statistics run_hierarchy_root(loop_link<T>& link, hierarchical<B, W> const&
         // A group's chunk keeps each of its workers busy: at least one iteration
         // each (FSS's last chunks among groups would be single iterations,
         // leaving all but one worker of the group waiting for the root).
+        groups.settings.reissue = false; // a failed worker's piece is re-issued within its group
         widened<B> const between{h.between, static_cast<index_t>(groups.smallest())};
         using granting_type = with_groups<doall_master<T, widened<B>, dynamic_mapping, Body>>;
         bool no_verdict = false; // it has no worker of its own
@@ -215,6 +253,7 @@ loop_statistics run_sub_master(loop_link<T>& link, message_view group, rank_plan
     group_membership joined = join_group(link.rank(), link.size(), plan.settings, group);
     auto const& settings = joined.settings;
     bool aborted = false; // the group master never aborts: failures go to the root
+    link.on_losses(loss_rule::deliver); // its workers' failures are its own affair, the root's ends its part
     group_relay<T, W> relay(link, joined.root, within, std::move(joined.statuses), verdict, settings.trace);
     master_node<T, group_granting<T, W>, doall_worker<T, Body>> node(
             link, settings, aborted, verdict, [&](master_port<T>& port) { return group_granting<T, W>(port, relay); },
@@ -234,6 +273,7 @@ loop_statistics run_hierarchy_engine(loop_link<T>& link, hierarchical<B, W> cons
     int const self = link.rank();
     auto& plan = opened.plan;
     if (self == o.root) return run_hierarchy_root(link, h, plan, opened.statuses(), n, run);
+    link.on_losses(loss_rule::answers_to, o.root); // until it knows its master: another rank's failure is not its affair
     return as_worker(link, o.root, [&](bool& verdict) -> loop_statistics {
         message_view const first = link.receive();
         switch (kind_of(first.tag)) {
@@ -243,6 +283,7 @@ loop_statistics run_hierarchy_engine(loop_link<T>& link, hierarchical<B, W> cons
         }
         // A worker of a group: its master is whoever granted its first piece.
         plan.settings.root = first.source;
+        link.on_losses(loss_rule::answers_to, first.source);
         using client = doall_worker<T, chunk_body>;
         worker_port<T> port(link, plan.settings, nullptr);
         client working(port, plan.profile, run);
