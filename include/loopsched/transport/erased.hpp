@@ -3,11 +3,14 @@
 // engine once, over erased_transport, for every transport (impl/compiled_engines.ipp).
 #pragma once
 
+#include <loopsched/error.hpp>
 #include <loopsched/transport/channel.hpp>
+#include <loopsched/transport/counter.hpp>
 #include <loopsched/transport/deadline.hpp>
 #include <loopsched/transport/transport.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <utility>
@@ -16,7 +19,7 @@ namespace loopsched::detail {
 
 /// What erased_transport calls: the Transport operations and the optional
 /// ones the engines look for (send_view, the views, the bounded wait, the tag
-/// bound, a simulated rank's stack).
+/// bound, a simulated rank's stack, the shared counter).
 class transport_interface {
 public:
     [[nodiscard]] virtual int rank() const = 0;
@@ -33,6 +36,11 @@ public:
     virtual message_view receive_view(int source, int tag) = 0;
     virtual std::optional<message_view> try_receive_view(int source, int tag) = 0;
     virtual std::optional<message_view> receive_view_until(int source, int tag, double deadline) = 0;
+    /// The shared counter (see has_shared_counter), where the transport has one.
+    [[nodiscard]] virtual bool has_counter() const = 0;
+    [[nodiscard]] virtual bool counter_opened() const = 0;
+    virtual void counter_open() = 0;
+    virtual std::int64_t counter_fetch_add(std::int64_t n) = 0;
 
 protected:
     ~transport_interface() = default;
@@ -57,6 +65,10 @@ public:
     std::optional<message_view> receive_view_until(int source, int tag, double deadline) {
         return t_->receive_view_until(source, tag, deadline);
     }
+    [[nodiscard]] bool has_counter() const { return t_->has_counter(); }
+    [[nodiscard]] bool counter_opened() const { return t_->counter_opened(); }
+    void counter_open() { t_->counter_open(); }
+    std::int64_t counter_fetch_add(std::int64_t n) { return t_->counter_fetch_add(n); }
 
 private:
     transport_interface* t_;
@@ -90,8 +102,27 @@ public:
     std::optional<message_view> receive_view_until(int source, int tag, double deadline) override {
         return detail::receive_view_until(t_, source, tag, deadline, held_);
     }
+    [[nodiscard]] bool has_counter() const override { return has_shared_counter<T>; }
+    [[nodiscard]] bool counter_opened() const override {
+        if constexpr (has_shared_counter<T>)
+            return t_.counter_opened();
+        else
+            return false;
+    }
+    void counter_open() override {
+        if constexpr (has_shared_counter<T>) t_.counter_open();
+    }
+    std::int64_t counter_fetch_add(std::int64_t n) override {
+        if constexpr (has_shared_counter<T>)
+            return t_.counter_fetch_add(n);
+        else
+            return no_counter(n);
+    }
 
 private:
+    [[noreturn]] static std::int64_t no_counter(std::int64_t) {
+        throw error("loopsched: internal: a shared counter asked of a transport that has none");
+    }
     T& t_;
     message held_;
 };

@@ -7,7 +7,9 @@
 #include <loopsched/transport/clock.hpp>
 #include <loopsched/transport/transport.hpp>
 
+#include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <exception>
 #include <functional>
@@ -40,6 +42,11 @@ public:
 
     /// The library's channel for this rank: the same for every endpoint of the rank.
     channel<endpoint>& library_channel();
+
+    /// The network's shared counter (see has_shared_counter): a std::atomic, always open.
+    [[nodiscard]] bool counter_opened() const noexcept { return true; }
+    void counter_open() noexcept {}
+    std::int64_t counter_fetch_add(std::int64_t n) noexcept;
 
 private:
     in_process::network* net_;
@@ -97,7 +104,9 @@ private:
         return boxes_[static_cast<std::size_t>(context * ranks_ + rank)];
     }
 
+    friend class endpoint;
     int ranks_;
+    std::atomic<std::int64_t> counter_{0}; ///< the shared counter (loops without a master)
     std::vector<mailbox> boxes_;
     std::vector<std::unique_ptr<channel<endpoint>>> channels_;
 };
@@ -112,6 +121,9 @@ inline std::optional<message> endpoint::try_receive(int source, int tag) {
     return net_->take(rank_, context_, source, tag, false);
 }
 inline channel<endpoint>& endpoint::library_channel() { return net_->library_channel(rank_); }
+inline std::int64_t endpoint::counter_fetch_add(std::int64_t n) noexcept {
+    return net_->counter_.fetch_add(n, std::memory_order_relaxed); // the counter orders nothing else
+}
 
 /// Runs `program(endpoint&)` on `ranks` threads and joins them. If any rank
 /// throws, the first exception (by rank) is rethrown after all have finished.

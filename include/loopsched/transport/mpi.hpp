@@ -12,10 +12,12 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <climits>
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <list>
 #include <optional>
 #include <span>
@@ -83,6 +85,7 @@ public:
     /// Such requests are released and their bytes kept until the process
     /// ends, so MPI may still read them.
     ~mpi_transport() {
+        counter_close();
         if (in_flight_.empty()) return;
         int finalized = 0;
         MPI_Finalized(&finalized);
@@ -167,6 +170,68 @@ public:
         return view(status);
     }
     [[nodiscard]] double now() const noexcept { return detail::fast_clock::now(); }
+
+    /// The shared counter (see has_shared_counter): one 64-bit integer in a
+    /// window on rank 0, reached by MPI_Fetch_and_op in a passive-target epoch
+    /// that stays open. Where every rank is on one node (MPI_Comm_split_type)
+    /// the window is MPI_Win_allocate_shared's and a claim is the processor's
+    /// own atomic on it (std::atomic_ref: a lock-free atomic is address-free,
+    /// so processes that map the same memory share it), some 5 times cheaper
+    /// than MPI_Fetch_and_op and its flush. Opened by the first loop without
+    /// a master (collective), closed with the transport, which must then be
+    /// destroyed on every rank (the library's channel is, when its
+    /// communicator is freed or MPI finalized).
+    [[nodiscard]] bool counter_opened() const noexcept { return counter_ != MPI_WIN_NULL; }
+    void counter_open() {
+        if (counter_opened()) return;
+        MPI_Comm node = MPI_COMM_NULL;
+        ok(MPI_Comm_split_type(raw_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+        int node_ranks = 0;
+        MPI_Comm_size(node, &node_ranks);
+        MPI_Comm_free(&node);
+        MPI_Aint const held = rank_ == 0 ? static_cast<MPI_Aint>(sizeof(std::int64_t)) : 0;
+        void* base = nullptr;
+        if (node_ranks == size_)
+            ok(MPI_Win_allocate_shared(held, sizeof(std::int64_t), MPI_INFO_NULL, raw_, &base, &counter_),
+               "MPI_Win_allocate_shared");
+        else
+            ok(MPI_Win_allocate(held, sizeof(std::int64_t), MPI_INFO_NULL, raw_, &base, &counter_),
+               "MPI_Win_allocate");
+#if LOOPSCHED_ULFM
+        MPI_Win_set_errhandler(counter_, MPI_ERRORS_RETURN);
+#endif
+        if (rank_ == 0) *static_cast<std::int64_t*>(base) = 0; // a local store, before any epoch
+        if (std::atomic_ref<std::int64_t>::is_always_lock_free && node_ranks == size_) {
+            MPI_Aint size = 0;
+            int unit = 0;
+            void* at = nullptr;
+            MPI_Win_shared_query(counter_, 0, &size, &unit, &at);
+            if (reinterpret_cast<std::uintptr_t>(at) % std::atomic_ref<std::int64_t>::required_alignment == 0)
+                shared_ = static_cast<std::int64_t*>(at);
+        }
+        MPI_Win_lock_all(MPI_MODE_NOCHECK, counter_);
+        ok(MPI_Barrier(raw_), "MPI_Barrier"); // the zero is in place before anyone adds
+    }
+    std::int64_t counter_fetch_add(std::int64_t n) {
+        if (shared_) return std::atomic_ref<std::int64_t>(*shared_).fetch_add(n, std::memory_order_relaxed);
+        std::int64_t before = 0;
+        if (!ok(MPI_Fetch_and_op(&n, &before, MPI_INT64_T, 0, 0, MPI_SUM, counter_), "MPI_Fetch_and_op") ||
+            !ok(MPI_Win_flush(0, counter_), "MPI_Win_flush"))
+            return std::numeric_limits<std::int64_t>::max() / 2; // rank 0 failed: no step is left; its notice follows
+        return before;
+    }
+    /// Frees the counter's window (collective), if it was opened and MPI still runs.
+    void counter_close() noexcept {
+        if (!counter_opened()) return;
+        int finalized = 0;
+        MPI_Finalized(&finalized);
+        if (!finalized) {
+            MPI_Win_unlock_all(counter_);
+            MPI_Win_free(&counter_);
+        }
+        counter_ = MPI_WIN_NULL;
+        shared_ = nullptr;
+    }
 
 private:
     /// Bytes in a received message. Open MPI's status holds the count in bytes,
@@ -267,6 +332,8 @@ private:
     };
 
     MPI_Comm raw_;
+    MPI_Win counter_ = MPI_WIN_NULL; ///< the shared counter's window, once opened
+    std::int64_t* shared_ = nullptr;  ///< the counter itself, where the window is in shared memory
     int rank_ = 0, size_ = 0;
     std::array<std::byte, eager_capacity> buffer_; // only received bytes are read
     bytes large_;                                  // the last large message received by receive_view
@@ -283,6 +350,7 @@ struct mpi_library {
     mpi_library(mpi_library const&) = delete;
     mpi_library& operator=(mpi_library const&) = delete;
     ~mpi_library() {
+        channel.transport().counter_close(); // its window, before the communicator it was made on
         int finalized = 0;
         MPI_Finalized(&finalized);
         if (!finalized) MPI_Comm_free(&duplicate);

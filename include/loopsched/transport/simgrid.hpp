@@ -52,6 +52,10 @@ public:
                                    options.message_overhead, "must be >= 0");
         loopsched::detail::require(options.engine_time_scale >= 0.0, "simulation engine_time_scale",
                                    options.engine_time_scale, "must be >= 0");
+        loopsched::detail::require(options.atomic_latency >= 0.0, "simulation atomic_latency", options.atomic_latency,
+                                   "must be >= 0");
+        loopsched::detail::require(options.atomic_service >= 0.0, "simulation atomic_service", options.atomic_service,
+                                   "must be >= 0");
         build();
         net_->options = options;
     }

@@ -116,6 +116,8 @@ struct network {
     std::vector<::simgrid::s4u::Mailbox*> boxes; ///< context c of rank r at c * ranks + r
     std::vector<rank_state> ranks;
     simulation_options options;
+    std::int64_t counter = 0;         ///< the shared counter (rank 0's)
+    double counter_busy_until = 0.0;  ///< when rank 0's network interface is free for the next atomic
 
     [[nodiscard]] int size() const noexcept { return static_cast<int>(hosts.size()); }
     [[nodiscard]] ::simgrid::s4u::Mailbox* box(int rank, int context) const {
@@ -242,6 +244,31 @@ public:
 
     /// This rank's host.
     [[nodiscard]] ::simgrid::s4u::Host* host() const { return net_->hosts[static_cast<std::size_t>(rank_)]; }
+
+    /// The shared counter (see has_shared_counter), on rank 0's host: an
+    /// atomic reaches it in half simulation_options::atomic_latency, waits
+    /// for the atomics before it at that host's network interface
+    /// (atomic_service each), and its answer comes back in the other half.
+    /// The caller sleeps meanwhile; rank 0's CPU is not charged. Atomics are
+    /// applied in the order they reach the interface, which, all taking the
+    /// same latency, is the order they are made in.
+    [[nodiscard]] bool counter_opened() const noexcept { return true; }
+    void counter_open() noexcept {}
+    std::int64_t counter_fetch_add(std::int64_t n) {
+        die_if_down();
+        charge(0.0); // the work before it first
+        auto const& o = net_->options;
+        double const arrives = ::simgrid::s4u::Engine::get_clock() + o.atomic_latency / 2;
+        double const served = std::max(arrives, net_->counter_busy_until) + o.atomic_service;
+        net_->counter_busy_until = served;
+        std::int64_t const before = std::exchange(net_->counter, net_->counter + n);
+        {
+            keeps_task_listener const keep;
+            ::simgrid::s4u::this_actor::sleep_until(served + o.atomic_latency / 2);
+        }
+        resume();
+        return before;
+    }
 
     /// The library's channel for this rank (set by the simulator).
     channel<transport>& library_channel() {

@@ -205,6 +205,13 @@ struct simulation_options {
     /// message is eager. Open MPI's shared-memory eager limit is 4 KiB.
     std::size_t rendezvous_bytes = 0;
     double rendezvous_round_trip = 0.0;
+    /// The shared counter's remote atomic (loops without a master): its round
+    /// trip, in seconds, the calling rank waiting without computing; and the
+    /// seconds one atomic occupies the network interface of the counter's
+    /// host (rank 0), where atomics queue one behind another. Neither is
+    /// charged to rank 0's CPU (a NIC or the MPI library's progress does the work).
+    double atomic_latency = 1.5e-6;
+    double atomic_service = 5e-8;
 };
 
 } // namespace loopsched::sim
