@@ -99,6 +99,17 @@ struct parallel_for_options : loop_options, resilience_options {
     /// Ask for the next chunk when this fraction of the current one remains
     /// (0: off); must be 0 with reissue or departures.
     double request_ahead = 0.0;
+    /// No master: every rank computes, and claims the policy's next
+    /// scheduling step with one atomic fetch-and-add on a counter the
+    /// transport shares (an MPI window on rank 0; after Eleliemy and Ciorba's
+    /// distributed chunk calculation), deriving the step's chunk itself.
+    /// For policies whose chunks are fixed by the step (static, ss, css,
+    /// mfsc, gss, tss, fss, fac2, fiss, tfss, fsc, rnd), one level, a
+    /// self-scheduled mapping; not with reissue, departures, request_ahead,
+    /// deterministic or a finite presumed_lost_after. With master_computes =
+    /// false the root claims nothing: it only gathers the results and the
+    /// table (a slow or busy root host then slows nobody).
+    bool masterless = false;
 
     /// Calls f(name, value, rule) for every option, in declaration order: the
     /// checks on every rank and the error messages name options through it.
@@ -106,6 +117,7 @@ struct parallel_for_options : loop_options, resilience_options {
     friend void describe(parallel_for_options const& o, F&& f) {
         describe(static_cast<resilience_options const&>(o), f);
         f("request_ahead", o.request_ahead, detail::option_rule{0.0, 1.0, true, "must be in [0, 1)", false, true});
+        f("masterless", o.masterless, detail::any_value);
     }
     /// With reissue or departures a request must mean "my chunk is done", and
     /// work moves: no request ahead, no fixed assignment; a worker served in
@@ -120,6 +132,17 @@ struct parallel_for_options : loop_options, resilience_options {
         }
         detail::require(!o.deterministic || std::isinf(o.presumed_lost_after), "options.deterministic",
                         o.deterministic, "must be false with a finite presumed_lost_after");
+        if (o.masterless) { // no master: nobody to re-issue, take work back, watch, answer ahead or in turn
+            detail::require(!o.reissue, "options.reissue", o.reissue, "must be false with masterless (no master keeps the chunks)");
+            detail::require(!o.departures, "options.departures", o.departures,
+                    "must be false with masterless (no master takes work back)");
+            detail::require(std::isinf(o.presumed_lost_after), "options.presumed_lost_after", o.presumed_lost_after,
+                    "must be infinity with masterless (no master watches the workers)");
+            detail::require(o.request_ahead == 0.0, "options.request_ahead", o.request_ahead,
+                    "must be 0 with masterless (a rank claims its next step when it needs it)");
+            detail::require(!o.deterministic, "options.deterministic", o.deterministic,
+                    "must be false with masterless (steps go to whichever rank claims first)");
+        }
     }
 };
 

@@ -2,7 +2,7 @@
 // ranks): every iteration exactly once, results equal to sequential, every
 // policy, the static mappings, gathered results of trivially copyable and
 // serialized types, size-1 communicators, a sub-communicator, request-ahead
-// and deterministic mode; reissue with a slow rank; departures; hierarchical loops (on 4 ranks: a root and a
+// and deterministic mode; loops without a master; reissue with a slow rank; departures; hierarchical loops (on 4 ranks: a root and a
 // computing sub-master with two workers).
 #include "../support/mpi_check.hpp"
 #include "../support/mpi_programs.hpp"
@@ -113,7 +113,7 @@ bool run_gathered(boost::mpi::communicator const& comm, index_t n, any_policy co
 
 /// Gathers a string per iteration (serialized, not trivially copyable) and checks them on the root.
 bool run_gathered_strings(boost::mpi::communicator const& comm, index_t n, any_policy const& policy,
-                          any_mapping const& mapping) {
+                          any_mapping const& mapping, parallel_for_options const& options = {}) {
     auto text = [](index_t i) { return std::string(static_cast<std::size_t>(i % 7), 'a' + static_cast<char>(i % 26)); };
     auto out = parallel_for(
             comm, make_range(n), policy, mapping,
@@ -121,8 +121,8 @@ bool run_gathered_strings(boost::mpi::communicator const& comm, index_t n, any_p
                 std::size_t j = 0;
                 for (index_t i : part.indices()) values[j++] = text(i);
             },
-            gather<std::string>{1});
-    if (comm.rank() != 0) return out.value.empty() && out.statistics.iterations() == n;
+            gather<std::string>{1}, options);
+    if (comm.rank() != options.root) return out.value.empty() && out.statistics.iterations() == n;
     bool ok = out.value.size() == static_cast<std::size_t>(n);
     for (index_t i = 0; ok && i < n; ++i) ok = out.value[static_cast<std::size_t>(i)] == text(i);
     return ok;
@@ -349,6 +349,23 @@ int loopsched::testing::parallel_for_mpi_test(int argc, char** argv) {
                 results.check(run_gathered(world, 999, parse_policy(spec), o, parse_mapping(mapping)),
                               mapping + " " + spec + " gathered");
             }
+    // Without a master: every rank claims steps through the window on rank 0;
+    // loops with a master in between, any root, gathered values of either kind.
+    for (std::string spec : {"ss", "css:chunk=13", "gss", "tss", "fss", "fac2", "fiss", "tfss", "static", "rnd"})
+        for (int root : {0, world.size() - 1}) {
+            parallel_for_options o;
+            o.masterless = true;
+            o.root = root;
+            results.check(run_and_verify(world, 2003, parse_policy(spec), o), "masterless " + spec + ", once");
+            results.check(run_gathered(world, 999, parse_policy(spec), o), "masterless " + spec + " gathered");
+            results.check(run_gathered(world, 999, parse_policy(spec), {}), "with a master after masterless " + spec);
+        }
+    {
+        parallel_for_options o;
+        o.masterless = true;
+        results.check(run_gathered_strings(world, 1234, parse_policy("gss"), dynamic_mapping{}, o),
+                      "masterless strings gathered");
+    }
     // Values of a type that travels serialized, dynamic and static.
     results.check(run_gathered_strings(world, 1234, parse_policy("fss"), dynamic_mapping{}),
                   "strings gathered, dynamic");

@@ -116,6 +116,13 @@ struct clusters {
                                o.charge_engine_time = true;
                                return o;
                            }()};
+    // Remote atomics whose service at rank 0's interface (10 us) outlasts their latency.
+    sim::simulator queued_atomics{cluster({1e9, 1e9}), [] {
+                                      sim::simulation_options o;
+                                      o.atomic_latency = 2e-6;
+                                      o.atomic_service = 1e-5;
+                                      return o;
+                                  }()};
     sim::simulator rendezvous{cluster({1e9}), [] {
                                   sim::simulation_options o;
                                   o.rendezvous_bytes = 1000;
@@ -177,6 +184,59 @@ TEST_CASE("simgrid: every policy runs every iteration exactly once on a heteroge
                 CHECK(r.root.parallel_seconds > 0.0);
             }
         }
+}
+
+TEST_CASE("simgrid: without a master, every accepted policy runs each iteration once, the policy's chunks, any root") {
+    auto& s = all().mixed;
+    for (char const* spec : {"static", "ss", "css:chunk=9", "mfsc", "gss", "tss", "fss", "fac2", "fiss", "tfss",
+                             "fsc:h=1e-4,sigma=1e-3", "rnd:seed=3"})
+        for (int root : {0, 4}) {
+            CAPTURE(spec);
+            CAPTURE(root);
+            std::vector<int> runs(1001, 0);
+            gathered<double> at_root;
+            s.run([&](sim::transport& t) {
+                parallel_for_options o;
+                o.masterless = true;
+                o.root = root;
+                o.trace = true;
+                auto out = parallel_for(
+                        t, make_range(1001), parse_policy(spec),
+                        [&](index_range const& part, std::span<double> values) {
+                            std::size_t j = 0;
+                            for (index_t i : part.indices()) {
+                                runs[static_cast<std::size_t>(i)]++; // actors share one thread
+                                values[j++] = std::sqrt(static_cast<double>(i));
+                            }
+                            t.compute(1e5 * static_cast<double>(part.size()));
+                        },
+                        gather<double>{}, o);
+                if (t.rank() == root) at_root = std::move(out);
+            });
+            for (int c : runs) REQUIRE(c == 1);
+            REQUIRE(at_root.value.size() == 1001);
+            for (std::size_t i = 0; i < 1001; ++i) REQUIRE(at_root.value[i] == std::sqrt(static_cast<double>(i)));
+            std::vector<chunk> expected, ran;
+            for (auto const& a : round_robin_schedule(parse_policy(spec), loop_info{1001, 5, {}})) expected.push_back(a.range);
+            for (auto const& e : at_root.statistics.trace) ran.push_back(chunk{e.first, e.size});
+            std::ranges::sort(ran, {}, &chunk::first);
+            CHECK(ran == expected);
+        }
+}
+
+TEST_CASE("simgrid: without a master, atomics queue at the counter host's interface, one service time each") {
+    // 3 ranks claim 3,000 steps of empty iterations (and one past the end each):
+    // at 10 us an atomic, rank 0's interface serves them one after another.
+    double seconds = 0.0;
+    all().queued_atomics.run([&](sim::transport& t) {
+        parallel_for_options o;
+        o.masterless = true;
+        auto const stats = parallel_for(t, make_range(3000), parse_policy("ss"), [](index_range const&) {}, o).statistics;
+        if (t.rank() == 0) seconds = stats.parallel_seconds;
+    });
+    double const serial = 3003 * 1e-5;
+    CHECK(seconds >= serial);
+    CHECK(seconds <= serial * 1.05);
 }
 
 TEST_CASE("simgrid: simulated time follows the hosts' speeds, links and load") {

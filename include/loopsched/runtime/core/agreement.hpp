@@ -226,14 +226,26 @@ inline constexpr int coordinator = 0;
 /// Every rank's status, inline for up to 16 ranks (a loop should not allocate for it).
 using status_by_rank = boost::container::small_vector<worker_status, 16>;
 
+/// A loop without a master: every rank, not only the root, waits for the
+/// coordinator's go, which carries one word. `make(context)` computes it on the
+/// coordinator once every rank has said hello, while all of them wait (a
+/// loop's shared counter is then still); `word` is its value on every rank.
+struct go_for_everyone {
+    std::int64_t (*make)(void* context) = nullptr;
+    void* context = nullptr;
+    std::int64_t word = 0;
+};
+
 /// `silence` (finite with a failure detector): how long the coordinator waits
 /// for the others' hellos before the loop fails, naming the first rank missing.
+/// `everyone`: every rank waits for the go (see go_for_everyone).
 template <Transport T>
 status_by_rank agree_on_opening(loop_link<T>& link, loop_shape const& mine, std::optional<failure> const& local,
-                                worker_status status, double silence) {
+                                worker_status status, double silence, go_for_everyone* everyone = nullptr) {
     int const ranks = link.size(), self = link.rank();
     if (ranks == 1) {
         if (local) local->raise(self);
+        if (everyone) everyone->word = everyone->make(everyone->context);
         return {status};
     }
     // A peer's failure: the coordinator ends the loop on every survivor (a
@@ -248,9 +260,10 @@ status_by_rank agree_on_opening(loop_link<T>& link, loop_shape const& mine, std:
         if (local) tell_and_wait(link, coordinator, *local);
         hello_message const hello{mine, status};
         link.send(coordinator, kind::hello, std::as_bytes(std::span(&hello, 1)));
-        if (mine.root != self) return {}; // the first grant (or the abort) comes to the worker's loop
+        if (mine.root != self && !everyone) return {}; // the first grant (or the abort) comes to the worker's loop
         // The root learns the outcome before it grants anything (its workers
-        // wait for it: the coordinator's failure is told to them from here).
+        // wait for it: the coordinator's failure is told to them from here);
+        // without a master, every rank does.
         link.on_losses(loss_rule::deliver);
         message_view m = link.receive();
         while (kind_of(m.tag) == kind::lost) {
@@ -266,6 +279,10 @@ status_by_rank agree_on_opening(loop_link<T>& link, loop_shape const& mine, std:
                                          {},
                                          {}});
         wire_reader r(m.payload);
+        if (everyone) {
+            everyone->word = r.get<std::int64_t>();
+            return {};
+        }
         status_by_rank all(static_cast<std::size_t>(ranks));
         for (auto& s : all) s = r.get<worker_status>();
         return all;
@@ -298,6 +315,13 @@ status_by_rank agree_on_opening(loop_link<T>& link, loop_shape const& mine, std:
     }
     std::optional<failure> const verdict = check.verdict(local);
     if (verdict) abort_everyone(link, *verdict);
+    if (everyone) {
+        everyone->word = everyone->make(everyone->context);
+        wire_writer w;
+        w.put(everyone->word);
+        for (int r = 1; r < ranks; ++r) link.send(r, kind::go, w.view());
+        return all;
+    }
     if (mine.root == coordinator) return all;
     wire_writer w;
     for (auto const& s : all) w.put(s);
@@ -309,8 +333,9 @@ status_by_rank agree_on_opening(loop_link<T>& link, loop_shape const& mine, std:
 /// fatal on this rank until its role in the loop says otherwise (run_loop).
 template <Transport T>
 status_by_rank agree(loop_link<T>& link, loop_shape const& mine, std::optional<failure> const& local,
-                     worker_status status, double silence = std::numeric_limits<double>::infinity()) {
-    status_by_rank all = agree_on_opening(link, mine, local, status, silence);
+                     worker_status status, double silence = std::numeric_limits<double>::infinity(),
+                     go_for_everyone* everyone = nullptr) {
+    status_by_rank all = agree_on_opening(link, mine, local, status, silence, everyone);
     link.on_losses(loss_rule::fatal);
     return all;
 }

@@ -24,7 +24,7 @@ namespace loopsched::detail {
 /// Every message the runtime sends, whatever the algorithm.
 enum class kind : int {
     hello = 1, ///< any rank -> coordinator: the loop's shape as it sees it, and its status (its first request)
-    go,        ///< coordinator -> root, when they differ: every rank agreed; their statuses
+    go,        ///< coordinator -> root, when they differ: every rank agreed; their statuses (masterless: to every rank, a word)
     failed,    ///< any rank -> master (or coordinator): this rank failed, and why
     abort,     ///< master (or coordinator) -> every rank: the loop failed, and why
     request,   ///< worker -> master: status, timing of its last unit, results of finished units

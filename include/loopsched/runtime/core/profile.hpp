@@ -36,6 +36,7 @@ struct runtime_settings {
     bool reissue = false; ///< DOALL: copies of unfinished chunks for idle workers (parallel_for_options::reissue)
     bool departures = false;            ///< DOALL: workers may leave (parallel_for_options::departures)
     bool partner_splits = false;        ///< DOALL: idle workers take half of a partner's chunk (TreeS)
+    bool masterless = false;            ///< DOALL: ranks claim steps through a shared counter (parallel_for_options::masterless)
     departure const* leaving = nullptr; ///< DOALL: this rank's departure, if it may leave
     /// Seconds after which the master presumes lost a worker it expects to hear
     /// from (parallel_for_options::presumed_lost_after); infinity: never.

@@ -1,9 +1,10 @@
-// Loops whose mapping knows every chunk's worker ahead of time (static block,
-// static cyclic): no master and no request. Every rank derives the schedule,
-// runs its own chunks and sends one report, with the loop's shape, its
-// statistics and results, to the coordinator, which checks the shapes, sends
-// the results to the root (if it is another rank) and the table to everyone.
-// A failing rank tells the coordinator at once, which aborts everyone.
+// Loops without a master: no request, no grant. Every rank runs its own
+// chunks (those a mapping places on it ahead of time, static block or cyclic;
+// or those it claims through a shared counter, masterless.hpp) and sends one
+// report, with the loop's shape, its statistics and results, to the
+// coordinator, which checks the shapes, sends the results to the root (if it
+// is another rank) and the table to everyone. A failing rank tells the
+// coordinator at once, which aborts everyone.
 #pragma once
 
 #include <loopsched/error.hpp>
@@ -31,10 +32,12 @@ inline std::span<std::byte const> encode_ahead_report(wire_writer& w, loop_shape
     return encode_report(w, mine, clock, results, trace);
 }
 
-/// Runs this rank's part of a loop placed ahead of time. `body`: a doall_body.
-template <Transport T, ChunkPolicy P, LoopMapping M, class Body>
-loop_statistics run_ahead(loop_link<T>& link, loop_shape const& shape, std::optional<failure> failed, rank_plan& plan,
-                          P const& policy, M const& mapping, Body& body) {
+/// Runs this rank's part of a loop without a master: `each_own(run)` calls
+/// run(chunk) for every chunk this rank runs (not called when `works` is
+/// false), then the reports, results and table. `body`: a doall_body.
+template <Transport T, class EachOwn, class Body>
+loop_statistics run_without_master(loop_link<T>& link, loop_shape const& shape, std::optional<failure> failed,
+                                   rank_plan& plan, bool works, EachOwn&& each_own, Body& body) {
     int const ranks = link.size(), self = link.rank();
     auto const& settings = plan.settings;
     int const root = shape.root; // every rank's own view; the coordinator checks they agree
@@ -62,26 +65,19 @@ loop_statistics run_ahead(loop_link<T>& link, loop_shape const& shape, std::opti
         }
     };
 
-    int const my_index = failed ? -1 : settings.index_of(self);
-    if (my_index >= 0) {
+    if (works && !failed) {
         try {
-            std::size_t units = 0; // block placement needs the count first: a pass without running anything
-            for_each_round_robin(policy, plan.info, [&](assignment const&) { ++units; });
-            auto placement = mapping.start(placement_info{plan.info.workers, plan.info.status, units});
-            std::size_t i = 0;
             double last_look = start;
-            for_each_round_robin(policy, plan.info, [&](assignment const& a) {
-                request const asking{a.worker, plan.info.of(a.worker), {}};
-                if (placement.place(work_unit{i++, a.range.size}, asking) != static_cast<std::size_t>(my_index)) return;
+            each_own([&](chunk c) {
                 double const begin = link.now();
-                body.begin(a.range);
-                plan.profile.run([&] { body.run(a.range); });
-                body.end(a.range, results);
+                body.begin(c);
+                plan.profile.run([&] { body.run(c); });
+                body.end(c, results);
                 double const end = link.now();
                 mine.compute_seconds += end - begin;
-                mine.iterations += a.range.size;
+                mine.iterations += c.size;
                 ++mine.chunks;
-                if (settings.trace) trace.push_back({self, a.range.first, a.range.size, begin, end});
+                if (settings.trace) trace.push_back({self, c.first, c.size, begin, end});
                 if (end - last_look >= settings.poll_interval) {
                     last_look = end;
                     look();
@@ -170,6 +166,26 @@ loop_statistics run_ahead(loop_link<T>& link, loop_shape const& shape, std::opti
         std::ranges::sort(table.trace, {}, &chunk_event::start);
     }
     return table;
+}
+
+/// Runs this rank's part of a loop placed ahead of time: its chunks are those
+/// the mapping places on it, in the policy's round-robin order.
+template <Transport T, ChunkPolicy P, LoopMapping M, class Body>
+loop_statistics run_ahead(loop_link<T>& link, loop_shape const& shape, std::optional<failure> failed, rank_plan& plan,
+                          P const& policy, M const& mapping, Body& body) {
+    int const my_index = failed ? -1 : plan.settings.index_of(link.rank());
+    auto each_own = [&](auto&& run) {
+        std::size_t units = 0; // block placement needs the count first: a pass without running anything
+        for_each_round_robin(policy, plan.info, [&](assignment const&) { ++units; });
+        auto placement = mapping.start(placement_info{plan.info.workers, plan.info.status, units});
+        std::size_t i = 0;
+        for_each_round_robin(policy, plan.info, [&](assignment const& a) {
+            request const asking{a.worker, plan.info.of(a.worker), {}};
+            if (placement.place(work_unit{i++, a.range.size}, asking) == static_cast<std::size_t>(my_index))
+                run(a.range);
+        });
+    };
+    return run_without_master(link, shape, std::move(failed), plan, my_index >= 0, each_own, body);
 }
 
 } // namespace loopsched::detail

@@ -16,6 +16,7 @@
 #include <loopsched/runtime/loops/doall_body.hpp>
 #include <loopsched/runtime/loops/doall_master.hpp>
 #include <loopsched/runtime/loops/doall_worker.hpp>
+#include <loopsched/runtime/loops/masterless.hpp>
 #include <loopsched/schedule.hpp>
 
 #include <algorithm>
@@ -54,6 +55,7 @@ inline rank_plan plan_doall(doall_call const& call, parallel_for_options const& 
     plan.settings.partner_splits = partner_splits;
     plan.settings.request_ahead = o.request_ahead;
     plan.settings.reissue = o.reissue;
+    plan.settings.masterless = o.masterless;
     plan.settings.departures = o.departures;
     plan.settings.leaving = o.leaving;
     plan.settings.result_bytes = call.result_bytes;
@@ -80,12 +82,15 @@ loop_statistics run_dynamic_doall(loop_link<T>& link, checked_loop& checked, P c
             [&](worker_port<T>& port) { return doall_worker<T, chunk_body>(port, plan.profile, run); });
 }
 
-/// The DOALL engine on this rank after the checks, ahead of time or
-/// self-scheduled; compiled once per transport and mapping (run_doall erases
-/// the policy), and only the kind a mapping known at compile time needs.
+/// The DOALL engine on this rank after the checks, ahead of time,
+/// self-scheduled, or without a master; compiled once per transport and
+/// mapping (run_doall erases the policy), and only the kind a mapping known at
+/// compile time needs.
 template <Transport T, ChunkPolicy P, LoopMapping M>
 loop_statistics run_doall_engine(loop_link<T>& link, checked_loop& checked, P const& policy, M const& mapping,
                                  chunk_body& run) {
+    if constexpr (has_shared_counter<T>) // checked: a masterless loop runs only where there is a counter
+        if (checked.plan.settings.masterless) return run_masterless(link, checked, policy, run);
     if constexpr (known_ahead_of_time<M>) {
         if constexpr (M{}.ahead_of_time())
             return run_ahead(link, checked.shape, checked.failed, checked.plan, policy, mapping, run);
@@ -118,6 +123,11 @@ doall_run run_doall_checked(loop_link<T>& link, doall_call const& call, P const&
                     : partners                ? policy.spec()
                                               : to_text(o.presumed_lost_after),
                     "needs a self-scheduled mapping (" + std::string(mapping_name(mapping)) + " assigns ahead of time)");
+        if (o.masterless) {
+            require(!mapping.ahead_of_time(), "options.masterless", true,
+                    "needs a self-scheduled mapping (" + std::string(mapping_name(mapping)) + " assigns ahead of time)");
+            check_masterless(link.transport(), spec_of(policy));
+        }
         detail::validate(plan.info);
         (void)policy.start(plan.info); // the policy's own checks, on every rank before any message
         loop_shape const shape = shape_of(o, {.algorithm = algorithm_id::parallel_for,

@@ -307,9 +307,10 @@ doall_run run_hierarchical_checked(loop_link<T>& link, doall_call const& call, h
     auto opened = open_loop(link, [&] {
         require(!o.deterministic, "options.deterministic", o.deterministic,
                 "must be false in a hierarchical loop (a group's pool fills as the root answers)");
-        require(!o.reissue, "options.reissue", o.reissue, "is for flat loops (a hierarchy's groups are not re-issued)");
         require(!o.departures, "options.departures", o.departures,
                 "is for flat loops (a hierarchy's groups do not take work back)");
+        require(!o.masterless, "options.masterless", o.masterless,
+                "is for flat loops (a loop without a master needs no sub-masters to relieve it)");
         require(std::isinf(o.presumed_lost_after), "options.presumed_lost_after",
                 o.presumed_lost_after, "must be infinity in a hierarchical loop (its failure detector is for flat loops)");
         check_hierarchy(h);

@@ -1,0 +1,182 @@
+// Loops without a master on the in-process transport (ranks are threads, so
+// ThreadSanitizer sees the shared counter and every message): every iteration
+// exactly once, results equal to a sequential run, the chunks exactly the
+// policy's sequence, the refusals, and loops of every kind after one another.
+#include <loopsched/algorithm/parallel_for.hpp>
+#include <loopsched/any_policy.hpp>
+#include <loopsched/error.hpp>
+#include <loopsched/hierarchical.hpp>
+#include <loopsched/mapping/mapping.hpp>
+#include <loopsched/options.hpp>
+#include <loopsched/schedule.hpp>
+#include <loopsched/spec.hpp>
+#include <loopsched/transport/in_process.hpp>
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace loopsched;
+
+namespace masterless_test {
+
+double value_of(index_t i) { return std::cos(0.01 * static_cast<double>(i)) * static_cast<double>(i % 13); }
+
+parallel_for_options masterless(int root = 0) {
+    parallel_for_options o;
+    o.masterless = true;
+    o.root = root;
+    o.trace = true;
+    return o;
+}
+
+/// One masterless loop of n iterations on `ranks` threads, gathering a value
+/// per iteration: exactly once, the root's values as a sequential run's, the
+/// same table on every rank, and the chunks run exactly the policy's sequence.
+void check(int ranks, index_t n, std::string const& spec, int root = 0, bool computes = true) {
+    CAPTURE(spec);
+    CAPTURE(ranks);
+    CAPTURE(n);
+    CAPTURE(computes);
+    parallel_for_options options = masterless(root);
+    options.master_computes = computes;
+    std::size_t const workers = static_cast<std::size_t>(computes || ranks == 1 ? ranks : ranks - 1);
+    std::vector<std::atomic<int>> runs(static_cast<std::size_t>(n));
+    std::vector<gathered<double>> out(static_cast<std::size_t>(ranks));
+    any_policy const policy = parse_policy(spec);
+    in_process::run(ranks, [&](in_process::endpoint& t) {
+        out[static_cast<std::size_t>(t.rank())] = parallel_for(
+                t, make_range(n), policy,
+                [&](index_range const& part, std::span<double> values) {
+                    REQUIRE(part.size() > 0);
+                    std::size_t j = 0;
+                    for (index_t i : part.indices()) {
+                        runs[static_cast<std::size_t>(i)]++;
+                        values[j++] = value_of(i);
+                    }
+                },
+                gather<double>{}, options);
+    });
+    for (index_t i = 0; i < n; ++i) REQUIRE(runs[static_cast<std::size_t>(i)] == 1);
+    auto const& at_root = out[static_cast<std::size_t>(root)];
+    REQUIRE(at_root.value.size() == static_cast<std::size_t>(n));
+    for (index_t i = 0; i < n; ++i) REQUIRE(at_root.value[static_cast<std::size_t>(i)] == value_of(i));
+    for (auto const& o : out) {
+        CHECK(o.statistics.iterations() == n);
+        CHECK(o.statistics.workers.size() == workers);
+    }
+    // The policy's own sequence, as a master would grant it in turn.
+    std::vector<chunk> expected;
+    for (auto const& a : round_robin_schedule(policy, loop_info{n, workers, {}}))
+        expected.push_back(a.range);
+    std::vector<chunk> ran;
+    for (auto const& e : at_root.statistics.trace) {
+        ran.push_back(chunk{e.first, e.size});
+        if (!computes && ranks > 1) CHECK(e.rank != root); // a root that does not compute claims nothing
+    }
+    std::ranges::sort(ran, {}, &chunk::first);
+    CHECK(ran == expected);
+}
+
+/// Every rank fails with invalid_parameter naming `parameter`.
+void expect_refused(any_policy const& policy, parallel_for_options const& o, std::string const& parameter,
+                    any_mapping const& mapping = dynamic_mapping{}) {
+    std::vector<std::string> names(3);
+    in_process::run(3, [&](in_process::endpoint& t) {
+        try {
+            parallel_for(t, make_range(100), policy, mapping, [](index_range const&) {}, o);
+        } catch (invalid_parameter const& e) {
+            names[static_cast<std::size_t>(t.rank())] = e.parameter();
+        }
+    });
+    for (auto const& name : names) CHECK(name == parameter);
+}
+
+} // namespace masterless_test
+
+TEST_CASE("masterless: every accepted policy, 1 to 4 ranks, any root, computing or not: once, as a sequential run, "
+          "the policy's chunks") {
+    for (char const* spec : {"static", "ss", "css:chunk=7", "mfsc", "gss", "tss", "fss", "fac2", "fiss", "tfss",
+                             "fsc:h=1e-4,sigma=1e-3", "rnd:seed=5", "fss:lower=3"})
+        for (int ranks : {1, 2, 3, 4}) masterless_test::check(ranks, 2311, spec);
+    masterless_test::check(4, 999, "gss", 2);        // another root
+    masterless_test::check(3, 999, "fss", 0, false); // a root that only gathers
+    masterless_test::check(4, 999, "ss", 3, false);
+    masterless_test::check(3, 2, "ss");        // fewer iterations than ranks
+    masterless_test::check(2, 0, "fss");       // nothing to do
+}
+
+TEST_CASE("masterless: loops of every kind after one another keep the counter's steps apart") {
+    in_process::run(3, [](in_process::endpoint& t) {
+        for (int round = 0; round < 40; ++round) {
+            parallel_for_options o = masterless_test::masterless();
+            o.masterless = round % 3 != 1; // a loop with a master between masterless ones
+            index_t const n = 100 + round * 7;
+            auto out = parallel_for(
+                    t, make_range(n), parse_policy(round % 2 ? "gss" : "ss"),
+                    [](index_range const& part, std::span<index_t> v) {
+                        std::size_t j = 0;
+                        for (index_t i : part.indices()) v[j++] = i * 2;
+                    },
+                    gather<index_t>{}, o);
+            REQUIRE(out.statistics.iterations() == n);
+            if (t.rank() == 0)
+                for (index_t i = 0; i < n; ++i) REQUIRE(out.value[static_cast<std::size_t>(i)] == i * 2);
+        }
+    });
+}
+
+TEST_CASE("masterless: a body that throws on one rank fails every rank; the next loop runs") {
+    std::vector<int> origin(3, -1), good(3, 0);
+    in_process::run(3, [&](in_process::endpoint& t) {
+        try {
+            parallel_for(
+                    t, make_range(3000), parse_policy("ss"),
+                    [&](index_range const& part) {
+                        if (t.rank() == 1 && part.lower()[0] > 100) throw std::runtime_error("boom");
+                    },
+                    masterless_test::masterless());
+        } catch (remote_error const& e) {
+            origin[static_cast<std::size_t>(t.rank())] = e.origin_rank();
+        }
+        auto out = parallel_for(t, make_range(500), parse_policy("fss"), [](index_range const&) {},
+                                masterless_test::masterless());
+        good[static_cast<std::size_t>(t.rank())] = out.statistics.iterations() == 500;
+    });
+    for (int r = 0; r < 3; ++r) {
+        CHECK(origin[static_cast<std::size_t>(r)] == 1);
+        CHECK(good[static_cast<std::size_t>(r)] == 1);
+    }
+}
+
+TEST_CASE("masterless: policies that depend on who asks, and options that need a master, are refused by name") {
+    auto const o = masterless_test::masterless();
+    for (char const* spec : {"w-fss", "dtss", "dfss", "dfiss", "dtfss", "af", "awf-b", "wf", "trees", "auto"}) {
+        CAPTURE(spec);
+        masterless_test::expect_refused(parse_policy(spec), o, "policy");
+    }
+    auto with = [&](auto set) {
+        parallel_for_options changed = o;
+        set(changed);
+        return changed;
+    };
+    masterless_test::expect_refused(parse_policy("ss"), with([](auto& x) { x.reissue = true; }), "options.reissue");
+    masterless_test::expect_refused(parse_policy("ss"), with([](auto& x) { x.request_ahead = 0.5; }),
+                                    "options.request_ahead");
+    masterless_test::expect_refused(parse_policy("ss"), o, "options.masterless", static_block_mapping{});
+    std::vector<std::string> names(3);
+    in_process::run(3, [&](in_process::endpoint& t) {
+        try {
+            parallel_for(t, make_range(100), hierarchical{parse_policy("fss"), parse_policy("ss")},
+                         [](index_range const&) {}, o);
+        } catch (invalid_parameter const& e) {
+            names[static_cast<std::size_t>(t.rank())] = e.parameter();
+        }
+    });
+    for (auto const& name : names) CHECK(name == "options.masterless");
+}
