@@ -23,7 +23,7 @@ if [ -n "$dls" ]; then
   flags+=(-DLOOPSCHED_WITH_DLS4LB)
   objects+=("$tmp/DLS.o" "$tmp/shim.o")
 fi
-mpicxx "${flags[@]}" benchmarks/short_loops.cpp "${objects[@]}" -o "$tmp/short_loops" -lboost_mpi -lboost_serialization -lm
+mpicxx "${flags[@]}" benchmarks/short_loops.cpp examples/cli.cpp "${objects[@]}" -o "$tmp/short_loops" -lboost_mpi -lboost_serialization -lm
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 for ((l = 1; l <= launches; l++)); do
   echo "launch $l of $launches"
