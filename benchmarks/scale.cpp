@@ -4,7 +4,9 @@
 // charged: the real time their engine code runs between messages on this
 // machine, plus an MPI overhead per message. Prints, per policy, the fraction
 // of ideal throughput (ideal time / parallel time) of the flat loop and of the
-// hierarchical one side by side, and the simulator's own run time.
+// hierarchical one side by side, and the simulator's own run time; with
+// --masterless, also the loop without a master (every rank claims its steps
+// with a remote atomic on rank 0's counter), for the policies it takes.
 #include "../examples/cli.hpp"
 #include "../examples/progress.hpp"
 #include "../examples/simulation.hpp"
@@ -13,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <queue>
 #include <string>
 #include <vector>
@@ -140,6 +143,12 @@ int main(int argc, char** argv) try {
                     "slow, as when another process shares its core)")
             ->check(examples::positive_number)
             ->capture_default_str();
+    bool masterless = false;
+    double atomic_latency = 1.5e-6;
+    line.add_flag("--masterless", masterless,
+                  "add a column: the loop without a master (policies fixed by the step; every rank computes)");
+    line.add_option("--atomic-latency", atomic_latency, "round trip of the masterless loop's remote atomic, seconds")
+            ->capture_default_str();
     line.add_flag("!--no-engine-time", charged,
                   "charge no engine time, only the messages' 1 us (deterministic: what the engines' measured time "
                   "costs, side by side)");
@@ -151,12 +160,14 @@ int main(int argc, char** argv) try {
     costs.message_overhead = 1e-6;
     costs.charge_engine_time = charged;
     costs.engine_time_scale = time_scale;
+    costs.atomic_latency = atomic_latency;
     std::vector<sim::simulator> simulators; // all made before the first run
     for (int n : sizes) simulators.emplace_back(examples::make_platform("uniform:n=" + std::to_string(n)), costs);
     std::printf("| workers | task | bound | policy | flat | chunks | hierarchical | groups | fraction | chunks | "
                 "simulator s (flat, hierarchical) | root engine us per iteration (flat, hierarchical) | "
-                "busiest sub-master's engine us per iteration of its group |\n"
-                "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                "busiest sub-master's engine us per iteration of its group |%s\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|%s\n",
+                masterless ? " masterless | simulator s (masterless) |" : "", masterless ? "---|---|" : "");
     examples::progress shown("scale", sizes.size() * task_ms.size() * (policies.size() + farms.size()));
     for (double ms : task_ms) {
         for (std::size_t s = 0; s < sizes.size(); ++s) {
@@ -171,7 +182,7 @@ int main(int argc, char** argv) try {
             double const ideal = w.total_flops() / (examples::reference_speed * n);
             double const bound = greedy_bound(w, n);
             auto row = [&](std::string const& name, std::string const& levels, examples::simulated_run const& f,
-                           examples::simulated_run const& r) {
+                           examples::simulated_run const& r, examples::simulated_run const* m = nullptr) {
                 shown.clear();
                 auto fraction = [&](examples::simulated_run const& x) {
                     return x.seconds > 0.0 ? ideal / x.seconds : 0.0;
@@ -193,10 +204,17 @@ int main(int argc, char** argv) try {
                         busiest = std::max(busiest, 1e6 * r.engine_seconds[static_cast<std::size_t>(g.rank)] /
                                                             static_cast<double>(g.iterations));
                 std::printf("| %d | %g ms %s | %.3f | %s | %s | %s | %s | %zu | %.3f | %lld | %.1f, %.1f | %.2f, %.2f | "
-                            "%.2f |\n",
+                            "%.2f |",
                             n, ms, dist.c_str(), bound, name.c_str(), flat_text, flat_chunks, levels.c_str(),
                             r.statistics.groups.size(), fraction(r), static_cast<long long>(r.statistics.chunks()),
                             f.wall, r.wall, flat ? per_iteration(f) : 0.0, per_iteration(r), busiest);
+                if (masterless) {
+                    if (m)
+                        std::printf(" %.3f | %.1f |", fraction(*m), m->wall);
+                    else
+                        std::printf(" - | - |");
+                }
+                std::printf("\n");
                 if (explain && flat) explain_run(f);
                 std::fflush(stdout);
             };
@@ -209,7 +227,13 @@ int main(int argc, char** argv) try {
                 h.sub_masters_compute = compute;
                 h.expected_chunk_seconds = ms * 1e-3;
                 h.message_seconds = costs.message_overhead;
-                row(spec, hierarchy_of(spec), f, examples::simulate_hierarchy(simulators[s], w, h, false, ahead));
+                auto const hier = examples::simulate_hierarchy(simulators[s], w, h, false, ahead);
+                std::optional<examples::simulated_run> m;
+                if (masterless) try {
+                        m = examples::simulate(simulators[s], w, parse_policy(spec), false, false, false, {}, true);
+                    } catch (invalid_parameter const&) { // a policy that depends on who asks: refused by name
+                    }
+                row(spec, hierarchy_of(spec), f, hier, m ? &*m : nullptr);
             }
             for (auto const& scheme : farms) { // a group holds a task per worker and one ahead: SS between groups
                 shown.next(std::to_string(n) + " workers, farm " + scheme);

@@ -68,6 +68,14 @@ int main(int argc, char** argv) try {
     line.add_flag("--reissue", reissue,
                   "once every chunk (or task) is out, idle workers get copies of unfinished ones (first finish wins)");
     line.add_flag("--farm", farm, "run the iterations as the tasks of a task farm (--policy: its scheme)");
+    bool masterless = false;
+    line.add_flag("--masterless", masterless,
+                  "no master: every rank claims the policy's next step with a remote atomic on rank 0's counter");
+    line.add_option("--atomic-latency", so.atomic_latency, "round trip of a remote atomic, in seconds")
+            ->capture_default_str();
+    line.add_option("--atomic-service", so.atomic_service,
+                    "seconds one atomic occupies the counter host's network interface")
+            ->capture_default_str();
     line.add_option("--perturb", perturbations,
                     "a host's speed changes mid-run (repeatable): slow:rank=K[:from=0.3][:factor=10], "
                     "stop:rank=K[:from=0.3][:for=0.2], load:rank=K[:period=0.2][:on=0.5][:factor=3]; times as "
@@ -115,9 +123,10 @@ int main(int argc, char** argv) try {
     for (auto const& text : failures) simulator.fail(make_failure(text, unperturbed));
     double const ideal = simulator.layout().ideal_seconds(w.total_flops(), first_worker);
     if (steps > 0) {
-        if (farm || reissue || !failures.empty() || !trace.empty() || !gantt.empty())
+        if (farm || reissue || masterless || !failures.empty() || !trace.empty() || !gantt.empty())
             throw invalid_parameter("steps", std::to_string(steps),
-                                    "runs plain DOALL loops (no --farm, --reissue, --fail, --trace, --gantt)");
+                                    "runs plain DOALL loops (no --farm, --reissue, --masterless, --fail, --trace, "
+                                    "--gantt)");
         std::vector<sim::perturbation> changes;
         for (auto const& text : step_perturbations) changes.push_back(make_step_perturbation(text));
         for (auto const& spec : policies) {
@@ -148,7 +157,7 @@ int main(int argc, char** argv) try {
         auto const r = farm      ? simulate_farm(simulator, w, spec, master_computes, tracing, 0, 0.0, robust)
                        : mapping ? simulate(simulator, w, *mapping, master_computes, tracing, hide_load)
                                  : simulate(simulator, w, parse_policy(spec), master_computes, tracing, hide_load,
-                                            robust);
+                                            robust, masterless);
         if (csv) {
             std::cout << '"' << platform_text << "\",\"" << workload_text << "\",\"" << spec << "\"," << r.seconds
                       << ',' << r.interval << ',' << r.wall << ',' << ideal << ',';

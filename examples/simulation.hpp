@@ -517,10 +517,13 @@ struct doacross_charge {
 /// hide_load: the library is told every run queue is 1, as when the
 /// background load starts after the loop has opened. `robust`: DOALL loops
 /// only (parallel_for_options::reissue and presumed_lost_after).
+/// `masterless`: DOALL loops only, every rank claiming steps through the
+/// shared counter (parallel_for_options::masterless; the root too when master_computes).
 template <class P>
 requires ChunkPolicy<P> || std::same_as<P, doacross_mapping>
 simulated_run simulate(sim::simulator& simulator, workload const& w, P const& policy, bool master_computes = false,
-                       bool trace = false, bool hide_load = false, robustness robust = {}) {
+                       bool trace = false, bool hide_load = false, robustness robust = {}, bool masterless = false) {
+    if (masterless && w.doacross()) throw invalid_parameter("masterless", "true", "is for DOALL loops");
     if (robust.reissue && w.doacross()) throw invalid_parameter("reissue", "true", "is for DOALL loops");
     constexpr bool mapped = std::same_as<P, doacross_mapping>;
     auto const& p = simulator.layout();
@@ -542,6 +545,7 @@ simulated_run simulate(sim::simulator& simulator, workload const& w, P const& po
             configure(o);
             o.reissue = robust.reissue;
             o.presumed_lost_after = robust.presumed_lost_after;
+            o.masterless = masterless;
             doall_charge const cost{&t, &w.prefix};
             loop_statistics stats;
             if (w.result_bytes == 0)
