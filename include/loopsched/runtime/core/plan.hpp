@@ -103,8 +103,10 @@ rank_plan plan_ranks(int ranks, int self, index_t iterations, O const& options) 
         return std::nullopt;
     };
     // Initial statuses only when some differ from V = 1, Q = 1 (loop_info's
-    // empty default): back-to-back short loops should not allocate for them.
-    bool const uneven = !options.powers.empty() || !options.run_queues.empty();
+    // empty default): back-to-back short loops should not allocate for them,
+    // nor each of 16,384 simulated ranks hold all 16,384 equal ones.
+    auto const not_one = [](double x) { return x != 1.0; };
+    bool const uneven = std::ranges::any_of(options.powers, not_one) || std::ranges::any_of(options.run_queues, not_one);
     plan.info = loop_info{iterations, 0, {}};
     if (uneven) plan.info.status.reserve(static_cast<std::size_t>(ranks));
     // One pass, no fill: for a few ranks, filling index_of_rank first cost more than the rest of the plan.
