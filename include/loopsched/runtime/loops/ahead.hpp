@@ -7,6 +7,7 @@
 // coordinator at once, which aborts everyone.
 #pragma once
 
+#include <loopsched/detail/function_ref.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/mapping/mapping.hpp>
 #include <loopsched/runtime/core/agreement.hpp>
@@ -32,12 +33,16 @@ inline std::span<std::byte const> encode_ahead_report(wire_writer& w, loop_shape
     return encode_report(w, mine, clock, results, trace);
 }
 
+/// Calls run(chunk) for every chunk this rank runs in a loop without a master.
+using each_own_chunk = function_ref<void(function_ref<void(chunk)> run)>;
+
 /// Runs this rank's part of a loop without a master: `each_own(run)` calls
 /// run(chunk) for every chunk this rank runs (not called when `works` is
 /// false), then the reports, results and table. `body`: a doall_body.
-template <Transport T, class EachOwn, class Body>
+/// Compiled once per transport and body, whatever gives the chunks.
+template <Transport T, class Body>
 loop_statistics run_without_master(loop_link<T>& link, loop_shape const& shape, std::optional<failure> failed,
-                                   rank_plan& plan, bool works, EachOwn&& each_own, Body& body) {
+                                   rank_plan& plan, bool works, each_own_chunk each_own, Body& body) {
     int const ranks = link.size(), self = link.rank();
     auto const& settings = plan.settings;
     int const root = shape.root; // every rank's own view; the coordinator checks they agree
@@ -174,7 +179,7 @@ template <Transport T, ChunkPolicy P, LoopMapping M, class Body>
 loop_statistics run_ahead(loop_link<T>& link, loop_shape const& shape, std::optional<failure> failed, rank_plan& plan,
                           P const& policy, M const& mapping, Body& body) {
     int const my_index = failed ? -1 : plan.settings.index_of(link.rank());
-    auto each_own = [&](auto&& run) {
+    auto each_own = [&](function_ref<void(chunk)> run) {
         std::size_t units = 0; // block placement needs the count first: a pass without running anything
         for_each_round_robin(policy, plan.info, [&](assignment const&) { ++units; });
         auto placement = mapping.start(placement_info{plan.info.workers, plan.info.status, units});
