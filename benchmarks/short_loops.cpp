@@ -11,6 +11,7 @@
 //    ratio_vs_raw=<raw median / ours> [ratio_vs_dls4lb=<dls4lb median / ours>]"
 // (a ratio below 1: ours slower).
 #include "../examples/cli.hpp"
+#include "near_empty_loop.hpp"
 
 #include <loopsched/any_policy.hpp>
 #include <loopsched/mpi/parallel_for.hpp>
@@ -22,14 +23,6 @@
 
 #include <mpi.h>
 
-#if defined(LOOPSCHED_WITH_DLS4LB) // short_loops_dls4lb.c, over DLS4LB's DLS.c
-extern "C" {
-void dls4lb_setup();
-int dls4lb_method(char const* scheme);
-double dls4lb_loop(int method, long long n, void (*body)(long long first, long long size));
-}
-#endif
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -37,15 +30,9 @@ double dls4lb_loop(int method, long long n, void (*body)(long long first, long l
 #include <vector>
 
 using namespace loopsched;
+using loopsched::benchmarks::run_iterations;
 
 namespace {
-
-volatile long long sink = 0;
-
-/// The loop's body: each iteration adds its index to a volatile (under a nanosecond).
-void run_iterations(long long first, long long size) {
-    for (long long i = first; i < first + size; ++i) sink = sink + i;
-}
 
 /// The scheme's chunk sizes for n iterations on p ranks, as a minimal self-scheduler computes them.
 class scheme_sizes {
