@@ -1623,10 +1623,14 @@ def farms_and_failures(run, out, quick):
 def masterless_loops(run, out, quick):
     """Loops without a master (parallel_for_options::masterless): every rank claims the policy's next step with a
     remote atomic on rank 0's counter. The scale benchmark beside the hierarchy, and a slowed master's host."""
-    sizes = ["256", "1024"] if quick else ["1024", "4096", "16384"]
-    text, _, tables = run.program("scale", *sizes, "--task-ms", "10,1", "--policies", "ss,fss", "--masterless",
-                                  "--no-flat", "--no-engine-time")
-    header, rows = tables[0]
+    # 16,384 workers take some 15 GB and half an hour per row pair: performance.md has them, not the report.
+    sizes = ["256", "1024"] if quick else ["1024", "4096"]
+    header, rows = None, []
+    for size in sizes:
+        _, _, tables = run.program("scale", size, "--task-ms", "10,1", "--policies", "ss,fss", "--masterless",
+                                   "--no-flat", "--no-engine-time")
+        header = tables[0][0]
+        rows += tables[0][1]
     col = {name: header.index(name) for name in ("workers", "task", "bound", "policy", "hierarchical")}
     fraction_col = header.index("fraction")
     masterless_col = header.index("masterless")
@@ -1668,7 +1672,12 @@ def masterless_loops(run, out, quick):
                 [(s.upper(), f"{mw[s][0]:.4g}", f"{mw[s][1]:.4g}", f"{mw[s][1] / mw[s][0]:.3f}",
                   f"{free[s][0]:.4g}", f"{free[s][1]:.4g}", f"{free[s][1] / free[s][0]:.3f}") for s in policies]),
           "The master serves every chunk's request on its slowed CPU: SS's one chunk per iteration makes it the "
-          "bottleneck. Without a master the slowed host only opens and closes the loop.\n"]
+          "bottleneck. Without a master the slowed host only opens and closes the loop.\n",
+          "Without a master a loop runs its policy's own chunks, as one flat master would hand them out: FSS at "
+          "1,024 workers with 10 ms iterations ends a little below the hierarchy, whose FSS within each group "
+          "cuts the loop's last chunks finer. Where the master is what limits a loop (SS, and 1 ms iterations) the "
+          "loop without one comes out ahead of the hierarchy, and at or above the bound: with claims in the order "
+          "they arrive it is no longer the bound's strict in-order list schedule.\n"]
     claims = run.claims
     behind = [r for r in scale if r["free"] < r["hier"]]
     claims.claim("at-least-hierarchy", "without a master every row reaches at least the hierarchy's fraction of "
@@ -1944,6 +1953,7 @@ DOES_NOT_HOLD = frozenset({
     "seed001.speedup-loaded-dtss-scales-best",
     "seed001.speedup-loaded-grows-4-to-8",
     "perturbed.adaptive-within-1.2-slow",
+    "masterless.at-least-hierarchy",
 })
 
 
