@@ -8,6 +8,7 @@
 #pragma once
 
 #include <loopsched/detail/fingerprint.hpp>
+#include <loopsched/detail/function_ref.hpp>
 #include <loopsched/detail/small_vector.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/request.hpp>
@@ -227,12 +228,11 @@ inline constexpr int coordinator = 0;
 using status_by_rank = boost::container::small_vector<worker_status, 16>;
 
 /// A loop without a master: every rank, not only the root, waits for the
-/// coordinator's go, which carries one word. `make(context)` computes it on the
+/// coordinator's go, which carries one word. `make()` computes it on the
 /// coordinator once every rank has said hello, while all of them wait (a
 /// loop's shared counter is then still); `word` is its value on every rank.
 struct go_for_everyone {
-    std::int64_t (*make)(void* context) = nullptr;
-    void* context = nullptr;
+    function_ref<std::int64_t()> make;
     std::int64_t word = 0;
 };
 
@@ -245,7 +245,7 @@ status_by_rank agree_on_opening(loop_link<T>& link, loop_shape const& mine, std:
     int const ranks = link.size(), self = link.rank();
     if (ranks == 1) {
         if (local) local->raise(self);
-        if (everyone) everyone->word = everyone->make(everyone->context);
+        if (everyone) everyone->word = everyone->make();
         return {status};
     }
     // A peer's failure: the coordinator ends the loop on every survivor (a
@@ -316,7 +316,7 @@ status_by_rank agree_on_opening(loop_link<T>& link, loop_shape const& mine, std:
     std::optional<failure> const verdict = check.verdict(local);
     if (verdict) abort_everyone(link, *verdict);
     if (everyone) {
-        everyone->word = everyone->make(everyone->context);
+        everyone->word = everyone->make();
         wire_writer w;
         w.put(everyone->word);
         for (int r = 1; r < ranks; ++r) link.send(r, kind::go, w.view());

@@ -46,12 +46,17 @@ inline bool fixed_by_step(std::string_view spec) {
 /// own: a policy fixed by the step, and a transport with a shared counter.
 template <Transport T>
 void check_masterless(T const& transport, std::string const& policy_spec) {
-    require(fixed_by_step(policy_spec), "policy", policy_spec,
+    if (fixed_by_step(policy_spec)) [[likely]] {
+        require(shares_a_counter(transport), "options.masterless", true,
+                "needs a transport with a shared counter (MPI, in-process, SimGrid: see has_shared_counter)");
+        return;
+    }
+    std::string accepted;
+    for (auto name : fixed_by_step_policies) accepted += (accepted.empty() ? "" : ", ") + std::string(name);
+    require(false, "policy", policy_spec,
             "cannot run with options.masterless: its chunks depend on who asks (a worker's power, run queue or "
-            "timing), which a rank claiming a step alone cannot know; masterless takes static, ss, css, mfsc, gss, "
-            "tss, fss, fac2, fiss, tfss, fsc and rnd");
-    require(shares_a_counter(transport), "options.masterless", true,
-            "needs a transport with a shared counter (MPI, in-process, SimGrid: see has_shared_counter)");
+            "timing), which a rank claiming a step alone cannot know; masterless takes " +
+                    accepted);
 }
 
 /// The chunk of any later step, on one rank: the policy's sequence replayed as
@@ -105,11 +110,10 @@ loop_statistics run_masterless(loop_link<T>& link, checked_loop& checked, P cons
     T& transport = link.transport();
     // The counter counts on across loops: this loop's steps start at its value
     // when the go is sent (-1: not opened yet, then every rank opens it, at 0).
-    go_for_everyone go{[](void* t) -> std::int64_t {
-                           auto& shared = *static_cast<T*>(t);
-                           return shared.counter_opened() ? shared.counter_fetch_add(0) : -1;
-                       },
-                       &transport};
+    auto counter_now = [&]() -> std::int64_t {
+        return transport.counter_opened() ? transport.counter_fetch_add(0) : -1;
+    };
+    go_for_everyone go{counter_now};
     (void)agree(link, checked.shape, checked.failed, plan.profile.status(), plan.settings.silence, &go);
     std::int64_t base = go.word;
     if (base < 0) {
