@@ -360,6 +360,18 @@ int loopsched::testing::parallel_for_mpi_test(int argc, char** argv) {
             results.check(run_gathered(world, 999, parse_policy(spec), o), "masterless " + spec + " gathered");
             results.check(run_gathered(world, 999, parse_policy(spec), {}), "with a master after masterless " + spec);
         }
+    // Policies that depend on who claims: through the claims log, uneven powers.
+    for (std::string spec : {"w-gss", "w-fss", "wf", "dtss", "dfss", "dfiss", "dtfss"})
+        for (int root : {0, world.size() - 1}) {
+            parallel_for_options o;
+            o.masterless = true;
+            o.root = root;
+            o.powers.assign(static_cast<std::size_t>(world.size()), 1.0);
+            o.powers.back() = 2.5;
+            results.check(run_and_verify(world, 2003, parse_policy(spec), o), "masterless " + spec + ", once");
+            results.check(run_gathered(world, 999, parse_policy(spec), o), "masterless " + spec + " gathered");
+            results.check(run_gathered(world, 999, parse_policy("fss"), o), "masterless fss after " + spec);
+        }
     {
         parallel_for_options o;
         o.masterless = true;

@@ -224,6 +224,49 @@ TEST_CASE("simgrid: without a master, every accepted policy runs each iteration 
         }
 }
 
+TEST_CASE("simgrid: without a master, policies that depend on who claims run each iteration once, each chunk what "
+          "the policy grants its claimant in the order of the claims") {
+    auto& s = all().mixed;
+    std::vector<double> const powers{1.0, 3.0, 1.0, 2.0, 0.5};
+    for (char const* spec : {"w-gss", "w-fss", "wf", "dtss", "dfss", "dfiss", "dtfss"}) {
+        CAPTURE(spec);
+        std::vector<int> runs(1001, 0);
+        gathered<double> at_root;
+        s.run([&](sim::transport& t) {
+            parallel_for_options o;
+            o.masterless = true;
+            o.trace = true;
+            o.powers = powers;
+            o.run_queues.assign(powers.size(), 1.0);
+            auto out = parallel_for(
+                    t, make_range(1001), parse_policy(spec),
+                    [&](index_range const& part, std::span<double> values) {
+                        std::size_t j = 0;
+                        for (index_t i : part.indices()) {
+                            runs[static_cast<std::size_t>(i)]++;
+                            values[j++] = std::sqrt(static_cast<double>(i));
+                        }
+                        t.compute(1e5 * static_cast<double>(part.size()));
+                    },
+                    gather<double>{}, o);
+            if (t.rank() == 0) at_root = std::move(out);
+        });
+        for (int c : runs) REQUIRE(c == 1);
+        REQUIRE(at_root.value.size() == 1001);
+        for (std::size_t i = 0; i < 1001; ++i) REQUIRE(at_root.value[i] == std::sqrt(static_cast<double>(i)));
+        auto trace = at_root.statistics.trace;
+        std::ranges::sort(trace, {}, [](auto const& e) { return e.first; });
+        std::vector<worker_status> statuses;
+        for (double p : powers) statuses.push_back(worker_status{p, 1.0});
+        loop_info const info{1001, powers.size(), statuses};
+        chunk_sequencer<any_policy> seq(parse_policy(spec), info);
+        for (auto const& e : trace) {
+            auto const k = static_cast<std::size_t>(e.rank);
+            CHECK(seq.next(request{k, info.of(k), {}}) == std::optional(chunk{e.first, e.size}));
+        }
+    }
+}
+
 TEST_CASE("simgrid: without a master, atomics queue at the counter host's interface, one service time each") {
     // 3 ranks claim 3,000 steps of empty iterations (and one past the end each):
     // at 10 us an atomic, rank 0's interface serves them one after another.

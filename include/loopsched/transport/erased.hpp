@@ -41,6 +41,10 @@ public:
     [[nodiscard]] virtual bool counter_opened() const = 0;
     virtual void counter_open() = 0;
     virtual std::int64_t counter_fetch_add(std::int64_t n) = 0;
+    virtual void claims_reserve(std::int64_t entries) = 0;
+    virtual void claims_clear() = 0;
+    virtual std::int32_t claims_compare_and_swap(std::int64_t slot, std::int32_t who) = 0;
+    virtual void claims_read(std::int64_t slot, std::span<std::int32_t> out) = 0;
 
 protected:
     ~transport_interface() = default;
@@ -69,6 +73,12 @@ public:
     [[nodiscard]] bool counter_opened() const { return t_->counter_opened(); }
     void counter_open() { t_->counter_open(); }
     std::int64_t counter_fetch_add(std::int64_t n) { return t_->counter_fetch_add(n); }
+    void claims_reserve(std::int64_t entries) { t_->claims_reserve(entries); }
+    void claims_clear() { t_->claims_clear(); }
+    std::int32_t claims_compare_and_swap(std::int64_t slot, std::int32_t who) {
+        return t_->claims_compare_and_swap(slot, who);
+    }
+    void claims_read(std::int64_t slot, std::span<std::int32_t> out) { t_->claims_read(slot, out); }
 
 private:
     transport_interface* t_;
@@ -117,6 +127,27 @@ public:
             return t_.counter_fetch_add(n);
         else
             return no_counter(n);
+    }
+    void claims_reserve(std::int64_t entries) override {
+        if constexpr (has_shared_counter<T>)
+            t_.claims_reserve(entries);
+        else
+            no_counter(entries);
+    }
+    void claims_clear() override {
+        if constexpr (has_shared_counter<T>) t_.claims_clear();
+    }
+    std::int32_t claims_compare_and_swap(std::int64_t slot, std::int32_t who) override {
+        if constexpr (has_shared_counter<T>)
+            return t_.claims_compare_and_swap(slot, who);
+        else
+            return static_cast<std::int32_t>(no_counter(who));
+    }
+    void claims_read(std::int64_t slot, std::span<std::int32_t> out) override {
+        if constexpr (has_shared_counter<T>)
+            t_.claims_read(slot, out);
+        else
+            no_counter(slot);
     }
 
 private:

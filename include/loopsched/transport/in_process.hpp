@@ -7,6 +7,7 @@
 #include <loopsched/transport/clock.hpp>
 #include <loopsched/transport/transport.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -43,10 +45,15 @@ public:
     /// The library's channel for this rank: the same for every endpoint of the rank.
     channel<endpoint>& library_channel();
 
-    /// The network's shared counter (see has_shared_counter): a std::atomic, always open.
+    /// The network's shared counter and claims log (see has_shared_counter):
+    /// std::atomic, always open.
     [[nodiscard]] bool counter_opened() const noexcept { return true; }
     void counter_open() noexcept {}
     std::int64_t counter_fetch_add(std::int64_t n) noexcept;
+    void claims_reserve(std::int64_t entries);
+    void claims_clear() noexcept;
+    std::int32_t claims_compare_and_swap(std::int64_t slot, std::int32_t who) noexcept;
+    void claims_read(std::int64_t slot, std::span<std::int32_t> out) const noexcept;
 
 private:
     in_process::network* net_;
@@ -107,6 +114,13 @@ private:
     friend class endpoint;
     int ranks_;
     std::atomic<std::int64_t> counter_{0}; ///< the shared counter (loops without a master)
+    // The claims log: grown under the mutex by the first rank of a loop that
+    // needs more (every rank reserves before it claims), read through claims_.
+    std::mutex claims_mutex_;
+    std::unique_ptr<std::atomic<std::int32_t>[]> claims_held_;
+    std::int64_t claims_size_ = 0; ///< under claims_mutex_
+    std::atomic<std::atomic<std::int32_t>*> claims_{nullptr};
+    std::atomic<std::int64_t> claims_capacity_{0};
     std::vector<mailbox> boxes_;
     std::vector<std::unique_ptr<channel<endpoint>>> channels_;
 };
@@ -123,6 +137,36 @@ inline std::optional<message> endpoint::try_receive(int source, int tag) {
 inline channel<endpoint>& endpoint::library_channel() { return net_->library_channel(rank_); }
 inline std::int64_t endpoint::counter_fetch_add(std::int64_t n) noexcept {
     return net_->counter_.fetch_add(n, std::memory_order_relaxed); // the counter orders nothing else
+}
+inline void endpoint::claims_reserve(std::int64_t entries) {
+    std::lock_guard lock(net_->claims_mutex_);
+    if (entries <= net_->claims_size_) return;
+    std::int64_t const size = std::max(entries, 2 * net_->claims_size_);
+    net_->claims_held_ = std::make_unique<std::atomic<std::int32_t>[]>(static_cast<std::size_t>(size)); // zeros
+    net_->claims_size_ = size;
+    net_->claims_.store(net_->claims_held_.get(), std::memory_order_release);
+    net_->claims_capacity_.store(size, std::memory_order_release);
+}
+inline void endpoint::claims_clear() noexcept {
+    auto* const log = net_->claims_.load(std::memory_order_acquire);
+    std::int64_t const size = net_->claims_capacity_.load(std::memory_order_acquire);
+    for (std::int64_t i = 0; i < size && log[i].load(std::memory_order_relaxed) != 0; ++i)
+        log[i].store(0, std::memory_order_relaxed); // the go that follows orders it before any claim
+}
+inline std::int32_t endpoint::claims_compare_and_swap(std::int64_t slot, std::int32_t who) noexcept {
+    std::int32_t before = 0;
+    // acq_rel: a rank that reads an entry sees nothing it needs beyond the entry, but TSan checks the order
+    net_->claims_.load(std::memory_order_acquire)[slot].compare_exchange_strong(before, who,
+                                                                                 std::memory_order_acq_rel);
+    return before;
+}
+inline void endpoint::claims_read(std::int64_t slot, std::span<std::int32_t> out) const noexcept {
+    auto* const log = net_->claims_.load(std::memory_order_acquire);
+    std::int64_t const end = std::min(slot + static_cast<std::int64_t>(out.size()),
+                                      net_->claims_capacity_.load(std::memory_order_acquire));
+    std::ranges::fill(out, 0);
+    for (std::int64_t i = slot; i < end; ++i)
+        out[static_cast<std::size_t>(i - slot)] = log[i].load(std::memory_order_acquire);
 }
 
 /// Runs `program(endpoint&)` on `ranks` threads and joins them. If any rank

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <limits>
@@ -22,6 +23,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -181,7 +183,7 @@ public:
     /// a master (collective), closed with the transport, which must then be
     /// destroyed on every rank (the library's channel is, when its
     /// communicator is freed or MPI finalized).
-    [[nodiscard]] bool counter_opened() const noexcept { return counter_ != MPI_WIN_NULL; }
+    [[nodiscard]] bool counter_opened() const noexcept { return counter_.window != MPI_WIN_NULL; }
     void counter_open() {
         if (counter_opened()) return;
         MPI_Comm node = MPI_COMM_NULL;
@@ -189,51 +191,141 @@ public:
         int node_ranks = 0;
         MPI_Comm_size(node, &node_ranks);
         MPI_Comm_free(&node);
-        MPI_Aint const held = rank_ == 0 ? static_cast<MPI_Aint>(sizeof(std::int64_t)) : 0;
-        void* base = nullptr;
-        if (node_ranks == size_)
-            ok(MPI_Win_allocate_shared(held, sizeof(std::int64_t), MPI_INFO_NULL, raw_, &base, &counter_),
-               "MPI_Win_allocate_shared");
-        else
-            ok(MPI_Win_allocate(held, sizeof(std::int64_t), MPI_INFO_NULL, raw_, &base, &counter_),
-               "MPI_Win_allocate");
-#if LOOPSCHED_ULFM
-        MPI_Win_set_errhandler(counter_, MPI_ERRORS_RETURN);
-#endif
-        if (rank_ == 0) *static_cast<std::int64_t*>(base) = 0; // a local store, before any epoch
-        if (std::atomic_ref<std::int64_t>::is_always_lock_free && node_ranks == size_) {
-            MPI_Aint size = 0;
-            int unit = 0;
-            void* at = nullptr;
-            MPI_Win_shared_query(counter_, 0, &size, &unit, &at);
-            if (reinterpret_cast<std::uintptr_t>(at) % std::atomic_ref<std::int64_t>::required_alignment == 0)
-                shared_ = static_cast<std::int64_t*>(at);
-        }
-        MPI_Win_lock_all(MPI_MODE_NOCHECK, counter_);
-        ok(MPI_Barrier(raw_), "MPI_Barrier"); // the zero is in place before anyone adds
+        // LOOPSCHED_MPI_ATOMICS=rma takes MPI's atomics on one node too (the
+        // path between nodes, to test or measure it); every rank must agree.
+        char const* const atomics = std::getenv("LOOPSCHED_MPI_ATOMICS");
+        int shared = node_ranks == size_ && !(atomics && std::string_view(atomics) == "rma");
+        ok(MPI_Allreduce(MPI_IN_PLACE, &shared, 1, MPI_INT, MPI_MIN, raw_), "MPI_Allreduce");
+        one_node_ = shared != 0;
+        counter_ = open_on_rank0<std::int64_t>(1);
     }
     std::int64_t counter_fetch_add(std::int64_t n) {
-        if (shared_) return std::atomic_ref<std::int64_t>(*shared_).fetch_add(n, std::memory_order_relaxed);
+        if (auto* at = counter_.shared<std::int64_t>())
+            return std::atomic_ref<std::int64_t>(*at).fetch_add(n, std::memory_order_relaxed);
         std::int64_t before = 0;
-        if (!ok(MPI_Fetch_and_op(&n, &before, MPI_INT64_T, 0, 0, MPI_SUM, counter_), "MPI_Fetch_and_op") ||
-            !ok(MPI_Win_flush(0, counter_), "MPI_Win_flush"))
+        if (!ok(MPI_Fetch_and_op(&n, &before, MPI_INT64_T, 0, 0, MPI_SUM, counter_.window), "MPI_Fetch_and_op") ||
+            !ok(MPI_Win_flush(0, counter_.window), "MPI_Win_flush"))
             return std::numeric_limits<std::int64_t>::max() / 2; // rank 0 failed: no step is left; its notice follows
         return before;
     }
-    /// Frees the counter's window (collective), if it was opened and MPI still runs.
-    void counter_close() noexcept {
-        if (!counter_opened()) return;
-        int finalized = 0;
-        MPI_Finalized(&finalized);
-        if (!finalized) {
-            MPI_Win_unlock_all(counter_);
-            MPI_Win_free(&counter_);
+    /// The claims log: a window of 32-bit entries on rank 0 like the counter's,
+    /// reached by MPI_Compare_and_swap and MPI_Get_accumulate (MPI_NO_OP) or,
+    /// in shared memory, the processor's atomics. Growing it frees the window
+    /// and allocates one twice as large (collective).
+    void claims_reserve(std::int64_t entries) {
+        if (entries <= claims_entries_) return;
+        std::int64_t const size = std::max(entries, 2 * claims_entries_);
+        close(claims_);
+        claims_ = open_on_rank0<std::int32_t>(size);
+        claims_entries_ = size;
+    }
+    void claims_clear() noexcept {
+        if (claims_.local == nullptr) return; // never reserved, or not rank 0
+        MPI_Win_sync(claims_.window); // the others' atomics, before the local reads
+        auto* const log = static_cast<std::int32_t*>(claims_.local);
+        for (std::int64_t i = 0; i < claims_entries_; ++i) {
+            std::atomic_ref<std::int32_t> entry(log[i]);
+            if (entry.load(std::memory_order_relaxed) == 0) break;
+            entry.store(0, std::memory_order_relaxed);
         }
-        counter_ = MPI_WIN_NULL;
-        shared_ = nullptr;
+        MPI_Win_sync(claims_.window); // the zeros, before the go that follows
+    }
+    std::int32_t claims_compare_and_swap(std::int64_t slot, std::int32_t who) {
+        std::int32_t before = 0;
+        if (auto* log = claims_.shared<std::int32_t>()) {
+            std::atomic_ref<std::int32_t>(log[slot]).compare_exchange_strong(before, who, std::memory_order_relaxed);
+            return before;
+        }
+        std::int32_t const empty = 0;
+        if (!ok(MPI_Compare_and_swap(&who, &empty, &before, MPI_INT32_T, 0, slot, claims_.window),
+                "MPI_Compare_and_swap") ||
+            !ok(MPI_Win_flush(0, claims_.window), "MPI_Win_flush"))
+            return -1; // rank 0 failed; its notice follows
+        return before;
+    }
+    void claims_read(std::int64_t slot, std::span<std::int32_t> out) {
+        std::ranges::fill(out, 0);
+        int const count = static_cast<int>(
+                std::clamp<std::int64_t>(claims_entries_ - slot, 0, static_cast<std::int64_t>(out.size())));
+        if (count == 0) return;
+        if (auto* log = claims_.shared<std::int32_t>()) {
+            for (int i = 0; i < count; ++i)
+                out[static_cast<std::size_t>(i)] =
+                        std::atomic_ref<std::int32_t>(log[slot + i]).load(std::memory_order_relaxed);
+            return;
+        }
+        if (!ok(MPI_Get_accumulate(nullptr, 0, MPI_INT32_T, out.data(), count, MPI_INT32_T, 0, slot, count,
+                                   MPI_INT32_T, MPI_NO_OP, claims_.window),
+                "MPI_Get_accumulate") ||
+            !ok(MPI_Win_flush(0, claims_.window), "MPI_Win_flush"))
+            std::ranges::fill(out, 0); // rank 0 failed: the compare-and-swap that follows says so
+    }
+    /// Frees the counter's and the log's windows (collective), if they were
+    /// opened and MPI still runs.
+    void counter_close() noexcept {
+        close(claims_);
+        claims_entries_ = 0;
+        close(counter_);
     }
 
 private:
+    /// A window whose memory is all on rank 0, held in a passive-target epoch
+    /// (lock_all) from its opening to its closing.
+    struct rank0_window {
+        MPI_Win window = MPI_WIN_NULL;
+        void* local = nullptr;     ///< rank 0: the memory itself
+        void* in_shared = nullptr; ///< every rank, in shared memory: rank 0's memory, mapped here
+        /// The memory as T, where every rank reaches it by the processor's atomics.
+        template <class T>
+        [[nodiscard]] T* shared() const noexcept {
+            return static_cast<T*>(in_shared);
+        }
+    };
+
+    /// Opens a window of `count` zeroed Ts on rank 0 (collective), in shared
+    /// memory where every rank is on one node. Processes that map the same
+    /// memory share a lock-free atomic (std::atomic_ref: address-free), some 5
+    /// times cheaper than an MPI atomic and its flush.
+    template <class T>
+    rank0_window open_on_rank0(std::int64_t count) {
+        rank0_window w;
+        MPI_Aint const held = rank_ == 0 ? static_cast<MPI_Aint>(count * static_cast<std::int64_t>(sizeof(T))) : 0;
+        void* base = nullptr;
+        if (one_node_)
+            ok(MPI_Win_allocate_shared(held, sizeof(T), MPI_INFO_NULL, raw_, &base, &w.window),
+               "MPI_Win_allocate_shared");
+        else
+            ok(MPI_Win_allocate(held, sizeof(T), MPI_INFO_NULL, raw_, &base, &w.window), "MPI_Win_allocate");
+#if LOOPSCHED_ULFM
+        MPI_Win_set_errhandler(w.window, MPI_ERRORS_RETURN);
+#endif
+        if (rank_ == 0) {
+            std::memset(base, 0, static_cast<std::size_t>(held)); // local stores, before any epoch
+            w.local = base;
+        }
+        if (std::atomic_ref<T>::is_always_lock_free && one_node_) {
+            MPI_Aint size = 0;
+            int unit = 0;
+            void* at = nullptr;
+            MPI_Win_shared_query(w.window, 0, &size, &unit, &at);
+            if (reinterpret_cast<std::uintptr_t>(at) % std::atomic_ref<T>::required_alignment == 0) w.in_shared = at;
+        }
+        MPI_Win_lock_all(MPI_MODE_NOCHECK, w.window);
+        ok(MPI_Barrier(raw_), "MPI_Barrier"); // the zeros are in place before anyone uses them
+        return w;
+    }
+    /// Frees a window opened by open_on_rank0 (collective), if MPI still runs.
+    static void close(rank0_window& w) noexcept {
+        if (w.window == MPI_WIN_NULL) return;
+        int finalized = 0;
+        MPI_Finalized(&finalized);
+        if (!finalized) {
+            MPI_Win_unlock_all(w.window);
+            MPI_Win_free(&w.window);
+        }
+        w = rank0_window{};
+    }
+
     /// Bytes in a received message. Open MPI's status holds the count in bytes,
     /// and MPI_Get_count spends some 40 instructions checking its arguments on
     /// every message; other MPIs go through it.
@@ -332,8 +424,10 @@ private:
     };
 
     MPI_Comm raw_;
-    MPI_Win counter_ = MPI_WIN_NULL; ///< the shared counter's window, once opened
-    std::int64_t* shared_ = nullptr;  ///< the counter itself, where the window is in shared memory
+    rank0_window counter_;           ///< the shared counter, once opened
+    rank0_window claims_;            ///< the claims log, once reserved
+    std::int64_t claims_entries_ = 0;
+    bool one_node_ = false;          ///< every rank on one node: windows in shared memory
     int rank_ = 0, size_ = 0;
     std::array<std::byte, eager_capacity> buffer_; // only received bytes are read
     bytes large_;                                  // the last large message received by receive_view

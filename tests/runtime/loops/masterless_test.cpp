@@ -37,14 +37,19 @@ parallel_for_options masterless(int root = 0) {
 
 /// One masterless loop of n iterations on `ranks` threads, gathering a value
 /// per iteration: exactly once, the root's values as a sequential run's, the
-/// same table on every rank, and the chunks run exactly the policy's sequence.
-void check(int ranks, index_t n, std::string const& spec, int root = 0, bool computes = true) {
+/// same table on every rank, and the chunks run exactly the policy's sequence
+/// (for a policy fixed by the step) or, for one that depends on who claims,
+/// exactly what the policy grants each claimant in the order of the claims.
+void check(int ranks, index_t n, std::string const& spec, int root = 0, bool computes = true,
+           std::vector<double> powers = {}) {
     CAPTURE(spec);
     CAPTURE(ranks);
     CAPTURE(n);
     CAPTURE(computes);
     parallel_for_options options = masterless(root);
     options.master_computes = computes;
+    options.powers = powers;
+    options.read_os_load = false; // the statuses the check replays with
     std::size_t const workers = static_cast<std::size_t>(computes || ranks == 1 ? ranks : ranks - 1);
     std::vector<std::atomic<int>> runs(static_cast<std::size_t>(n));
     std::vector<gathered<double>> out(static_cast<std::size_t>(ranks));
@@ -70,16 +75,30 @@ void check(int ranks, index_t n, std::string const& spec, int root = 0, bool com
         CHECK(o.statistics.iterations() == n);
         CHECK(o.statistics.workers.size() == workers);
     }
-    // The policy's own sequence, as a master would grant it in turn.
-    std::vector<chunk> expected;
-    for (auto const& a : round_robin_schedule(policy, loop_info{n, workers, {}}))
-        expected.push_back(a.range);
-    std::vector<chunk> ran;
-    for (auto const& e : at_root.statistics.trace) {
-        ran.push_back(chunk{e.first, e.size});
+    auto trace = at_root.statistics.trace;
+    std::ranges::sort(trace, {}, [](auto const& e) { return e.first; });
+    for (auto const& e : trace)
         if (!computes && ranks > 1) CHECK(e.rank != root); // a root that does not compute claims nothing
+    std::vector<worker_status> statuses;
+    for (int r = 0; r < ranks; ++r)
+        if (computes || r != root || ranks == 1)
+            statuses.push_back(worker_status{powers.empty() ? 1.0 : powers[static_cast<std::size_t>(r)], 1.0});
+    loop_info const info{n, workers, powers.empty() ? std::vector<worker_status>{} : statuses};
+    std::vector<chunk> expected, ran;
+    for (auto const& e : trace) ran.push_back(chunk{e.first, e.size});
+    if (spec.starts_with("w-") || spec.starts_with("d") || spec.starts_with("wf")) {
+        // Chunks start in the order of the claims: replayed in that order, each
+        // is what the policy grants its claimant (a claimant it leaves out takes nothing).
+        chunk_sequencer<any_policy> seq(policy, info);
+        for (auto const& e : trace) {
+            int const k = computes || ranks == 1 || e.rank < root ? e.rank : e.rank - 1;
+            auto const c = seq.next(request{static_cast<std::size_t>(k), info.of(static_cast<std::size_t>(k)), {}});
+            expected.push_back(c.value_or(chunk{}));
+        }
+    } else {
+        // The policy's own sequence, as a master would grant it in turn.
+        for (auto const& a : round_robin_schedule(policy, info)) expected.push_back(a.range);
     }
-    std::ranges::sort(ran, {}, &chunk::first);
     CHECK(ran == expected);
 }
 
@@ -109,6 +128,45 @@ TEST_CASE("masterless: every accepted policy, 1 to 4 ranks, any root, computing 
     masterless_test::check(4, 999, "ss", 3, false);
     masterless_test::check(3, 2, "ss");        // fewer iterations than ranks
     masterless_test::check(2, 0, "fss");       // nothing to do
+}
+
+TEST_CASE("masterless: policies that depend on who claims, through the claims log: once, as a sequential run, "
+          "each chunk what the policy grants its claimant in the order of the claims") {
+    std::vector<double> const powers{1.0, 2.5, 0.6, 1.7};
+    for (char const* spec : {"w-gss", "w-fss", "w-tss", "w-ss", "w-css:chunk=5", "wf:weights=1/2/1/3", "dtss",
+                             "dfss", "dfiss", "dtfss", "dtss:a_min=12"})
+        for (int ranks : {1, 2, 3, 4}) {
+            std::string s = spec;
+            if (s.starts_with("wf") && ranks != 4) s = "wf";
+            masterless_test::check(ranks, 2311, s, 0, true,
+                                   std::vector<double>(powers.begin(), powers.begin() + ranks));
+        }
+    masterless_test::check(4, 999, "dtss", 2, true, powers);  // another root
+    masterless_test::check(3, 999, "w-fss", 0, false, {1.0, 3.0, 1.0}); // a root that only gathers
+    masterless_test::check(3, 2, "dfss", 0, true, {1.0, 2.0, 1.0});     // fewer iterations than ranks
+    masterless_test::check(2, 0, "dtss");                                 // nothing to do
+    masterless_test::check(3, 5000, "dtss");                              // equal powers
+}
+
+TEST_CASE("masterless: claims logs of different lengths after one another start empty") {
+    in_process::run(3, [](in_process::endpoint& t) {
+        for (int round = 0; round < 30; ++round) {
+            parallel_for_options o = masterless_test::masterless();
+            o.powers = {1.0, 2.0, 3.0};
+            o.masterless = round % 4 != 3;
+            index_t const n = round % 2 ? 50 + round : 3000 - 37 * round; // the log shrinks and grows
+            auto out = parallel_for(
+                    t, make_range(n), parse_policy(round % 3 ? "w-gss" : "dtss"),
+                    [](index_range const& part, std::span<index_t> v) {
+                        std::size_t j = 0;
+                        for (index_t i : part.indices()) v[j++] = i * 3;
+                    },
+                    gather<index_t>{}, o);
+            REQUIRE(out.statistics.iterations() == n);
+            if (t.rank() == 0)
+                for (index_t i = 0; i < n; ++i) REQUIRE(out.value[static_cast<std::size_t>(i)] == i * 3);
+        }
+    });
 }
 
 TEST_CASE("masterless: loops of every kind after one another keep the counter's steps apart") {
@@ -159,9 +217,9 @@ TEST_CASE("masterless: a body that throws on one rank fails every rank; the next
     }
 }
 
-TEST_CASE("masterless: policies that depend on who asks, and options that need a master, are refused by name") {
+TEST_CASE("masterless: policies that depend on timing, and options that need a master, are refused by name") {
     auto const o = masterless_test::masterless();
-    for (char const* spec : {"w-fss", "dtss", "dfss", "dfiss", "dtfss", "af", "awf-b", "wf", "trees", "auto"}) {
+    for (char const* spec : {"af", "awf-b", "awf-c", "w-af", "trees", "auto"}) {
         CAPTURE(spec);
         masterless_test::expect_refused(parse_policy(spec), o, "policy");
     }

@@ -231,9 +231,13 @@ using status_by_rank = boost::container::small_vector<worker_status, 16>;
 /// coordinator's go, which carries one word. `make()` computes it on the
 /// coordinator once every rank has said hello, while all of them wait (a
 /// loop's shared counter is then still); `word` is its value on every rank.
+/// With `statuses`, the go also carries every rank's status, which the
+/// agreement then returns on every rank (a policy that depends on who asks
+/// needs them all).
 struct go_for_everyone {
     function_ref<std::int64_t()> make;
     std::int64_t word = 0;
+    bool statuses = false;
 };
 
 /// `silence` (finite with a failure detector): how long the coordinator waits
@@ -281,7 +285,15 @@ status_by_rank agree_on_opening(loop_link<T>& link, loop_shape const& mine, std:
         wire_reader r(m.payload);
         if (everyone) {
             everyone->word = r.get<std::int64_t>();
-            return {};
+            if (!everyone->statuses) return {};
+            // One status when all are equal: 16,384 simulated ranks would each hold 16,384 copies.
+            bool const equal = r.get<std::uint8_t>() != 0;
+            status_by_rank all(static_cast<std::size_t>(ranks));
+            if (equal)
+                std::ranges::fill(all, r.get<worker_status>());
+            else
+                for (auto& s : all) s = r.get<worker_status>();
+            return all;
         }
         status_by_rank all(static_cast<std::size_t>(ranks));
         for (auto& s : all) s = r.get<worker_status>();
@@ -319,6 +331,14 @@ status_by_rank agree_on_opening(loop_link<T>& link, loop_shape const& mine, std:
         everyone->word = everyone->make();
         wire_writer w;
         w.put(everyone->word);
+        if (everyone->statuses) {
+            bool const equal = std::ranges::all_of(all, [&](worker_status const& s) { return s == all[0]; });
+            w.put(static_cast<std::uint8_t>(equal));
+            if (equal)
+                w.put(all[0]);
+            else
+                for (auto const& s : all) w.put(s);
+        }
         for (int r = 1; r < ranks; ++r) link.send(r, kind::go, w.view());
         return all;
     }

@@ -1,9 +1,11 @@
 // DOALL loops without a master (parallel_for_options::masterless), after
 // Eleliemy and Ciorba's distributed chunk calculation ("Dynamic Loop
 // Scheduling Using MPI Passive-Target Remote Memory Access"): every rank claims
-// the policy's next scheduling step with one fetch-and-add on the transport's
-// shared counter and derives that step's chunk itself; the reports, results
-// and table are those of a loop placed ahead of time (ahead.hpp).
+// the policy's next scheduling step, with one fetch-and-add on the transport's
+// shared counter where the step fixes the chunk, or with a compare-and-swap
+// in its claims log where the claimant does, and derives that step's chunk
+// itself; the reports, results and table are those of a loop placed ahead of
+// time (ahead.hpp).
 #pragma once
 
 #include <loopsched/concepts.hpp>
@@ -19,6 +21,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -30,33 +33,53 @@ namespace loopsched::detail {
 inline constexpr std::array<std::string_view, 12> fixed_by_step_policies{
         "static", "ss", "css", "mfsc", "gss", "tss", "fss", "fac2", "fiss", "tfss", "fsc", "rnd"};
 
-/// Of those, the ones whose chunks all have one size (the last clipped): a
+/// The policies whose chunks depend on who claims them (the worker's power and
+/// run queue, as agreed when the loop opens), never on timing: each rank
+/// replays the claims log (W-X takes any X of these two lists).
+inline constexpr std::array<std::string_view, 5> fixed_by_claimant_policies{"wf", "dtss", "dfss", "dfiss", "dtfss"};
+
+/// Of the policies fixed by the step, the ones whose chunks all have one size (the last clipped): a
 /// step's chunk is then computed, not replayed.
 inline constexpr std::array<std::string_view, 4> constant_chunk_policies{"ss", "css", "mfsc", "fsc"};
 
 /// A spec's policy name: the spec up to its parameters.
 inline std::string_view policy_name_of(std::string_view spec) { return spec.substr(0, spec.find(':')); }
 
-/// Whether the policy with this spec is fixed by the step.
-inline bool fixed_by_step(std::string_view spec) {
-    return std::ranges::find(fixed_by_step_policies, policy_name_of(spec)) != fixed_by_step_policies.end();
+/// How a loop without a master claims the policy's steps.
+enum class masterless_claim {
+    by_step,     ///< a fetch-and-add on the counter: the step fixes the chunk
+    by_claimant, ///< a compare-and-swap in the claims log: the claimant's status enters the chunk
+    refused,     ///< the chunks depend on timing (or are not known by name)
+};
+
+/// How the policy with this spec is claimed without a master.
+inline masterless_claim masterless_claim_of(std::string_view spec) {
+    std::string_view const name = policy_name_of(spec);
+    if (std::ranges::find(fixed_by_step_policies, name) != fixed_by_step_policies.end())
+        return masterless_claim::by_step;
+    if (std::ranges::find(fixed_by_claimant_policies, name) != fixed_by_claimant_policies.end() ||
+        (name.starts_with("w-") && masterless_claim_of(name.substr(2)) != masterless_claim::refused))
+        return masterless_claim::by_claimant;
+    return masterless_claim::refused;
 }
 
 /// The checks a loop without a master makes on every rank, past parallel_for_options'
-/// own: a policy fixed by the step, and a transport with a shared counter.
+/// own: a policy it can claim, and a transport with a shared counter.
 template <Transport T>
 void check_masterless(T const& transport, std::string const& policy_spec) {
-    if (fixed_by_step(policy_spec)) [[likely]] {
+    if (masterless_claim_of(policy_spec) != masterless_claim::refused) [[likely]] {
         require(shares_a_counter(transport), "options.masterless", true,
                 "needs a transport with a shared counter (MPI, in-process, SimGrid: see has_shared_counter)");
         return;
     }
     std::string accepted;
-    for (auto name : fixed_by_step_policies) accepted += (accepted.empty() ? "" : ", ") + std::string(name);
+    for (auto const& names : {std::span<std::string_view const>(fixed_by_step_policies),
+                              std::span<std::string_view const>(fixed_by_claimant_policies)})
+        for (auto name : names) accepted += (accepted.empty() ? "" : ", ") + std::string(name);
     require(false, "policy", policy_spec,
-            "cannot run with options.masterless: its chunks depend on who asks (a worker's power, run queue or "
-            "timing), which a rank claiming a step alone cannot know; masterless takes " +
-                    accepted);
+            "cannot run with options.masterless: its chunks depend on the timing of earlier chunks, which a rank "
+            "claiming a step alone cannot know; masterless takes " +
+                    accepted + ", and W- over any of them");
 }
 
 /// The chunk of any later step, on one rank: the policy's sequence replayed as
@@ -101,6 +124,63 @@ private:
     std::int64_t replayed_ = 0;
 };
 
+/// The chunks of a policy that depends on who claims, on one rank: the claims
+/// log holds the claimant of every step in order (worker index + 1), and every
+/// rank replays it through its own copy of the policy, so that each derives
+/// the chunk the policy grants that claimant at that point, as a master would
+/// if the workers asked in that order. A rank claims the first empty entry
+/// with a compare-and-swap; when another rank got there first, the swap
+/// returns who, and one read brings the entries written since.
+template <class T, ChunkPolicy P>
+class claim_replay {
+public:
+    claim_replay(T& transport, P const& policy, loop_info const& info, runtime_settings const& settings,
+                 std::span<worker_status const> by_rank, std::size_t worker)
+            : transport_(transport), seq_(policy, info), settings_(settings), by_rank_(by_rank), worker_(worker) {}
+
+    /// This rank's next chunk, or nullopt when the loop is done, the policy
+    /// leaves this worker out (for good: the statuses do not change), or rank
+    /// 0 is unreachable (its failure's notice follows).
+    std::optional<chunk> next() {
+        while (!seq_.done()) {
+            std::int32_t const before = transport_.claims_compare_and_swap(slot_, claimant_of(worker_));
+            if (before < 0) [[unlikely]]
+                return std::nullopt;
+            ++slot_;
+            if (before == 0) return grant(worker_);
+            (void)grant(static_cast<std::size_t>(before) - 1);
+            catch_up();
+        }
+        return std::nullopt;
+    }
+
+private:
+    static std::int32_t claimant_of(std::size_t worker) { return static_cast<std::int32_t>(worker) + 1; }
+    std::optional<chunk> grant(std::size_t worker) {
+        auto const rank = static_cast<std::size_t>(settings_.worker_ranks.at(worker));
+        return seq_.next(request{worker, by_rank_[rank], {}});
+    }
+    /// Replays the entries written since, a batch at a time, up to the first empty one.
+    void catch_up() {
+        for (;;) {
+            transport_.claims_read(slot_, batch_);
+            for (std::int32_t const who : batch_) {
+                if (who <= 0) return;
+                (void)grant(static_cast<std::size_t>(who) - 1);
+                ++slot_;
+            }
+        }
+    }
+
+    T& transport_;
+    chunk_sequencer<P> seq_;
+    runtime_settings const& settings_;
+    std::span<worker_status const> by_rank_;
+    std::size_t worker_;
+    std::int64_t slot_ = 0;
+    std::array<std::int32_t, 64> batch_{};
+};
+
 /// Runs this rank's part of a loop without a master: the agreement (every rank
 /// waits for the go, which carries the counter's value while nobody claims),
 /// then claims until the steps run out, then the reports and the table.
@@ -110,17 +190,30 @@ loop_statistics run_masterless(loop_link<T>& link, checked_loop& checked, P cons
     T& transport = link.transport();
     // The counter counts on across loops: this loop's steps start at its value
     // when the go is sent (-1: not opened yet, then every rank opens it, at 0).
+    bool const by_claimant = masterless_claim_of(spec_of(policy)) == masterless_claim::by_claimant;
     auto counter_now = [&]() -> std::int64_t {
+        if (by_claimant) transport.claims_clear(); // every rank waits for the go: nobody uses the log
         return transport.counter_opened() ? transport.counter_fetch_add(0) : -1;
     };
-    go_for_everyone go{counter_now};
-    (void)agree(link, checked.shape, checked.failed, plan.profile.status(), plan.settings.silence, &go);
+    go_for_everyone go{counter_now, 0, by_claimant};
+    auto const statuses = agree(link, checked.shape, checked.failed, plan.profile.status(), plan.settings.silence, &go);
     std::int64_t base = go.word;
     if (base < 0) {
         transport.counter_open();
         base = 0;
     }
     int const index = plan.settings.index_of(link.rank());
+    if (by_claimant) {
+        // A step per claim at most, and one more per worker the policy leaves out.
+        transport.claims_reserve(plan.info.iterations + static_cast<index_t>(plan.info.workers));
+        claim_replay<T, P> claims(transport, policy, plan.info, plan.settings,
+                                  std::span<worker_status const>(statuses.data(), statuses.size()),
+                                  static_cast<std::size_t>(std::max(index, 0)));
+        auto each_own = [&](function_ref<void(chunk)> run) {
+            while (auto const c = claims.next()) run(*c);
+        };
+        return run_without_master(link, checked.shape, std::nullopt, plan, index >= 0, each_own, body);
+    }
     bool const constant = std::ranges::find(constant_chunk_policies, policy_name_of(spec_of(policy))) !=
                           constant_chunk_policies.end();
     // The statuses play no part in a step's chunk: without them a rank keeps

@@ -22,7 +22,9 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -117,6 +119,7 @@ struct network {
     std::vector<rank_state> ranks;
     simulation_options options;
     std::int64_t counter = 0;         ///< the shared counter (rank 0's)
+    std::vector<std::int32_t> claims; ///< the claims log (rank 0's)
     double counter_busy_until = 0.0;  ///< when rank 0's network interface is free for the next atomic
 
     [[nodiscard]] int size() const noexcept { return static_cast<int>(hosts.size()); }
@@ -245,9 +248,10 @@ public:
     /// This rank's host.
     [[nodiscard]] ::simgrid::s4u::Host* host() const { return net_->hosts[static_cast<std::size_t>(rank_)]; }
 
-    /// The shared counter (see has_shared_counter), on rank 0's host: an
-    /// atomic reaches it in half simulation_options::atomic_latency, waits
-    /// for the atomics before it at that host's network interface
+    /// The shared counter and claims log (see has_shared_counter), on rank
+    /// 0's host: an atomic (a fetch-and-add, a compare-and-swap, or a read of
+    /// a run of entries) reaches it in half simulation_options::atomic_latency,
+    /// waits for the atomics before it at that host's network interface
     /// (atomic_service each), and its answer comes back in the other half.
     /// The caller sleeps meanwhile; rank 0's CPU is not charged. Atomics are
     /// applied in the order they reach the interface, which, all taking the
@@ -255,19 +259,31 @@ public:
     [[nodiscard]] bool counter_opened() const noexcept { return true; }
     void counter_open() noexcept {}
     std::int64_t counter_fetch_add(std::int64_t n) {
-        die_if_down();
-        charge(0.0); // the work before it first
-        auto const& o = net_->options;
-        double const arrives = ::simgrid::s4u::Engine::get_clock() + o.atomic_latency / 2;
-        double const served = std::max(arrives, net_->counter_busy_until) + o.atomic_service;
-        net_->counter_busy_until = served;
-        std::int64_t const before = std::exchange(net_->counter, net_->counter + n);
-        {
-            keeps_task_listener const keep;
-            ::simgrid::s4u::this_actor::sleep_until(served + o.atomic_latency / 2);
+        return remote_atomic([&] { return std::exchange(net_->counter, net_->counter + n); });
+    }
+    void claims_reserve(std::int64_t entries) {
+        if (static_cast<std::size_t>(entries) > net_->claims.size()) net_->claims.resize(static_cast<std::size_t>(entries));
+    }
+    void claims_clear() noexcept {
+        for (auto& entry : net_->claims) {
+            if (entry == 0) break;
+            entry = 0;
         }
-        resume();
-        return before;
+    }
+    std::int32_t claims_compare_and_swap(std::int64_t slot, std::int32_t who) {
+        return remote_atomic([&] {
+            std::int32_t& entry = net_->claims.at(static_cast<std::size_t>(slot));
+            return entry == 0 ? std::exchange(entry, who) : entry;
+        });
+    }
+    void claims_read(std::int64_t slot, std::span<std::int32_t> out) {
+        remote_atomic([&] {
+            for (std::size_t i = 0; i < out.size(); ++i) {
+                auto const at = static_cast<std::size_t>(slot) + i;
+                out[i] = at < net_->claims.size() ? net_->claims[at] : 0;
+            }
+            return 0;
+        });
     }
 
     /// The library's channel for this rank (set by the simulator).
@@ -280,6 +296,24 @@ public:
 
 private:
     detail::rank_state& state() const { return net_->ranks[static_cast<std::size_t>(rank_)]; }
+    /// An atomic on rank 0's host, as counter_opened() describes: `apply()`'s
+    /// result, after the round trip.
+    template <class Apply>
+    std::invoke_result_t<Apply&> remote_atomic(Apply apply) {
+        die_if_down();
+        charge(0.0); // the work before it first
+        auto const& o = net_->options;
+        double const arrives = ::simgrid::s4u::Engine::get_clock() + o.atomic_latency / 2;
+        double const served = std::max(arrives, net_->counter_busy_until) + o.atomic_service;
+        net_->counter_busy_until = served;
+        auto const result = apply();
+        {
+            keeps_task_listener const keep;
+            ::simgrid::s4u::this_actor::sleep_until(served + o.atomic_latency / 2);
+        }
+        resume();
+        return result;
+    }
     /// A rank whose host failed goes on unwinding (SimGrid's kill): its
     /// stack may catch everything on the way, and must not live on.
     void die_if_down() const {
