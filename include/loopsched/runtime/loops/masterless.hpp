@@ -124,55 +124,59 @@ private:
     std::int64_t replayed_ = 0;
 };
 
-/// The chunks of a policy that depends on who claims, on one rank: the claims
-/// log holds the claimant of every step in order (worker index + 1), and every
-/// rank replays it through its own copy of the policy, so that each derives
+/// The chunks of a policy that depends on who claims, on one rank: a rank
+/// claims a step with a fetch-and-add on the counter (its ticket) and writes
+/// its worker index + 1 into the ticket's entry of the claims log (a
+/// compare-and-swap into an empty entry, which cannot fail). Every rank
+/// replays the log through its own copy of the policy, so that each derives
 /// the chunk the policy grants that claimant at that point, as a master would
-/// if the workers asked in that order. A rank claims the first empty entry
-/// with a compare-and-swap; when another rank got there first, the swap
-/// returns who, and one read brings the entries written since.
+/// if the workers asked in that order. A rank waits only for the entries
+/// before its ticket, which their holders write right after taking them.
+/// Claiming the first empty entry with a compare-and-swap alone spares the
+/// counter, but at 1,024 simulated ranks the lost races and retries took a
+/// third of the loop's time (W-FSS, 1 ms iterations: 0.663 of the ideal,
+/// against 0.929 with tickets).
 template <class T, ChunkPolicy P>
 class claim_replay {
 public:
-    claim_replay(T& transport, P const& policy, loop_info const& info, runtime_settings const& settings,
-                 std::span<worker_status const> by_rank, std::size_t worker)
-            : transport_(transport), seq_(policy, info), settings_(settings), by_rank_(by_rank), worker_(worker) {}
+    claim_replay(T& transport, std::int64_t base, P const& policy, loop_info const& info,
+                 runtime_settings const& settings, std::span<worker_status const> by_rank, std::size_t worker)
+            : transport_(transport), base_(base), seq_(policy, info), settings_(settings), by_rank_(by_rank),
+              worker_(worker) {}
 
     /// This rank's next chunk, or nullopt when the loop is done, the policy
     /// leaves this worker out (for good: the statuses do not change), or rank
     /// 0 is unreachable (its failure's notice follows).
     std::optional<chunk> next() {
-        while (!seq_.done()) {
-            std::int32_t const before = transport_.claims_compare_and_swap(slot_, claimant_of(worker_));
-            if (before < 0) [[unlikely]]
-                return std::nullopt;
-            ++slot_;
-            if (before == 0) return grant(worker_);
-            (void)grant(static_cast<std::size_t>(before) - 1);
-            catch_up();
-        }
-        return std::nullopt;
+        if (seq_.done()) return std::nullopt;
+        std::int64_t const ticket = transport_.counter_fetch_add(1) - base_;
+        if (transport_.claims_compare_and_swap(ticket, static_cast<std::int32_t>(worker_) + 1) != 0) [[unlikely]]
+            return std::nullopt; // rank 0 is unreachable (a taken entry would be a broken log)
+        while (slot_ < ticket && !seq_.done()) catch_up(ticket);
+        if (seq_.done()) return std::nullopt;
+        ++slot_;
+        return grant(worker_);
     }
 
 private:
-    static std::int32_t claimant_of(std::size_t worker) { return static_cast<std::int32_t>(worker) + 1; }
     std::optional<chunk> grant(std::size_t worker) {
         auto const rank = static_cast<std::size_t>(settings_.worker_ranks.at(worker));
         return seq_.next(request{worker, by_rank_[rank], {}});
     }
-    /// Replays the entries written since, a batch at a time, up to the first empty one.
-    void catch_up() {
-        for (;;) {
-            transport_.claims_read(slot_, batch_);
-            for (std::int32_t const who : batch_) {
-                if (who <= 0) return;
-                (void)grant(static_cast<std::size_t>(who) - 1);
-                ++slot_;
-            }
+    /// Replays the entries written since, up to the first empty one or `end`.
+    void catch_up(std::int64_t end) {
+        std::size_t const wanted = static_cast<std::size_t>(std::min<std::int64_t>(end - slot_, batch_.size()));
+        auto const entries = std::span(batch_).first(wanted);
+        transport_.claims_read(slot_, entries);
+        for (std::int32_t const who : entries) {
+            if (who <= 0) return; // its holder has yet to write it
+            (void)grant(static_cast<std::size_t>(who) - 1);
+            ++slot_;
         }
     }
 
     T& transport_;
+    std::int64_t base_;
     chunk_sequencer<P> seq_;
     runtime_settings const& settings_;
     std::span<worker_status const> by_rank_;
@@ -204,9 +208,9 @@ loop_statistics run_masterless(loop_link<T>& link, checked_loop& checked, P cons
     }
     int const index = plan.settings.index_of(link.rank());
     if (by_claimant) {
-        // A step per claim at most, and one more per worker the policy leaves out.
+        // A ticket per step, and one more per worker: its last, past the end or left out.
         transport.claims_reserve(plan.info.iterations + static_cast<index_t>(plan.info.workers));
-        claim_replay<T, P> claims(transport, policy, plan.info, plan.settings,
+        claim_replay<T, P> claims(transport, base, policy, plan.info, plan.settings,
                                   std::span<worker_status const>(statuses.data(), statuses.size()),
                                   static_cast<std::size_t>(std::max(index, 0)));
         auto each_own = [&](function_ref<void(chunk)> run) {
