@@ -146,7 +146,7 @@ int main(int argc, char** argv) try {
     bool masterless = false;
     double atomic_latency = 1.5e-6;
     line.add_flag("--masterless", masterless,
-                  "add a column: the loop without a master (policies fixed by the step; every rank computes)");
+                  "add a column: the loop without a master (every rank computes; a policy that learns from timings shows -)");
     line.add_option("--atomic-latency", atomic_latency, "round trip of the masterless loop's remote atomic, seconds")
             ->capture_default_str();
     line.add_flag("!--no-engine-time", charged,

@@ -24,6 +24,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace loopsched::detail {
 
@@ -163,9 +164,13 @@ private:
         auto const rank = static_cast<std::size_t>(settings_.worker_ranks.at(worker));
         return seq_.next(request{worker, by_rank_[rank], {}});
     }
-    /// Replays the entries written since, up to the first empty one or `end`.
+    /// Replays the entries written since, up to the first empty one or `end`,
+    /// read at once: between two claims of a rank, every other rank claims
+    /// about once (reading 64 at a time, W-FSS on 4,096 simulated ranks with
+    /// 1 ms iterations reached 0.665 of the ideal, against 0.935).
     void catch_up(std::int64_t end) {
-        std::size_t const wanted = static_cast<std::size_t>(std::min<std::int64_t>(end - slot_, batch_.size()));
+        auto const wanted = static_cast<std::size_t>(std::min<std::int64_t>(end - slot_, max_read));
+        if (batch_.size() < wanted) batch_.resize(wanted);
         auto const entries = std::span(batch_).first(wanted);
         transport_.claims_read(slot_, entries);
         for (std::int32_t const who : entries) {
@@ -182,7 +187,8 @@ private:
     std::span<worker_status const> by_rank_;
     std::size_t worker_;
     std::int64_t slot_ = 0;
-    std::array<std::int32_t, 64> batch_{};
+    static constexpr std::int64_t max_read = 1 << 14; ///< entries per read: 64 KiB
+    std::vector<std::int32_t> batch_;
 };
 
 /// Runs this rank's part of a loop without a master: the agreement (every rank
