@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace loopsched {
@@ -119,6 +120,20 @@ struct parallel_for_options : loop_options, resilience_options {
         f("request_ahead", o.request_ahead, detail::option_rule{0.0, 1.0, true, "must be in [0, 1)", false, true});
         f("masterless", o.masterless, detail::any_value);
     }
+    /// The options a loop without a master refuses, each by name: nobody to
+    /// re-issue, take work back, watch, answer ahead or in turn. `with` ends each
+    /// message ("with masterless").
+    friend void check_masterless_rules(parallel_for_options const& o, std::string const& with) {
+        detail::require(!o.reissue, "options.reissue", o.reissue, "must be false " + with + " (no master keeps the chunks)");
+        detail::require(!o.departures, "options.departures", o.departures,
+                        "must be false " + with + " (no master takes work back)");
+        detail::require(std::isinf(o.presumed_lost_after), "options.presumed_lost_after", o.presumed_lost_after,
+                        "must be infinity " + with + " (no master watches the workers)");
+        detail::require(o.request_ahead == 0.0, "options.request_ahead", o.request_ahead,
+                        "must be 0 " + with + " (a rank claims its next step when it needs it)");
+        detail::require(!o.deterministic, "options.deterministic", o.deterministic,
+                        "must be false " + with + " (steps go to whichever rank claims first)");
+    }
     /// With reissue or departures a request must mean "my chunk is done", and
     /// work moves: no request ahead, no fixed assignment; a worker served in
     /// turn would wait for a lost one.
@@ -132,17 +147,7 @@ struct parallel_for_options : loop_options, resilience_options {
         }
         detail::require(!o.deterministic || std::isinf(o.presumed_lost_after), "options.deterministic",
                         o.deterministic, "must be false with a finite presumed_lost_after");
-        if (o.masterless) { // no master: nobody to re-issue, take work back, watch, answer ahead or in turn
-            detail::require(!o.reissue, "options.reissue", o.reissue, "must be false with masterless (no master keeps the chunks)");
-            detail::require(!o.departures, "options.departures", o.departures,
-                    "must be false with masterless (no master takes work back)");
-            detail::require(std::isinf(o.presumed_lost_after), "options.presumed_lost_after", o.presumed_lost_after,
-                    "must be infinity with masterless (no master watches the workers)");
-            detail::require(o.request_ahead == 0.0, "options.request_ahead", o.request_ahead,
-                    "must be 0 with masterless (a rank claims its next step when it needs it)");
-            detail::require(!o.deterministic, "options.deterministic", o.deterministic,
-                    "must be false with masterless (steps go to whichever rank claims first)");
-        }
+        if (o.masterless) check_masterless_rules(o, "with masterless");
     }
 };
 

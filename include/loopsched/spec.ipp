@@ -62,6 +62,8 @@ inline any_policy parse_automatic(std::string_view spec, std::vector<spec_args::
     o.drift = parsed.real("drift", o.drift);
     o.discount = parsed.real("discount", o.discount);
     o.exploration = parsed.real("exploration", o.exploration);
+    static constexpr std::array<std::string_view, 2> yes_no{"true", "false"};
+    o.masterless = parsed.word("masterless", yes_no, "false") == "true";
     // Without a key, loops made from the same spec text share their learning.
     return automatic(std::move(o), call_site{"policy spec " + std::string(spec), 0});
 }

@@ -378,6 +378,13 @@ int loopsched::testing::parallel_for_mpi_test(int argc, char** argv) {
         results.check(run_gathered_strings(world, 1234, parse_policy("gss"), dynamic_mapping{}, o),
                       "masterless strings gathered");
     }
+    // An automatic policy that tries each candidate with a master and without:
+    // every execution once, whichever it chose.
+    {
+        any_policy const chooser = parse_policy("auto:masterless=true,candidates=gss+w-fss,key=mpi_auto_masterless");
+        for (int execution = 0; execution < 6; ++execution)
+            results.check(run_and_verify(world, 2003, chooser, {}), "automatic, with a master or without, once");
+    }
     // Values of a type that travels serialized, dynamic and static.
     results.check(run_gathered_strings(world, 1234, parse_policy("fss"), dynamic_mapping{}),
                   "strings gathered, dynamic");

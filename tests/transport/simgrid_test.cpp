@@ -15,6 +15,7 @@
 #include <loopsched/error.hpp>
 #include <loopsched/hierarchical.hpp>
 #include <loopsched/mapping/dlpt.hpp>
+#include <loopsched/policy/automatic.hpp>
 #include <loopsched/space/box.hpp>
 #include <loopsched/spec.hpp>
 #include <loopsched/this_task.hpp>
@@ -116,6 +117,18 @@ struct clusters {
                                o.charge_engine_time = true;
                                return o;
                            }()};
+    // Rank 0's host 10x slower throughout, 5 us of CPU per message: a master
+    // that slows its workers.
+    sim::simulator slowed_root{[] {
+                                   auto p = cluster({1e9, 1e9, 1e9, 1e9});
+                                   p.perturb({.rank = 0, .slowdown = 10.0});
+                                   return p;
+                               }(),
+                               [] {
+                                   sim::simulation_options o;
+                                   o.message_overhead = 5e-6;
+                                   return o;
+                               }()};
     // Remote atomics whose service at rank 0's interface (10 us) outlasts their latency.
     sim::simulator queued_atomics{cluster({1e9, 1e9}), [] {
                                       sim::simulation_options o;
@@ -264,6 +277,33 @@ TEST_CASE("simgrid: without a master, policies that depend on who claims run eac
             auto const k = static_cast<std::size_t>(e.rank);
             CHECK(seq.next(request{k, info.of(k), {}}) == std::optional(chunk{e.first, e.size}));
         }
+    }
+}
+
+TEST_CASE("simgrid: with the root's host slowed, an automatic policy that tries loops without a master picks one") {
+    any_policy const policy = parse_policy("auto:masterless=true,candidates=ss,key=simgrid_slowed_root");
+    auto const* chooser = policy.target<automatic>();
+    REQUIRE(chooser != nullptr);
+    chooser->reset();
+    std::vector<int> runs(2000, 0);
+    all().slowed_root.run([&](sim::transport& t) {
+        for (int execution = 0; execution < 4; ++execution)
+            parallel_for(t, make_range(2000), policy, [&](index_range const& part) {
+                for (index_t i : part.indices()) runs[static_cast<std::size_t>(i)]++;
+                t.compute(1e5 * static_cast<double>(part.size()));
+            });
+    });
+    for (int c : runs) REQUIRE(c == 4);
+    auto const h = chooser->history();
+    REQUIRE(h.candidates == std::vector<std::string>{"ss", "masterless ss"});
+    REQUIRE(h.records.size() == 4);
+    // Trials (the last choice first), then the faster: the loop without a master.
+    CHECK(h.records[0].scheme == "masterless ss");
+    CHECK(h.records[1].scheme == "ss");
+    CHECK(h.records[0].seconds < 0.8 * h.records[1].seconds);
+    for (std::size_t i = 2; i < 4; ++i) {
+        CHECK(h.records[i].scheme == "masterless ss");
+        CHECK(h.records[i].reason == selection_reason::best);
     }
 }
 

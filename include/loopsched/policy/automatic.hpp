@@ -3,6 +3,7 @@
 #pragma once
 
 #include <loopsched/any_policy.hpp>
+#include <loopsched/detail/masterless_claim.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/hooks.hpp>
 #include <loopsched/policy/af.hpp>
@@ -172,6 +173,12 @@ struct automatic_options {
     double exploration = 0.3;
     /// How many executions the history remembers.
     std::size_t history = 4096;
+    /// Also tries each candidate that a loop without a master takes
+    /// (parallel_for_options::masterless) without one: it enters the list a
+    /// second time, right after itself, as "masterless NAME". A DOALL loop
+    /// then opens with every rank waiting for the root's choice; the root
+    /// must be rank 0.
+    bool masterless = false;
 
     friend bool operator==(automatic_options const&, automatic_options const&) = default;
 };
@@ -369,11 +376,16 @@ inline double lower_bound(schedule_shape const& shape, index_t iterations, loop_
 class selector {
 public:
     selector(std::vector<any_policy> candidates, automatic_options const& o)
-            : candidates_(std::move(candidates)), options_(o), learnt_(fresh()) {
-        for (auto const& c : candidates_) specs_.push_back(c.spec());
+            : given_(std::move(candidates)), candidates_(with_masterless(given_, o.masterless, without_master_)),
+              options_(o), learnt_(fresh()) {
+        for (std::size_t i = 0; i < candidates_.size(); ++i)
+            specs_.push_back((without_master_[i] ? "masterless " : "") + candidates_[i].spec());
     }
 
     [[nodiscard]] any_policy const& candidate(std::size_t i) const { return candidates_.at(i); }
+    /// Whether candidate i runs without a master.
+    [[nodiscard]] bool without_master(std::size_t i) const { return without_master_.at(i); }
+    [[nodiscard]] std::size_t size() const noexcept { return candidates_.size(); }
     /// Candidate i's spec.
     [[nodiscard]] std::string const& spec(std::size_t i) const { return specs_.at(i); }
 
@@ -422,12 +434,28 @@ public:
 
     /// Whether `candidates` and `o` choose as this selector does (the key aside).
     [[nodiscard]] bool same_choice(std::vector<any_policy> const& candidates, automatic_options const& o) const {
-        return candidates == candidates_ && o.method == options_.method && o.drift == options_.drift &&
+        return candidates == given_ && o.method == options_.method && o.drift == options_.drift &&
                o.discount == options_.discount && o.exploration == options_.exploration &&
-               o.history == options_.history;
+               o.history == options_.history && o.masterless == options_.masterless;
     }
 
 private:
+    /// The candidates, each one a loop without a master takes followed by
+    /// itself again when `masterless` (`without` marks the copies).
+    static std::vector<any_policy> with_masterless(std::vector<any_policy> const& given, bool masterless,
+                                                   std::vector<bool>& without) {
+        std::vector<any_policy> out;
+        for (auto const& c : given) {
+            out.push_back(c);
+            without.push_back(false);
+            if (masterless && masterless_claim_of(c.spec()) != masterless_claim::refused) {
+                out.push_back(c);
+                without.push_back(true);
+            }
+        }
+        return out;
+    }
+
     static constexpr double infinity = std::numeric_limits<double>::infinity();
     /// A candidate whose lower bound exceeds the best time by this much is not tried.
     static constexpr double hopeless = 1.1;
@@ -444,7 +472,8 @@ private:
             bool const near = shape.workers == loop.workers && 4 * std::abs(loop.iterations - shape.iterations) <=
                                                                        shape.iterations;
             if (!near) shape = shape_of(candidates_[j], loop);
-            bounds_[j] = lower_bound(shape, loop.iterations, table, overhead);
+            // Without a master a chunk may cost less than the master's overhead: none is a lower bound.
+            bounds_[j] = lower_bound(shape, loop.iterations, table, without_master_[j] ? 0.0 : overhead);
         }
     }
     /// Whether candidate j cannot come within `hopeless` of `best` seconds.
@@ -557,6 +586,8 @@ private:
     }
 
     mutable std::mutex mutex_;
+    std::vector<any_policy> const given_;
+    std::vector<bool> without_master_; // before candidates_, which fills it
     std::vector<any_policy> const candidates_;
     std::vector<std::string> specs_; // the candidates' specs, made once
     automatic_options const options_;
@@ -597,12 +628,12 @@ inline std::shared_ptr<selector> selector_for(std::string const& key, std::vecto
 ///     for (int step = 0; step < steps; ++step)
 ///         loopsched::parallel_for(comm, space, loopsched::automatic{}, body);
 ///
-/// Spec: `auto[:method=exhaustive|bandit|expert][,candidates=static+gss+...][,key=NAME]`.
+/// Spec: `auto[:method=exhaustive|bandit|expert][,candidates=static+gss+...][,key=NAME][,masterless=true]`.
 class automatic {
 public:
     static constexpr std::string_view name = "auto";
-    static constexpr std::array<std::string_view, 6> keys{"method",  "candidates", "key",
-                                                          "drift",   "discount",   "exploration"};
+    static constexpr std::array<std::string_view, 7> keys{"method",   "candidates",  "key",       "drift",
+                                                          "discount", "exploration", "masterless"};
 
     /// `where`: the loop's identity when options.key is empty (the caller's line).
     explicit automatic(automatic_options options = {}, call_site where = call_site::current())
@@ -676,6 +707,16 @@ public:
 
     /// The spec of the scheme the next execution runs.
     [[nodiscard]] std::string next_scheme() const { return selector_->spec(selector_->current().first); }
+    /// The next execution's choice: its index among the candidates the
+    /// selector chooses from (with options().masterless, the given ones and
+    /// their copies without a master).
+    [[nodiscard]] std::size_t next_candidate() const { return selector_->current().first; }
+    /// Choice i's scheme, for a loop that runs it.
+    [[nodiscard]] any_policy const& candidate(std::size_t i) const { return selector_->candidate(i); }
+    /// Whether choice i runs without a master.
+    [[nodiscard]] bool runs_without_master(std::size_t i) const { return selector_->without_master(i); }
+    /// How many choices there are.
+    [[nodiscard]] std::size_t choices() const { return selector_->size(); }
     /// What the executions with this policy's key measured and chose.
     [[nodiscard]] selection_history history() const { return selector_->history(); }
     /// Forgets what the executions with this key learnt.
@@ -699,6 +740,7 @@ public:
                 .add("drift", options_.drift, defaults.drift)
                 .add("discount", options_.discount, defaults.discount)
                 .add("exploration", options_.exploration, defaults.exploration)
+                .add("masterless", std::string(options_.masterless ? "true" : "false"), std::string("false"))
                 .str();
     }
 

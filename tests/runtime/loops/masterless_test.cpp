@@ -8,6 +8,7 @@
 #include <loopsched/hierarchical.hpp>
 #include <loopsched/mapping/mapping.hpp>
 #include <loopsched/options.hpp>
+#include <loopsched/policy/automatic.hpp>
 #include <loopsched/schedule.hpp>
 #include <loopsched/spec.hpp>
 #include <loopsched/transport/in_process.hpp>
@@ -242,4 +243,59 @@ TEST_CASE("masterless: policies that depend on timing, and options that need a m
         }
     });
     for (auto const& name : names) CHECK(name == "options.masterless");
+}
+
+TEST_CASE("masterless: an automatic policy with masterless=true tries its candidates with a master and without one, "
+          "every execution once and as a sequential run") {
+    any_policy const policy = parse_policy("auto:masterless=true,candidates=gss+w-fss+af,key=masterless_test_auto");
+    auto const* chooser = policy.target<automatic>();
+    REQUIRE(chooser != nullptr);
+    chooser->reset();
+    // af learns from timings: no copy without a master.
+    REQUIRE(chooser->history().candidates ==
+            std::vector<std::string>{"gss", "masterless gss", "w-fss", "masterless w-fss", "af"});
+    std::vector<std::string> schemes(12);
+    in_process::run(3, [&](in_process::endpoint& t) {
+        for (std::size_t run = 0; run < schemes.size(); ++run) {
+            parallel_for_options o;
+            o.powers = {1.0, 2.0, 1.0};
+            index_t const n = 1500;
+            auto out = parallel_for(
+                    t, make_range(n), policy,
+                    [](index_range const& part, std::span<index_t> v) {
+                        std::size_t j = 0;
+                        for (index_t i : part.indices()) v[j++] = i * 5;
+                    },
+                    gather<index_t>{}, o);
+            REQUIRE(out.statistics.iterations() == n);
+            if (t.rank() != 0) continue;
+            for (index_t i = 0; i < n; ++i) REQUIRE(out.value[static_cast<std::size_t>(i)] == i * 5);
+            schemes[run] = out.statistics.scheme;
+        }
+    });
+    auto const h = chooser->history();
+    REQUIRE(h.records.size() == schemes.size());
+    for (std::size_t i = 0; i < schemes.size(); ++i) CHECK(h.records[i].scheme == schemes[i]); // the table names it
+    // The first round tries the choices without a master: a loop's work alone
+    // bounds them, which no execution beats by the 10% that skips a choice.
+    auto const runs = h.runs();
+    CHECK(runs[1] >= 1);
+    CHECK(runs[3] >= 1);
+    CHECK(h.records.front().scheme == "af"); // trials open with the most adaptive
+}
+
+TEST_CASE("masterless: an automatic policy that tries loops without a master refuses a root other than 0 and the "
+          "options a master needs, by name") {
+    any_policy const policy = parse_policy("auto:masterless=true,candidates=gss+fss,key=masterless_test_refusals");
+    parallel_for_options o;
+    o.root = 1;
+    masterless_test::expect_refused(policy, o, "options.root");
+    o.root = 0;
+    o.reissue = true;
+    masterless_test::expect_refused(policy, o, "options.reissue");
+    o.reissue = false;
+    o.deterministic = true;
+    masterless_test::expect_refused(policy, o, "options.deterministic");
+    CHECK(policy.spec() == "auto:candidates=gss+fss,key=masterless_test_refusals,masterless=true");
+    CHECK(parse_policy(policy.spec()).spec() == policy.spec());
 }

@@ -231,13 +231,15 @@ using status_by_rank = boost::container::small_vector<worker_status, 16>;
 /// coordinator's go, which carries one word. `make()` computes it on the
 /// coordinator once every rank has said hello, while all of them wait (a
 /// loop's shared counter is then still); `word` is its value on every rank.
-/// With `statuses`, the go also carries every rank's status, which the
-/// agreement then returns on every rank (a policy that depends on who asks
-/// needs them all).
+/// `choice` and `statuses`, set on the coordinator, reach every rank: with
+/// `statuses`, the go also carries every rank's status, which the agreement
+/// then returns on every rank (a policy that depends on who claims needs them
+/// all); `choice` is the scheme an automatic policy runs (0 otherwise).
 struct go_for_everyone {
     function_ref<std::int64_t()> make;
     std::int64_t word = 0;
     bool statuses = false;
+    std::uint32_t choice = 0;
 };
 
 /// `silence` (finite with a failure detector): how long the coordinator waits
@@ -285,6 +287,8 @@ status_by_rank agree_on_opening(loop_link<T>& link, loop_shape const& mine, std:
         wire_reader r(m.payload);
         if (everyone) {
             everyone->word = r.get<std::int64_t>();
+            everyone->choice = r.get<std::uint32_t>();
+            everyone->statuses = r.get<std::uint8_t>() != 0;
             if (!everyone->statuses) return {};
             // One status when all are equal: 16,384 simulated ranks would each hold 16,384 copies.
             bool const equal = r.get<std::uint8_t>() != 0;
@@ -331,6 +335,8 @@ status_by_rank agree_on_opening(loop_link<T>& link, loop_shape const& mine, std:
         everyone->word = everyone->make();
         wire_writer w;
         w.put(everyone->word);
+        w.put(everyone->choice);
+        w.put(static_cast<std::uint8_t>(everyone->statuses));
         if (everyone->statuses) {
             bool const equal = std::ranges::all_of(all, [&](worker_status const& s) { return s == all[0]; });
             w.put(static_cast<std::uint8_t>(equal));

@@ -9,6 +9,7 @@
 #include <loopsched/mapping/mapping.hpp>
 #include <loopsched/options.hpp>
 #include <loopsched/outcome.hpp>
+#include <loopsched/policy/automatic.hpp>
 #include <loopsched/runtime/core/core.hpp>
 #include <loopsched/runtime/core/plan.hpp>
 #include <loopsched/runtime/core/profile.hpp>
@@ -66,13 +67,12 @@ inline rank_plan plan_doall(doall_call const& call, parallel_for_options const& 
 template <class M>
 concept known_ahead_of_time = requires { typename std::bool_constant<M{}.ahead_of_time()>; };
 
-/// The self-scheduled DOALL engine after the checks: the agreement, then the
-/// master, a worker, or both.
+/// The self-scheduled DOALL engine once the loop is agreed (`agreed`: every
+/// rank's status, on the root): the master, a worker, or both.
 template <Transport T, ChunkPolicy P, LoopMapping M>
-loop_statistics run_dynamic_doall(loop_link<T>& link, checked_loop& checked, P const& policy, M const& mapping,
-                                  chunk_body& run) {
+loop_statistics run_dynamic_doall_agreed(loop_link<T>& link, checked_loop& checked, P const& policy,
+                                         M const& mapping, chunk_body& run, status_by_rank const& agreed) {
     auto& plan = checked.plan;
-    auto const agreed = agree(link, checked.shape, checked.failed, plan.profile.status(), plan.settings.silence);
     std::span<worker_status const> const opening(agreed.data(), agreed.size());
     return run_loop(
             link, plan.settings, opening,
@@ -82,6 +82,54 @@ loop_statistics run_dynamic_doall(loop_link<T>& link, checked_loop& checked, P c
             [&](worker_port<T>& port) { return doall_worker<T, chunk_body>(port, plan.profile, run); });
 }
 
+/// The self-scheduled DOALL engine after the checks: the agreement, then the
+/// master, a worker, or both.
+template <Transport T, ChunkPolicy P, LoopMapping M>
+loop_statistics run_dynamic_doall(loop_link<T>& link, checked_loop& checked, P const& policy, M const& mapping,
+                                  chunk_body& run) {
+    auto& plan = checked.plan;
+    auto const agreed = agree(link, checked.shape, checked.failed, plan.profile.status(), plan.settings.silence);
+    return run_dynamic_doall_agreed(link, checked, policy, mapping, run, agreed);
+}
+
+/// The automatic policy behind `policy`, if it is one (itself, or inside an
+/// any_policy), else null.
+template <class P>
+automatic const* automatic_of(P const& policy) {
+    if constexpr (std::same_as<P, automatic>)
+        return &policy;
+    else if constexpr (std::same_as<P, any_policy>)
+        return policy.template target<automatic>();
+    else
+        return nullptr;
+}
+
+/// A self-scheduled DOALL loop whose automatic policy also tries loops
+/// without a master: every rank waits for the go, which carries the root's
+/// choice (the root is the coordinator, rank 0), then runs it with a master or
+/// without; the root tells the selector how an execution without a master went.
+template <Transport T, ChunkPolicy P, LoopMapping M>
+loop_statistics run_automatic_doall(loop_link<T>& link, checked_loop& checked, P const& policy, automatic const& chooser,
+                                    M const& mapping, chunk_body& run) {
+    auto& plan = checked.plan;
+    std::size_t const next = chooser.next_candidate(); // the coordinator's is the choice
+    bool const through_log = chooser.runs_without_master(next) &&
+                             masterless_claim_of(chooser.candidate(next).spec()) == masterless_claim::by_claimant;
+    auto word = [&] { return counter_at_go(link.transport(), through_log); };
+    go_for_everyone go{word, 0, through_log, static_cast<std::uint32_t>(next)};
+    auto const agreed = agree(link, checked.shape, checked.failed, plan.profile.status(), plan.settings.silence, &go);
+    if (go.choice >= chooser.choices()) [[unlikely]]
+        throw error("loopsched: protocol: an automatic loop's choice " + std::to_string(go.choice) +
+                    " is not one of its " + std::to_string(chooser.choices()) + " (the ranks' candidates differ)");
+    if (!chooser.runs_without_master(go.choice)) return run_dynamic_doall_agreed(link, checked, policy, mapping, run, agreed);
+    loop_statistics table = run_masterless_opened(link, checked, chooser.candidate(go.choice), run, go, agreed);
+    if (link.rank() == plan.settings.root) {
+        auto execution = chooser.start(plan.info); // the same choice: the selector learns only here
+        execution.finish(table);
+    }
+    return table;
+}
+
 /// The DOALL engine on this rank after the checks, ahead of time,
 /// self-scheduled, or without a master; compiled once per transport and
 /// mapping (run_doall erases the policy), and only the kind a mapping known at
@@ -89,8 +137,13 @@ loop_statistics run_dynamic_doall(loop_link<T>& link, checked_loop& checked, P c
 template <Transport T, ChunkPolicy P, LoopMapping M>
 loop_statistics run_doall_engine(loop_link<T>& link, checked_loop& checked, P const& policy, M const& mapping,
                                  chunk_body& run) {
-    if constexpr (has_shared_counter<T>) // checked: a masterless loop runs only where there is a counter
+    if constexpr (has_shared_counter<T>) { // checked: a loop without a master runs only where there is a counter
         if (checked.plan.settings.masterless) return run_masterless(link, checked, policy, run);
+        if constexpr (std::same_as<P, any_policy> || std::same_as<P, automatic>)
+            if (auto const* chooser = automatic_of(policy);
+                chooser && chooser->options().masterless && !mapping.ahead_of_time())
+                return run_automatic_doall(link, checked, policy, *chooser, mapping, run);
+    }
     if constexpr (known_ahead_of_time<M>) {
         if constexpr (M{}.ahead_of_time())
             return run_ahead(link, checked.shape, checked.failed, checked.plan, policy, mapping, run);
@@ -127,6 +180,14 @@ doall_run run_doall_checked(loop_link<T>& link, doall_call const& call, P const&
             require(!mapping.ahead_of_time(), "options.masterless", true,
                     "needs a self-scheduled mapping (" + std::string(mapping_name(mapping)) + " assigns ahead of time)");
             check_masterless(link.transport(), spec_of(policy));
+        }
+        if (auto const* chooser = automatic_of(policy); chooser && chooser->options().masterless) {
+            std::string const with = "with an automatic policy that tries loops without a master";
+            require(o.root == coordinator, "options.root", o.root, "must be 0 " + with + " (rank 0 announces its choice)");
+            require(shares_a_counter(link.transport()), "policy", spec_of(policy),
+                    "tries loops without a master: needs a transport with a shared counter (MPI, in-process, SimGrid: "
+                    "see has_shared_counter)");
+            check_masterless_rules(o, with);
         }
         detail::validate(plan.info);
         (void)policy.start(plan.info); // the policy's own checks, on every rank before any message

@@ -3,12 +3,13 @@
 // Scheduling Using MPI Passive-Target Remote Memory Access"): every rank claims
 // the policy's next scheduling step, with one fetch-and-add on the transport's
 // shared counter where the step fixes the chunk, or with a compare-and-swap
-// in its claims log where the claimant does, and derives that step's chunk
+// in its claims log (after a ticket on the counter) where the claimant does, and derives that step's chunk
 // itself; the reports, results and table are those of a loop placed ahead of
 // time (ahead.hpp).
 #pragma once
 
 #include <loopsched/concepts.hpp>
+#include <loopsched/detail/masterless_claim.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/runtime/core/agreement.hpp>
 #include <loopsched/runtime/core/link.hpp>
@@ -27,42 +28,6 @@
 #include <vector>
 
 namespace loopsched::detail {
-
-/// The policies a loop without a master runs: those whose chunk sequence is
-/// fixed by the step, whoever asks (the worker's power, run queue or timing
-/// never enter it), so that every rank derives any step's chunk alone.
-inline constexpr std::array<std::string_view, 12> fixed_by_step_policies{
-        "static", "ss", "css", "mfsc", "gss", "tss", "fss", "fac2", "fiss", "tfss", "fsc", "rnd"};
-
-/// The policies whose chunks depend on who claims them (the worker's power and
-/// run queue, as agreed when the loop opens), never on timing: each rank
-/// replays the claims log (W-X takes any X of these two lists).
-inline constexpr std::array<std::string_view, 5> fixed_by_claimant_policies{"wf", "dtss", "dfss", "dfiss", "dtfss"};
-
-/// Of the policies fixed by the step, the ones whose chunks all have one size (the last clipped): a
-/// step's chunk is then computed, not replayed.
-inline constexpr std::array<std::string_view, 4> constant_chunk_policies{"ss", "css", "mfsc", "fsc"};
-
-/// A spec's policy name: the spec up to its parameters.
-inline std::string_view policy_name_of(std::string_view spec) { return spec.substr(0, spec.find(':')); }
-
-/// How a loop without a master claims the policy's steps.
-enum class masterless_claim {
-    by_step,     ///< a fetch-and-add on the counter: the step fixes the chunk
-    by_claimant, ///< a compare-and-swap in the claims log: the claimant's status enters the chunk
-    refused,     ///< the chunks depend on timing (or are not known by name)
-};
-
-/// How the policy with this spec is claimed without a master.
-inline masterless_claim masterless_claim_of(std::string_view spec) {
-    std::string_view const name = policy_name_of(spec);
-    if (std::ranges::find(fixed_by_step_policies, name) != fixed_by_step_policies.end())
-        return masterless_claim::by_step;
-    if (std::ranges::find(fixed_by_claimant_policies, name) != fixed_by_claimant_policies.end() ||
-        (name.starts_with("w-") && masterless_claim_of(name.substr(2)) != masterless_claim::refused))
-        return masterless_claim::by_claimant;
-    return masterless_claim::refused;
-}
 
 /// The checks a loop without a master makes on every rank, past parallel_for_options'
 /// own: a policy it can claim, and a transport with a shared counter.
@@ -191,29 +156,31 @@ private:
     std::vector<std::int32_t> batch_;
 };
 
-/// Runs this rank's part of a loop without a master: the agreement (every rank
-/// waits for the go, which carries the counter's value while nobody claims),
-/// then claims until the steps run out, then the reports and the table.
+/// The go's word, on the coordinator while every rank waits for it: the
+/// counter's value (-1: not opened yet, then every rank opens it, at 0), the
+/// claims log emptied first where the loop claims through it. The counter
+/// counts on across loops and is never reset: a loop's steps start at it.
+template <Transport T>
+std::int64_t counter_at_go(T& transport, bool through_claims_log) {
+    if (through_claims_log) transport.claims_clear();
+    return transport.counter_opened() ? transport.counter_fetch_add(0) : -1;
+}
+
+/// This rank's part of a loop without a master once every rank has the go
+/// (`statuses`: every rank's, where the go carried them): claims until the
+/// steps run out, then the reports and the table.
 template <Transport T, ChunkPolicy P, class Body>
-loop_statistics run_masterless(loop_link<T>& link, checked_loop& checked, P const& policy, Body& body) {
+loop_statistics run_masterless_opened(loop_link<T>& link, checked_loop& checked, P const& policy, Body& body,
+                                      go_for_everyone const& go, status_by_rank const& statuses) {
     auto& plan = checked.plan;
     T& transport = link.transport();
-    // The counter counts on across loops: this loop's steps start at its value
-    // when the go is sent (-1: not opened yet, then every rank opens it, at 0).
-    bool const by_claimant = masterless_claim_of(spec_of(policy)) == masterless_claim::by_claimant;
-    auto counter_now = [&]() -> std::int64_t {
-        if (by_claimant) transport.claims_clear(); // every rank waits for the go: nobody uses the log
-        return transport.counter_opened() ? transport.counter_fetch_add(0) : -1;
-    };
-    go_for_everyone go{counter_now, 0, by_claimant};
-    auto const statuses = agree(link, checked.shape, checked.failed, plan.profile.status(), plan.settings.silence, &go);
     std::int64_t base = go.word;
     if (base < 0) {
         transport.counter_open();
         base = 0;
     }
     int const index = plan.settings.index_of(link.rank());
-    if (by_claimant) {
+    if (go.statuses) { // through the claims log
         // A ticket per step, and one more per worker: its last, past the end or left out.
         transport.claims_reserve(plan.info.iterations + static_cast<index_t>(plan.info.workers));
         claim_replay<T, P> claims(transport, base, policy, plan.info, plan.settings,
@@ -234,6 +201,20 @@ loop_statistics run_masterless(loop_link<T>& link, checked_loop& checked, P cons
         while (auto const c = steps.at(transport.counter_fetch_add(1) - base)) run(*c);
     };
     return run_without_master(link, checked.shape, std::nullopt, plan, index >= 0, each_own, body);
+}
+
+/// Runs this rank's part of a loop without a master: the agreement (every rank
+/// waits for the go, which carries the counter's value while nobody claims,
+/// and every rank's status where the policy depends on who claims), then the
+/// claims, the reports and the table.
+template <Transport T, ChunkPolicy P, class Body>
+loop_statistics run_masterless(loop_link<T>& link, checked_loop& checked, P const& policy, Body& body) {
+    auto& plan = checked.plan;
+    bool const by_claimant = masterless_claim_of(spec_of(policy)) == masterless_claim::by_claimant;
+    auto word = [&] { return counter_at_go(link.transport(), by_claimant); };
+    go_for_everyone go{word, 0, by_claimant};
+    auto const statuses = agree(link, checked.shape, checked.failed, plan.profile.status(), plan.settings.silence, &go);
+    return run_masterless_opened(link, checked, policy, body, go, statuses);
 }
 
 } // namespace loopsched::detail
