@@ -47,7 +47,9 @@ std::string automatic_section(std::vector<std::string>& problems) {
             {"key", "", "the spec text", "text", "the loop's identity: executions with one key share their learning"},
             {"drift", "0.25", "0.25", "real > 0", "exhaustive: the change of the chosen scheme's time that starts new trials"},
             {"discount", "0.97", "0.97", "real in (0, 1]", "bandit: the weight a time keeps one execution later"},
-            {"exploration", "0.3", "0.3", "real >= 0", "bandit: how far the index reaches beyond a mean time"}};
+            {"exploration", "0.3", "0.3", "real >= 0", "bandit: how far the index reaches beyond a mean time"},
+            {"masterless", "false", "false", "`true`, `false`",
+             "also try each candidate a loop without a master takes, without one ([loops without a master](masterless.md))"}};
     std::vector<std::string_view> described, known(automatic::keys.begin(), automatic::keys.end());
     for (auto const& k : keys) described.push_back(k.key);
     if (described != known) problems.push_back("auto: automatic::keys and the described ones differ");

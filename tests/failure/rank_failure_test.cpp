@@ -9,7 +9,7 @@
 // nothing. tests/failure/kill_matrix.py runs the matrix and counts.
 //
 //   rank_failure_test --work doall|farm|doacross|dnc --scheme S --victim V
-//                     --kill body|timer|start|after|none --seed N [--dedicated] [--no-reissue] [--loops L]
+//                     --kill body|timer|start|after|none --seed N [--dedicated] [--no-reissue] [--masterless] [--loops L]
 #include "../../examples/dnc_problems.hpp"
 
 #include <loopsched/dependence/uniform.hpp>
@@ -47,6 +47,7 @@ struct settings {
     int victim = 1;
     std::uint64_t seed = 1;
     bool dedicated = false, reissue = true;
+    bool masterless = false; ///< DOALL loops without a master (no reissue: a loss is rank_lost)
     int loops = 100;
 };
 
@@ -88,7 +89,8 @@ std::vector<int> run_doall(settings const& s, boost::mpi::communicator const& co
     double const us = first ? 10.0 : 1.0;
     auto const slash = s.scheme.find('/');
     parallel_for_options o;
-    o.reissue = s.reissue;
+    o.reissue = s.reissue && !s.masterless;
+    o.masterless = s.masterless;
     if (slash == std::string::npos) o.master_computes = !s.dedicated; // a hierarchy's root never computes
     auto body = [&](index_range const& part, std::span<double> values) {
         std::size_t j = 0;
@@ -207,6 +209,7 @@ int main(int argc, char** argv) {
         else if (a == "--loops") s.loops = std::stoi(next());
         else if (a == "--dedicated") s.dedicated = true;
         else if (a == "--no-reissue") s.reissue = false;
+        else if (a == "--masterless") s.masterless = true;
         else {
             std::fprintf(stderr, "rank_failure_test: unknown argument %s\n", argv[i]);
             return 2;
@@ -276,7 +279,7 @@ int main(int argc, char** argv) {
                        "loop " + std::to_string(loop) + ": rank_lost names rank " + std::to_string(e.lost_rank()));
                 // A dead sub-master ends a hierarchy's loop; a dead group worker does not.
                 bool const sub_master = s.scheme.find('/') != std::string::npos && victim_here != 2;
-                if (s.reissue && s.work != "doacross" && s.work != "dnc" && victim_here != 0 && !sub_master &&
+                if (s.reissue && !s.masterless && s.work != "doacross" && s.work != "dnc" && victim_here != 0 && !sub_master &&
                     s.kill == "body")
                     expect(false, "loop " + std::to_string(loop) + ": rank_lost although reissue should have carried the loop on");
                 comm = survivors(comm);

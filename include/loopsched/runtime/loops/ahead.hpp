@@ -19,6 +19,7 @@
 #include <cstring>
 #include <optional>
 #include <span>
+#include <thread>
 #include <vector>
 
 namespace loopsched::detail {
@@ -33,12 +34,14 @@ inline std::span<std::byte const> encode_ahead_report(wire_writer& w, loop_shape
     return encode_report(w, mine, clock, results, trace);
 }
 
-/// Calls run(chunk) for every chunk this rank runs in a loop without a master.
-using each_own_chunk = function_ref<void(function_ref<void(chunk)> run)>;
+/// Calls run(chunk) for every chunk this rank runs in a loop without a master,
+/// and waiting() whenever it waits for other ranks (it yields the processor
+/// and looks for the loop's end: an abort, or a rank's failure, is raised).
+using each_own_chunk = function_ref<void(function_ref<void(chunk)> run, function_ref<void()> waiting)>;
 
-/// Runs this rank's part of a loop without a master: `each_own(run)` calls
-/// run(chunk) for every chunk this rank runs (not called when `works` is
-/// false), then the reports, results and table. `body`: a doall_body.
+/// Runs this rank's part of a loop without a master: `each_own(run, waiting)`
+/// calls run(chunk) for every chunk this rank runs (not called when `works`
+/// is false), then the reports, results and table. `body`: a doall_body.
 /// Compiled once per transport and body, whatever gives the chunks.
 template <Transport T, class Body>
 loop_statistics run_without_master(loop_link<T>& link, loop_shape const& shape, std::optional<failure> failed,
@@ -73,6 +76,10 @@ loop_statistics run_without_master(loop_link<T>& link, loop_shape const& shape, 
     if (works && !failed) {
         try {
             double last_look = start;
+            auto waiting = [&] {
+                look();
+                std::this_thread::yield(); // the rank waited for may share this core
+            };
             each_own([&](chunk c) {
                 double const begin = link.now();
                 body.begin(c);
@@ -87,7 +94,7 @@ loop_statistics run_without_master(loop_link<T>& link, loop_shape const& shape, 
                     last_look = end;
                     look();
                 }
-            });
+            }, waiting);
         } catch (...) {
             if (verdict) throw;
             failed = failure::current(self, true);
@@ -179,7 +186,7 @@ template <Transport T, ChunkPolicy P, LoopMapping M, class Body>
 loop_statistics run_ahead(loop_link<T>& link, loop_shape const& shape, std::optional<failure> failed, rank_plan& plan,
                           P const& policy, M const& mapping, Body& body) {
     int const my_index = failed ? -1 : plan.settings.index_of(link.rank());
-    auto each_own = [&](function_ref<void(chunk)> run) {
+    auto each_own = [&](function_ref<void(chunk)> run, function_ref<void()>) { // never waits
         std::size_t units = 0; // block placement needs the count first: a pass without running anything
         for_each_round_robin(policy, plan.info, [&](assignment const&) { ++units; });
         auto placement = mapping.start(placement_info{plan.info.workers, plan.info.status, units});

@@ -112,13 +112,17 @@ public:
 
     /// This rank's next chunk, or nullopt when the loop is done, the policy
     /// leaves this worker out (for good: the statuses do not change), or rank
-    /// 0 is unreachable (its failure's notice follows).
-    std::optional<chunk> next() {
+    /// 0 is unreachable (its failure's notice follows). `waiting()` runs while
+    /// an entry before the ticket is still empty: its holder is between its
+    /// ticket and its write, descheduled, or dead (then waiting() raises the
+    /// loop's end).
+    std::optional<chunk> next(function_ref<void()> waiting) {
         if (seq_.done()) return std::nullopt;
         std::int64_t const ticket = transport_.counter_fetch_add(1) - base_;
         if (transport_.claims_compare_and_swap(ticket, static_cast<std::int32_t>(worker_) + 1) != 0) [[unlikely]]
             return std::nullopt; // rank 0 is unreachable (a taken entry would be a broken log)
-        while (slot_ < ticket && !seq_.done()) catch_up(ticket);
+        while (slot_ < ticket && !seq_.done())
+            if (!catch_up(ticket)) waiting();
         if (seq_.done()) return std::nullopt;
         ++slot_;
         return grant(worker_);
@@ -129,20 +133,23 @@ private:
         auto const rank = static_cast<std::size_t>(settings_.worker_ranks.at(worker));
         return seq_.next(request{worker, by_rank_[rank], {}});
     }
-    /// Replays the entries written since, up to the first empty one or `end`,
+    /// Replays the entries written since, up to the first empty one or `end`
+    /// (false: none was written),
     /// read at once: between two claims of a rank, every other rank claims
     /// about once (reading 64 at a time, W-FSS on 4,096 simulated ranks with
     /// 1 ms iterations reached 0.665 of the ideal, against 0.935).
-    void catch_up(std::int64_t end) {
+    bool catch_up(std::int64_t end) {
         auto const wanted = static_cast<std::size_t>(std::min<std::int64_t>(end - slot_, max_read));
         if (batch_.size() < wanted) batch_.resize(wanted);
         auto const entries = std::span(batch_).first(wanted);
         transport_.claims_read(slot_, entries);
+        std::int64_t const before = slot_;
         for (std::int32_t const who : entries) {
-            if (who <= 0) return; // its holder has yet to write it
+            if (who <= 0) break; // its holder has yet to write it
             (void)grant(static_cast<std::size_t>(who) - 1);
             ++slot_;
         }
+        return slot_ > before;
     }
 
     T& transport_;
@@ -186,8 +193,8 @@ loop_statistics run_masterless_opened(loop_link<T>& link, checked_loop& checked,
         claim_replay<T, P> claims(transport, base, policy, plan.info, plan.settings,
                                   std::span<worker_status const>(statuses.data(), statuses.size()),
                                   static_cast<std::size_t>(std::max(index, 0)));
-        auto each_own = [&](function_ref<void(chunk)> run) {
-            while (auto const c = claims.next()) run(*c);
+        auto each_own = [&](function_ref<void(chunk)> run, function_ref<void()> waiting) {
+            while (auto const c = claims.next(waiting)) run(*c);
         };
         return run_without_master(link, checked.shape, std::nullopt, plan, index >= 0, each_own, body);
     }
@@ -197,7 +204,7 @@ loop_statistics run_masterless_opened(loop_link<T>& link, checked_loop& checked,
     // O(1), not O(ranks), for its replay (16,384 simulated ranks in one process).
     loop_info const shape_only{plan.info.iterations, plan.info.workers, {}};
     step_replay<P> steps(policy, shape_only, static_cast<std::size_t>(std::max(index, 0)), constant);
-    auto each_own = [&](function_ref<void(chunk)> run) {
+    auto each_own = [&](function_ref<void(chunk)> run, function_ref<void()>) { // never waits
         while (auto const c = steps.at(transport.counter_fetch_add(1) - base)) run(*c);
     };
     return run_without_master(link, checked.shape, std::nullopt, plan, index >= 0, each_own, body);
