@@ -1622,12 +1622,13 @@ def farms_and_failures(run, out, quick):
 
 def masterless_loops(run, out, quick):
     """Loops without a master (parallel_for_options::masterless): every rank claims the policy's next step with a
-    remote atomic on rank 0's counter. The scale benchmark beside the hierarchy, and a slowed master's host."""
+    remote atomic on rank 0's counter (W-FSS: a ticket there and a write into the claims log). The scale benchmark
+    beside the hierarchy, and a slowed master's host."""
     # 16,384 workers take some 15 GB and half an hour per row pair: performance.md has them, not the report.
     sizes = ["256", "1024"] if quick else ["1024", "4096"]
     header, rows = None, []
     for size in sizes:
-        _, _, tables = run.program("scale", size, "--task-ms", "10,1", "--policies", "ss,fss", "--masterless",
+        _, _, tables = run.program("scale", size, "--task-ms", "10,1", "--policies", "ss,fss,w-fss", "--masterless",
                                    "--no-flat", "--no-engine-time")
         header = tables[0][0]
         rows += tables[0][1]
@@ -1639,7 +1640,7 @@ def masterless_loops(run, out, quick):
               "free": float(r[masterless_col])} for r in rows]
     platform = "uniform:n=256" if quick else "uniform:n=1024"
     workload = "random:n=" + ("25600" if quick else "102400") + ":mean=1e7:dist=exp:seed=7"
-    policies = ["ss", "fss", "gss"]
+    policies = ["ss", "fss", "gss", "w-fss"]
     cost = "message-overhead=1e-6"
     slowed = "slow:rank=0:from=0:factor=10"
     got = run.batch([(platform, workload, policies, [cost]), (platform, workload, policies, [cost, slowed]),
@@ -1654,7 +1655,9 @@ def masterless_loops(run, out, quick):
     md = ["## 16. Loops without a master\n",
           "With `parallel_for_options::masterless` every rank claims the policy's next scheduling step with one "
           "fetch-and-add on a counter on rank 0 and computes that step's chunk itself (after Eleliemy and Ciorba's "
-          "distributed chunk calculation); no rank answers requests. In SimGrid the atomic is a remote one: 1.5 us "
+          "distributed chunk calculation); no rank answers requests. A policy whose chunks depend on who claims "
+          "them (W-FSS here) takes a ticket on the counter, writes it into a claims log on rank 0 and replays the "
+          "log. In SimGrid each atomic is a remote one: 1.5 us "
           "round trip, 50 ns at rank 0's network interface, where atomics queue, none of it on rank 0's CPU "
           "([simulation](../simulation.md)). First the scale benchmark's loops (`benchmarks/scale --masterless "
           "--no-flat --no-engine-time`: exponential iterations, 100 per worker, 1 us per message, deterministic): "
@@ -1673,9 +1676,9 @@ def masterless_loops(run, out, quick):
                   f"{free[s][0]:.4g}", f"{free[s][1]:.4g}", f"{free[s][1] / free[s][0]:.3f}") for s in policies]),
           "The master serves every chunk's request on its slowed CPU: SS's one chunk per iteration makes it the "
           "bottleneck. Without a master the slowed host only opens and closes the loop.\n",
-          "Without a master a loop runs its policy's own chunks, as one flat master would hand them out: FSS at "
-          "1,024 workers with 10 ms iterations ends a little below the hierarchy, whose FSS within each group "
-          "cuts the loop's last chunks finer. Where the master is what limits a loop (SS, and 1 ms iterations) the "
+          "Without a master a loop runs its policy's own chunks, as one flat master would hand them out: FSS and "
+          "W-FSS at 1,024 workers with 10 ms iterations end a little below the hierarchy, whose scheme within "
+          "each group cuts the loop's last chunks finer. Where the master is what limits a loop (SS, and 1 ms iterations) the "
           "loop without one comes out ahead of the hierarchy, and at or above the bound: with claims in the order "
           "they arrive it is no longer the bound's strict in-order list schedule.\n"]
     claims = run.claims
