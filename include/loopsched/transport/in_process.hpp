@@ -155,7 +155,7 @@ inline void endpoint::claims_clear() noexcept {
 }
 inline std::int32_t endpoint::claims_compare_and_swap(std::int64_t slot, std::int32_t who) noexcept {
     std::int32_t before = 0;
-    // acq_rel: a rank that reads an entry sees nothing it needs beyond the entry, but TSan checks the order
+    // acq_rel (and acquire reads): an entry orders nothing else, but threads cost nothing more for it
     net_->claims_.load(std::memory_order_acquire)[slot].compare_exchange_strong(before, who,
                                                                                  std::memory_order_acq_rel);
     return before;
