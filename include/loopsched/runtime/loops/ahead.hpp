@@ -95,6 +95,12 @@ loop_statistics run_without_master(loop_link<T>& link, loop_shape const& shape, 
                     look();
                 }
             }, waiting);
+        } catch (rank_lost const&) {
+            // A peer's failure, seen here first: every survivor sees it too (the
+            // coordinator waits for that peer's report), so nobody is told.
+            // Telling the coordinator would wait for an answer that never comes
+            // once it has left the loop with the same rank_lost.
+            throw;
         } catch (...) {
             if (verdict) throw;
             failed = failure::current(self, true);
