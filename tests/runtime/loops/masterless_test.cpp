@@ -4,6 +4,7 @@
 // policy's sequence, the refusals, and loops of every kind after one another.
 #include <loopsched/algorithm/parallel_for.hpp>
 #include <loopsched/any_policy.hpp>
+#include <loopsched/detail/masterless_claim.hpp>
 #include <loopsched/error.hpp>
 #include <loopsched/hierarchical.hpp>
 #include <loopsched/mapping/mapping.hpp>
@@ -87,7 +88,7 @@ void check(int ranks, index_t n, std::string const& spec, int root = 0, bool com
     loop_info const info{n, workers, powers.empty() ? std::vector<worker_status>{} : statuses};
     std::vector<chunk> expected, ran;
     for (auto const& e : trace) ran.push_back(chunk{e.first, e.size});
-    if (spec.starts_with("w-") || spec.starts_with("d") || spec.starts_with("wf")) {
+    if (detail::masterless_claim_of(spec) == detail::masterless_claim::by_claimant) {
         // Chunks start in the order of the claims: replayed in that order, each
         // is what the policy grants its claimant (a claimant it leaves out takes nothing).
         chunk_sequencer<any_policy> seq(policy, info);
