@@ -37,6 +37,7 @@ CONFIGURATIONS = [
     ("farm fss (a chunk policy), computing master, killed at a random time", "--work farm --scheme fss --kill timer", "worker"),
     ("doall gss without a master, killed at a random time", "--work doall --scheme gss --kill timer --masterless", "worker"),
     ("doall w-fss without a master (claims log), killed in its body", "--work doall --scheme w-fss --kill body --masterless", "worker"),
+    ("doall fss without a master, nothing gathered (rows up a tree), killed at a random time", "--work doall --scheme fss --kill timer --masterless --no-gather", "worker"),
     ("doacross s-css, killed at a random time", "--work doacross --scheme s-css:chunk=5,h=20 --kill timer", "worker"),
     ("divide and conquer, steal, killed at a random time", "--work dnc --scheme steal --kill timer", "worker"),
 ]

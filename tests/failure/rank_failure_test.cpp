@@ -9,7 +9,7 @@
 // nothing. tests/failure/kill_matrix.py runs the matrix and counts.
 //
 //   rank_failure_test --work doall|farm|doacross|dnc --scheme S --victim V
-//                     --kill body|timer|start|after|none --seed N [--dedicated] [--no-reissue] [--masterless] [--loops L]
+//                     --kill body|timer|start|after|none --seed N [--dedicated] [--no-reissue] [--masterless] [--no-gather] [--loops L]
 #include "../../examples/dnc_problems.hpp"
 
 #include <loopsched/dependence/uniform.hpp>
@@ -31,6 +31,7 @@
 #include <optional>
 #include <random>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -48,6 +49,7 @@ struct settings {
     std::uint64_t seed = 1;
     bool dedicated = false, reissue = true;
     bool masterless = false; ///< DOALL loops without a master (no reissue: a loss is rank_lost)
+    bool gathered = true;    ///< DOALL: values gathered (false: only the table, whose rows go up a tree without a master)
     int loops = 100;
 };
 
@@ -100,6 +102,19 @@ std::vector<int> run_doall(settings const& s, boost::mpi::communicator const& co
             values[j++] = value_of(i);
         }
     };
+    if (!s.gathered) { // every iteration counted once in the table
+        if (slash != std::string::npos) throw std::invalid_argument("--no-gather is for flat DOALL loops");
+        auto const out = parallel_for(comm, make_range(n), std::string_view(s.scheme),
+                                      [&](index_range const& part) {
+                                          for (index_t i = part.lower()[0]; i < part.upper()[0]; ++i) {
+                                              v.iteration();
+                                              spin(us);
+                                          }
+                                      },
+                                      o);
+        expect(out.statistics.iterations() == n, "doall " + s.scheme + ": the table's rows do not add up to the loop");
+        return out.statistics.lost;
+    }
     // "fss/ss": a hierarchy, groups of two under the root, sub-masters computing:
     // {1, 2} on 3 ranks, {1, 2} and {3} on 4 (rank 2 is the one group worker).
     auto out = slash == std::string::npos
@@ -210,6 +225,7 @@ int main(int argc, char** argv) {
         else if (a == "--dedicated") s.dedicated = true;
         else if (a == "--no-reissue") s.reissue = false;
         else if (a == "--masterless") s.masterless = true;
+        else if (a == "--no-gather") s.gathered = false;
         else {
             std::fprintf(stderr, "rank_failure_test: unknown argument %s\n", argv[i]);
             return 2;

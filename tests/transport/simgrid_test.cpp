@@ -24,6 +24,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <map>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -235,6 +236,47 @@ TEST_CASE("simgrid: without a master, every accepted policy runs each iteration 
             std::ranges::sort(ran, {}, &chunk::first);
             CHECK(ran == expected);
         }
+}
+
+TEST_CASE("simgrid: without a master, the trace's chunk times are the simulated ones, on one clock, whether the "
+          "reports come straight or the rows up the tree") {
+    auto& s = all().mixed;
+    for (bool gathering : {true, false}) {
+        CAPTURE(gathering);
+        std::map<index_t, std::pair<double, double>> truth; // a chunk's first iteration: when it ran
+        loop_statistics at_root;
+        s.run([&](sim::transport& t) {
+            parallel_for_options o;
+            o.masterless = true;
+            o.trace = true;
+            auto const body = [&](index_range const& part) {
+                double const begin = t.now();
+                t.compute(1e5 * static_cast<double>(part.size() * (1 + part.lower()[0] % 7)));
+                truth[part.lower()[0]] = {begin, t.now()};
+            };
+            auto const stats =
+                    gathering ? parallel_for(t, make_range(1001), parse_policy("fss"),
+                                             [&](index_range const& part, std::span<double>) { body(part); },
+                                             gather<double>{}, o)
+                                        .statistics
+                              : parallel_for(t, make_range(1001), parse_policy("fss"), body, o).statistics;
+            if (t.rank() == 0) at_root = stats;
+        });
+        REQUIRE(at_root.trace.size() == truth.size());
+        // One clock: every chunk's traced time is its simulated time less the
+        // same origin, to within the go's latency through the tree (two hops
+        // here, tens of microseconds each). Aligning the clocks as the
+        // reports came would put the chunks of ranks that reported while
+        // rank 0 computed tens of milliseconds late.
+        double lowest = 1e9, highest = -1e9;
+        for (auto const& e : at_root.trace) {
+            auto const& [begin, end] = truth.at(e.first);
+            CHECK(e.end - e.start == doctest::Approx(end - begin).epsilon(1e-9));
+            lowest = std::min(lowest, begin - e.start);
+            highest = std::max(highest, begin - e.start);
+        }
+        CHECK(highest - lowest < 1e-3);
+    }
 }
 
 TEST_CASE("simgrid: without a master, policies that depend on who claims run each iteration once, each chunk what "

@@ -38,16 +38,18 @@ parallel_for_options masterless(int root = 0) {
 }
 
 /// One masterless loop of n iterations on `ranks` threads, gathering a value
-/// per iteration: exactly once, the root's values as a sequential run's, the
-/// same table on every rank, and the chunks run exactly the policy's sequence
-/// (for a policy fixed by the step) or, for one that depends on who claims,
+/// per iteration (or, with `gathering` false, nothing: the rows then go up the
+/// tree): exactly once, the root's values as a sequential run's, the same
+/// table on every rank, and the chunks run exactly the policy's sequence (for
+/// a policy fixed by the step) or, for one that depends on who claims,
 /// exactly what the policy grants each claimant in the order of the claims.
 void check(int ranks, index_t n, std::string const& spec, int root = 0, bool computes = true,
-           std::vector<double> powers = {}) {
+           std::vector<double> powers = {}, bool gathering = true) {
     CAPTURE(spec);
     CAPTURE(ranks);
     CAPTURE(n);
     CAPTURE(computes);
+    CAPTURE(gathering);
     parallel_for_options options = masterless(root);
     options.master_computes = computes;
     options.powers = powers;
@@ -57,25 +59,42 @@ void check(int ranks, index_t n, std::string const& spec, int root = 0, bool com
     std::vector<gathered<double>> out(static_cast<std::size_t>(ranks));
     any_policy const policy = parse_policy(spec);
     in_process::run(ranks, [&](in_process::endpoint& t) {
-        out[static_cast<std::size_t>(t.rank())] = parallel_for(
-                t, make_range(n), policy,
-                [&](index_range const& part, std::span<double> values) {
-                    REQUIRE(part.size() > 0);
-                    std::size_t j = 0;
-                    for (index_t i : part.indices()) {
-                        runs[static_cast<std::size_t>(i)]++;
-                        values[j++] = value_of(i);
-                    }
-                },
-                gather<double>{}, options);
+        auto const body = [&](index_range const& part, std::span<double> values) {
+            REQUIRE(part.size() > 0);
+            std::size_t j = 0;
+            for (index_t i : part.indices()) {
+                runs[static_cast<std::size_t>(i)]++;
+                if (!values.empty()) values[j++] = value_of(i);
+            }
+        };
+        if (gathering)
+            out[static_cast<std::size_t>(t.rank())] = parallel_for(t, make_range(n), policy, body, gather<double>{}, options);
+        else
+            out[static_cast<std::size_t>(t.rank())].statistics =
+                    parallel_for(t, make_range(n), policy, [&](index_range const& part) { body(part, {}); }, options)
+                            .statistics;
     });
     for (index_t i = 0; i < n; ++i) REQUIRE(runs[static_cast<std::size_t>(i)] == 1);
     auto const& at_root = out[static_cast<std::size_t>(root)];
-    REQUIRE(at_root.value.size() == static_cast<std::size_t>(n));
-    for (index_t i = 0; i < n; ++i) REQUIRE(at_root.value[static_cast<std::size_t>(i)] == value_of(i));
+    if (gathering) {
+        REQUIRE(at_root.value.size() == static_cast<std::size_t>(n));
+        for (index_t i = 0; i < n; ++i) REQUIRE(at_root.value[static_cast<std::size_t>(i)] == value_of(i));
+    }
     for (auto const& o : out) {
         CHECK(o.statistics.iterations() == n);
         CHECK(o.statistics.workers.size() == workers);
+    }
+    for (std::size_t k = 0; k < at_root.statistics.workers.size(); ++k) { // each row its own rank's
+        auto const& row = at_root.statistics.workers[k];
+        CHECK(row.rank == static_cast<int>(computes || ranks == 1 || static_cast<int>(k) < root ? k : k + 1));
+        index_t ran_here = 0, chunks_here = 0;
+        for (auto const& e : at_root.statistics.trace)
+            if (e.rank == row.rank) {
+                ran_here += e.size;
+                ++chunks_here;
+            }
+        CHECK(row.iterations == ran_here);
+        CHECK(row.chunks == chunks_here);
     }
     auto trace = at_root.statistics.trace;
     std::ranges::sort(trace, {}, [](auto const& e) { return e.first; });
@@ -127,6 +146,10 @@ TEST_CASE("masterless: every accepted policy, 1 to 4 ranks, any root, computing 
         for (int ranks : {1, 2, 3, 4}) masterless_test::check(ranks, 2311, spec);
     masterless_test::check(4, 999, "gss", 2);        // another root
     masterless_test::check(3, 999, "fss", 0, false); // a root that only gathers
+    // Nothing gathered: each rank's row goes up the tree of ranks, 3 levels deep on 7 ranks.
+    for (int ranks : {2, 4, 7})
+        for (auto spec : {"ss", "fss", "gss"}) masterless_test::check(ranks, 2003, spec, ranks - 1, true, {}, false);
+    masterless_test::check(7, 999, "tss", 0, false, {}, false);
     masterless_test::check(4, 999, "ss", 3, false);
     masterless_test::check(3, 2, "ss");        // fewer iterations than ranks
     masterless_test::check(2, 0, "fss");       // nothing to do
@@ -145,6 +168,8 @@ TEST_CASE("masterless: policies that depend on who claims, through the claims lo
         }
     masterless_test::check(4, 999, "dtss", 2, true, powers);  // another root
     masterless_test::check(3, 999, "w-fss", 0, false, {1.0, 3.0, 1.0}); // a root that only gathers
+    masterless_test::check(7, 2003, "w-fss", 3, true, {1.0, 3.0, 1.0, 2.0, 1.0, 1.0, 4.0}, false);
+    masterless_test::check(5, 2003, "dtss", 0, true, {1.0, 3.0, 1.0, 2.0, 1.0}, false);
     masterless_test::check(3, 2, "dfss", 0, true, {1.0, 2.0, 1.0});     // fewer iterations than ranks
     masterless_test::check(2, 0, "dtss");                                 // nothing to do
     masterless_test::check(3, 5000, "dtss");                              // equal powers

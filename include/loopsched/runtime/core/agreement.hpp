@@ -227,6 +227,25 @@ inline constexpr int coordinator = 0;
 /// Every rank's status, inline for up to 16 ranks (a loop should not allocate for it).
 using status_by_rank = boost::container::small_vector<worker_status, 16>;
 
+/// The binomial tree over a loop's ranks, rooted at the coordinator, through
+/// which a loop without a master spreads its go and gathers its reports: the
+/// coordinator then sends and receives log2(ranks) messages, not one per rank
+/// (16,383 at 16,384 simulated ranks, each with its processor time). Rank r's
+/// parent is r with its lowest set bit cleared.
+inline int tree_parent(int rank) noexcept { return rank & (rank - 1); }
+
+/// Calls f(child) for each of `rank`'s children in the binomial tree over
+/// `ranks` ranks, the largest subtree first (it has the longest way to go):
+/// rank + 2^k for every 2^k below rank's lowest set bit (every 2^k below
+/// `ranks` for rank 0).
+template <class F>
+void for_each_tree_child(int rank, int ranks, F&& f) {
+    int step = 1;
+    while (step < ranks && (rank & step) == 0) step <<= 1;
+    for (step >>= 1; step > 0; step >>= 1)
+        if (rank + step < ranks) f(rank + step);
+}
+
 /// A loop without a master: every rank, not only the root, waits for the
 /// coordinator's go, which carries one word. `make()` computes it on the
 /// coordinator once every rank has said hello, while all of them wait (a
@@ -271,10 +290,23 @@ status_by_rank agree_on_opening(loop_link<T>& link, loop_shape const& mine, std:
         // wait for it: the coordinator's failure is told to them from here);
         // without a master, every rank does.
         link.on_losses(loss_rule::deliver);
+        int const sender = everyone ? tree_parent(self) : coordinator; // of the go
+        // The go passes down a tree: a rank that had it first may send this
+        // one the loop's first messages before it comes (a master's grant).
+        std::vector<message> overtook;
         message_view m = link.receive();
-        while (kind_of(m.tag) == kind::lost) {
-            if (m.source == coordinator) abort_everyone(link, failure::lost(coordinator));
-            m = link.receive();
+        for (; kind_of(m.tag) != kind::go && kind_of(m.tag) != kind::abort; m = link.receive()) {
+            if (kind_of(m.tag) == kind::lost) {
+                // The go cannot come. The coordinator's loss is told to every rank
+                // (nobody else would); a parent's is the coordinator's affair too,
+                // which ends the loop on everyone once it misses that parent's report.
+                if (m.source == coordinator) abort_everyone(link, failure::lost(m.source));
+                if (m.source == sender) throw rank_lost(m.source);
+            } else if (everyone) {
+                overtook.push_back(message{m.source, m.tag, copy_bytes(m.payload)});
+            } else {
+                break;
+            }
         }
         if (kind_of(m.tag) == kind::abort) failure::read(m).raise(self);
         if (kind_of(m.tag) != kind::go) // every rank is waiting for this loop's next message: tell them all
@@ -286,6 +318,8 @@ status_by_rank agree_on_opening(loop_link<T>& link, loop_shape const& mine, std:
                                          {}});
         wire_reader r(m.payload);
         if (everyone) {
+            for_each_tree_child(self, ranks, [&](int child) { link.send(child, kind::go, m.payload); });
+            link.receive_again(std::move(overtook));
             everyone->word = r.get<std::int64_t>();
             everyone->choice = r.get<std::uint32_t>();
             everyone->statuses = r.get<std::uint8_t>() != 0;
@@ -345,7 +379,7 @@ status_by_rank agree_on_opening(loop_link<T>& link, loop_shape const& mine, std:
             else
                 for (auto const& s : all) w.put(s);
         }
-        for (int r = 1; r < ranks; ++r) link.send(r, kind::go, w.view());
+        for_each_tree_child(coordinator, ranks, [&](int child) { link.send(child, kind::go, w.view()); });
         return all;
     }
     if (mine.root == coordinator) return all;

@@ -125,6 +125,15 @@ public:
         return std::nullopt;
     }
 
+    /// Receives `messages` (this loop's, received in this order) again, before
+    /// anything not received yet: messages that overtook the one this rank
+    /// waited for.
+    void receive_again(std::vector<message> messages) {
+        if (messages.empty()) return;
+        early_.insert(early_.begin() + static_cast<std::ptrdiff_t>(next_early_),
+                      std::make_move_iterator(messages.begin()), std::make_move_iterator(messages.end()));
+    }
+
 private:
     /// Whether a received message goes to the caller: this loop's, or a
     /// notice the rule delivers. Otherwise it was kept for a later loop,

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <span>
 #include <string>
@@ -35,6 +36,12 @@ public:
         auto const* p = reinterpret_cast<std::byte const*>(text.data());
         if (!text.empty()) std::memcpy(grow(text.size()), p, text.size());
         return *this;
+    }
+    /// An unsigned number in 7-bit groups, low first (LEB128): one byte below
+    /// 128, where a count sent per rank is usually small.
+    wire_writer& put_varint(std::uint64_t value) {
+        for (; value >= 0x80; value >>= 7) put(static_cast<std::uint8_t>(value | 0x80));
+        return put(static_cast<std::uint8_t>(value));
     }
     /// Bytes without a length: the reader must know how many to take.
     wire_writer& put_raw(std::span<std::byte const> data) {
@@ -96,6 +103,16 @@ public:
         auto n = get<std::size_t>();
         auto s = advance(n);
         return std::string(reinterpret_cast<char const*>(s.data()), n);
+    }
+    /// A number put_varint wrote.
+    std::uint64_t get_varint() {
+        std::uint64_t value = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            auto const b = get<std::uint8_t>();
+            value |= static_cast<std::uint64_t>(b & 0x7f) << shift;
+            if ((b & 0x80) == 0) return value;
+        }
+        throw error("loopsched: a malformed number in a runtime message");
     }
     std::span<std::byte const> get_raw(std::size_t n) { return advance(n); }
     [[nodiscard]] std::size_t remaining() const noexcept { return bytes_.size() - offset_; }

@@ -39,21 +39,70 @@ inline std::span<std::byte const> encode_ahead_report(wire_writer& w, loop_shape
 /// and looks for the loop's end: an abort, or a rank's failure, is raised).
 using each_own_chunk = function_ref<void(function_ref<void(chunk)> run, function_ref<void()> waiting)>;
 
+/// One rank's row in a bundle of them going up the tree: its rank, computing
+/// time, iterations and chunks (nothing else counts without a master: no
+/// waiting for grants, no requests), and when traced, its chunks with times
+/// from its own go. About 13 bytes where a report is 184: at 16,384 simulated
+/// ranks the reports' bytes, more than their messages, kept the coordinator
+/// waiting (26 ms on 1 Gb/s).
+inline void put_tree_row(wire_writer& w, worker_statistics const& row, bool traced,
+                         std::span<chunk_event const> trace, double go) {
+    w.put_varint(static_cast<std::uint64_t>(row.rank))
+            .put(row.compute_seconds)
+            .put_varint(static_cast<std::uint64_t>(row.iterations))
+            .put_varint(static_cast<std::uint64_t>(row.chunks));
+    if (!traced) return;
+    w.put_varint(trace.size());
+    for (chunk_event e : trace) {
+        e.start -= go;
+        e.end -= go;
+        w.put(e);
+    }
+}
+
+/// Reads a row put_tree_row wrote; its chunks go to `trace`.
+inline worker_statistics read_tree_row(wire_reader& r, bool traced, std::vector<chunk_event>& trace) {
+    worker_statistics row;
+    row.rank = static_cast<int>(r.get_varint());
+    row.compute_seconds = r.get<double>();
+    row.iterations = static_cast<index_t>(r.get_varint());
+    row.chunks = static_cast<index_t>(r.get_varint());
+    if (traced)
+        for (auto n = r.get_varint(); n > 0; --n) trace.push_back(r.get<chunk_event>());
+    return row;
+}
+
 /// Runs this rank's part of a loop without a master: `each_own(run, waiting)`
 /// calls run(chunk) for every chunk this rank runs (not called when `works`
 /// is false), then the reports, results and table. `body`: a doall_body.
-/// Compiled once per transport and body, whatever gives the chunks.
+/// `after_go`: every rank started at the go of an opening that checked the
+/// shapes (a loop without a master). Then a chunk's times in the trace count
+/// from its rank's go, not from a clock offset estimated when its report
+/// arrives (late, while the coordinator computes); and with no results to
+/// gather, each rank sends its row (put_tree_row) and its subtree's up the
+/// binomial tree (tree_parent) in one message, not a report straight to the
+/// coordinator (through the tree, results would pass through up to
+/// log2(ranks) ranks and wait in the memory of each). Compiled once per
+/// transport and body, whatever gives the chunks.
 template <Transport T, class Body>
 loop_statistics run_without_master(loop_link<T>& link, loop_shape const& shape, std::optional<failure> failed,
-                                   rank_plan& plan, bool works, each_own_chunk each_own, Body& body) {
+                                   rank_plan& plan, bool works, each_own_chunk each_own, Body& body, bool after_go) {
     int const ranks = link.size(), self = link.rank();
     auto const& settings = plan.settings;
+    bool const through_tree = after_go && shape.result_bytes == 0;
     int const root = shape.root; // every rank's own view; the coordinator checks they agree
     worker_statistics mine{self};
     result_blocks results;
     std::vector<chunk_event> trace;
-    std::vector<message> early; // the coordinator's: reports that came while it worked
+    std::vector<message> early; // reports (bundles, up the tree) that came while this rank worked
+    std::vector<double> early_arrived; // when each came
     double const start = link.now();
+
+    // A peer's loss ends the loop on every survivor. The coordinator tells
+    // them all: a rank may have taken that loss's notice while it waited for
+    // the go, where it was the coordinator's affair, and would otherwise wait
+    // here for a table that never comes.
+    if (self == coordinator) link.on_losses(loss_rule::deliver);
 
     // Looks for the loop's end while working: the abort (every rank), or a
     // failure to end the loop with (the coordinator). Either is the verdict.
@@ -65,11 +114,12 @@ loop_statistics run_without_master(loop_link<T>& link, loop_shape const& shape, 
                 verdict = true;
                 failure::read(*m).raise(self);
             }
-            if (self == coordinator && k == kind::failed) {
+            if (self == coordinator && (k == kind::failed || k == kind::lost)) {
                 verdict = true;
-                abort_everyone(link, failure::read(*m));
+                abort_everyone(link, k == kind::lost ? failure::lost(m->source) : failure::read(*m));
             }
             early.push_back(message{m->source, m->tag, copy_bytes(m->payload)});
+            early_arrived.push_back(link.now());
         }
     };
 
@@ -109,10 +159,31 @@ loop_statistics run_without_master(loop_link<T>& link, loop_shape const& shape, 
 
     if (self != coordinator) {
         if (failed) tell_and_wait(link, coordinator, *failed);
+        // Its work done, the loop's outcome is the coordinator's: the table,
+        // or the abort. A peer lost now may have sent its report already, and
+        // the coordinator then ends the loop well on every rank.
+        link.on_losses(loss_rule::answers_to, coordinator);
         wire_writer w;
-        link.send(coordinator, kind::report,
-                  encode_ahead_report(w, shape, plan.profile.status(), mine, settings.trace ? link.now() : 0.0, results,
-                                      trace));
+        if (!through_tree) {
+            double const clock = !settings.trace ? 0.0 : after_go ? start : link.now();
+            link.send(coordinator, kind::report,
+                      encode_ahead_report(w, shape, plan.profile.status(), mine, clock, results, trace));
+        } else { // this rank's row and its children's bundles, in one bundle to its parent
+            put_tree_row(w, mine, settings.trace, trace, start);
+            int children = 0;
+            for_each_tree_child(self, ranks, [&](int) { ++children; });
+            auto add = [&](message_view m) {
+                kind const k = kind_of(m.tag);
+                if (k == kind::abort) failure::read(m).raise(self);
+                if (k == kind::report) {
+                    w.put_raw(m.payload);
+                    --children;
+                }
+            };
+            for (auto const& m : early) add(m);
+            while (children > 0) add(link.receive());
+            link.send(tree_parent(self), kind::report, w.view());
+        }
         loop_statistics table;
         while (true) {
             message_view const m = link.receive();
@@ -135,32 +206,55 @@ loop_statistics run_without_master(loop_link<T>& link, loop_shape const& shape, 
 
     // The coordinator: every other rank's report (or failure), then the verdict.
     if (failed) abort_everyone(link, *failed); // the others stop at their next look
-    std::vector<message> reports(static_cast<std::size_t>(ranks));
-    shape_check check(shape, true);
-    auto take = [&](message_view m) {
-        if (check.take(m) && kind_of(m.tag) == kind::report)
-            reports[static_cast<std::size_t>(m.source)] =
-                    message{m.source, m.tag, copy_bytes(m.payload)};
-    };
-    for (auto const& m : early) take(m);
-    for (auto n = early.size(); n + 1 < static_cast<std::size_t>(ranks); ++n) take(link.receive());
-    if (auto const outcome = check.verdict(std::nullopt)) abort_everyone(link, *outcome);
-
-    loop_statistics table;
-    table.workers.resize(settings.workers());
-    result_blocks forwarded = root != coordinator ? results : result_blocks{}; // to the root, when it is another rank
+    std::vector<message> reports(static_cast<std::size_t>(ranks));   // each rank's, straight
+    std::vector<double> arrived(static_cast<std::size_t>(ranks));     // when it came: its clock's offset
+    std::vector<worker_statistics> rows(through_tree ? static_cast<std::size_t>(ranks) : 0); // up the tree
     std::vector<chunk_event> events = trace;
     for (auto& e : events) { // the coordinator's own: its clock, onto loop time
         e.start -= start;
         e.end -= start;
     }
+    shape_check check(shape, true);
+    int heard = 1; // ranks whose report (or failure) is in, the coordinator's own counted
+    auto take = [&](message_view m, double when) {
+        kind const k = kind_of(m.tag);
+        if (k == kind::lost) abort_everyone(link, failure::lost(m.source));
+        if (through_tree && k == kind::report) {
+            wire_reader r(m.payload);
+            while (r.remaining() > 0) {
+                worker_statistics const row = read_tree_row(r, settings.trace, events);
+                if (row.rank <= coordinator || row.rank >= ranks)
+                    throw error("loopsched: protocol: a row from rank " + std::to_string(row.rank) + " of " +
+                                std::to_string(ranks));
+                rows[static_cast<std::size_t>(row.rank)] = row;
+                ++heard;
+            }
+            return;
+        }
+        // A failing rank tells the coordinator straight away; up the tree, its subtree's rows wait at it.
+        if (through_tree && k == kind::failed) abort_everyone(link, failure::read(m));
+        if (check.take(m) && k == kind::report) {
+            reports[static_cast<std::size_t>(m.source)] = message{m.source, m.tag, copy_bytes(m.payload)};
+            arrived[static_cast<std::size_t>(m.source)] = after_go ? start : when;
+        }
+        ++heard;
+    };
+    for (std::size_t i = 0; i < early.size(); ++i) take(early[i], early_arrived[i]);
+    while (heard < ranks) take(link.receive(), link.now());
+    if (auto const outcome = check.verdict(std::nullopt)) abort_everyone(link, *outcome);
+
+    loop_statistics table;
+    table.workers.resize(settings.workers());
+    result_blocks forwarded = root != coordinator ? results : result_blocks{}; // to the root, when it is another rank
     for (int r = 0; r < ranks; ++r) {
         worker_statistics w = mine;
-        if (r != coordinator) {
+        if (through_tree && r != coordinator) {
+            w = rows[static_cast<std::size_t>(r)];
+        } else if (r != coordinator) {
             wire_reader rd(reports[static_cast<std::size_t>(r)].payload);
             (void)rd.get<hello_message>();
             w = read_report(
-                    rd, link.now(), start,
+                    rd, arrived[static_cast<std::size_t>(r)], start,
                     [&](index_t first, index_t size, std::span<std::byte const> b) {
                         if (root == coordinator)
                             body.take(first, size, b);
@@ -203,7 +297,7 @@ loop_statistics run_ahead(loop_link<T>& link, loop_shape const& shape, std::opti
                 run(a.range);
         });
     };
-    return run_without_master(link, shape, std::move(failed), plan, my_index >= 0, each_own, body);
+    return run_without_master(link, shape, std::move(failed), plan, my_index >= 0, each_own, body, false);
 }
 
 } // namespace loopsched::detail

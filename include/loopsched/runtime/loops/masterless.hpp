@@ -196,7 +196,7 @@ loop_statistics run_masterless_opened(loop_link<T>& link, checked_loop& checked,
         auto each_own = [&](function_ref<void(chunk)> run, function_ref<void()> waiting) {
             while (auto const c = claims.next(waiting)) run(*c);
         };
-        return run_without_master(link, checked.shape, std::nullopt, plan, index >= 0, each_own, body);
+        return run_without_master(link, checked.shape, std::nullopt, plan, index >= 0, each_own, body, true);
     }
     bool const constant = std::ranges::find(constant_chunk_policies, policy_name_of(spec_of(policy))) !=
                           constant_chunk_policies.end();
@@ -207,7 +207,7 @@ loop_statistics run_masterless_opened(loop_link<T>& link, checked_loop& checked,
     auto each_own = [&](function_ref<void(chunk)> run, function_ref<void()>) { // never waits
         while (auto const c = steps.at(transport.counter_fetch_add(1) - base)) run(*c);
     };
-    return run_without_master(link, checked.shape, std::nullopt, plan, index >= 0, each_own, body);
+    return run_without_master(link, checked.shape, std::nullopt, plan, index >= 0, each_own, body, true);
 }
 
 /// Runs this rank's part of a loop without a master: the agreement (every rank
