@@ -188,7 +188,8 @@ int loopsched::testing::task_farm_mpi_test(int argc, char** argv) {
                 o.departures = true;
                 int const leaver = world.size() - 1;
                 if (world.rank() == leaver) o.leaving = &away;
-                if (world.rank() == leaver && after == 0) away.leave();
+                bool left = world.rank() == leaver && after == 0;
+                if (left) away.leave();
                 int mine = 0;
                 bool after_asked = false;
                 std::vector<int> ran(200, 0);
@@ -196,14 +197,21 @@ int loopsched::testing::task_farm_mpi_test(int argc, char** argv) {
                         world, [&](auto& farm) { for (int i = 0; i < 200; ++i) farm.submit(i); },
                         [&](int const& i) {
                             after_asked = after_asked || away.asked();
-                            if (world.rank() == leaver && ++mine == after) away.leave();
+                            if (world.rank() == leaver && ++mine == after) {
+                                left = true;
+                                away.leave();
+                            }
                             ++ran[static_cast<std::size_t>(i)];
                             std::this_thread::sleep_for(std::chrono::microseconds(100));
                             return compute(i);
                         },
                         o);
                 std::string const what = "departure " + scheme + " after " + std::to_string(after);
-                t.check(out.statistics.departed == std::vector<int>{leaver}, what + ": the table names the rank");
+                // On a loaded machine the others may run all tasks before the leaver reaches its 20th.
+                boost::mpi::broadcast(world, left, leaver);
+                t.check(left || after > 1, what + ": the rank left");
+                t.check(out.statistics.departed == (left ? std::vector<int>{leaver} : std::vector<int>{}),
+                        what + ": the table names the rank if it left, and only then");
                 t.check(!after_asked, what + ": it started no task once asked to leave");
                 std::vector<int> total(ran.size(), 0);
                 boost::mpi::reduce(world, ran.data(), 200, total.data(), std::plus<>(), 0);
