@@ -1679,8 +1679,9 @@ def masterless_loops(run, out, quick):
           "Without a master a loop runs its policy's own chunks, as one flat master would hand them out: FSS and "
           "W-FSS at 1,024 workers with 10 ms iterations end a little below the hierarchy, whose scheme within "
           "each group cuts the loop's last chunks finer. Where the master is what limits a loop (SS, and 1 ms iterations) the "
-          "loop without one comes out ahead of the hierarchy, and at or above the bound: with claims in the order "
-          "they arrive it is no longer the bound's strict in-order list schedule.\n"]
+          "loop without one comes out ahead of the hierarchy, and close to the bound. Its time counts from rank 0's "
+          "go, which passes down a tree of the ranks, to the last rank's row of the table, which comes back up "
+          "it.\n"]
     claims = run.claims
     behind = [r for r in scale if r["free"] < r["hier"]]
     claims.claim("at-least-hierarchy", "without a master every row reaches at least the hierarchy's fraction of "
