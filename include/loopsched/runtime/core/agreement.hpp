@@ -253,7 +253,8 @@ void for_each_tree_child(int rank, int ranks, F&& f) {
 /// `choice` and `statuses`, set on the coordinator, reach every rank: with
 /// `statuses`, the go also carries every rank's status, which the agreement
 /// then returns on every rank (a policy that depends on who claims needs them
-/// all); `choice` is the scheme an automatic policy runs (0 otherwise).
+/// all), or one status, every rank's, where all are equal; `choice` is the
+/// scheme an automatic policy runs (0 otherwise).
 struct go_for_everyone {
     function_ref<std::int64_t()> make;
     std::int64_t word = 0;
@@ -324,13 +325,11 @@ status_by_rank agree_on_opening(loop_link<T>& link, loop_shape const& mine, std:
             everyone->choice = r.get<std::uint32_t>();
             everyone->statuses = r.get<std::uint8_t>() != 0;
             if (!everyone->statuses) return {};
-            // One status when all are equal: 16,384 simulated ranks would each hold 16,384 copies.
-            bool const equal = r.get<std::uint8_t>() != 0;
+            // One status when all are equal, kept as one: 16,384 simulated ranks
+            // would each hold 16,384 copies (4 GiB in all).
+            if (r.get<std::uint8_t>() != 0) return status_by_rank(1, r.get<worker_status>());
             status_by_rank all(static_cast<std::size_t>(ranks));
-            if (equal)
-                std::ranges::fill(all, r.get<worker_status>());
-            else
-                for (auto& s : all) s = r.get<worker_status>();
+            for (auto& s : all) s = r.get<worker_status>();
             return all;
         }
         status_by_rank all(static_cast<std::size_t>(ranks));

@@ -105,6 +105,7 @@ private:
 template <class T, ChunkPolicy P>
 class claim_replay {
 public:
+    /// `by_rank`: every rank's status, or one, every rank's, where all are equal.
     claim_replay(T& transport, std::int64_t base, P const& policy, loop_info const& info,
                  runtime_settings const& settings, std::span<worker_status const> by_rank, std::size_t worker)
             : transport_(transport), base_(base), seq_(policy, info), settings_(settings), by_rank_(by_rank),
@@ -131,7 +132,7 @@ public:
 private:
     std::optional<chunk> grant(std::size_t worker) {
         auto const rank = static_cast<std::size_t>(settings_.worker_ranks.at(worker));
-        return seq_.next(request{worker, by_rank_[rank], {}});
+        return seq_.next(request{worker, by_rank_.size() == 1 ? by_rank_.front() : by_rank_[rank], {}});
     }
     /// Replays the entries written since, up to the first empty one or `end`
     /// (false: none was written),
