@@ -38,18 +38,32 @@ std::string hierarchy_of(std::string const& flat) {
     return "fss/" + flat;
 }
 
-/// What a perfect self-scheduler reaches: every iteration, in order, to the
-/// first worker free, with no cost to ask. With exponential iterations its
-/// last ones end about ln(P) means after the average worker (the tail no
-/// scheduler that does not know iteration costs avoids): the ceiling for every row.
-double greedy_bound(examples::workload const& w, int workers) {
-    std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
-    for (int k = 0; k < workers; ++k) free_at.push(0.0);
+/// What a policy's own chunks reach at no cost: each, in the order the
+/// policy cuts them, to the first worker free (its claim costs nothing). With
+/// SS every iteration goes alone: what a perfect self-scheduler reaches, near
+/// the ceiling of every row (with exponential iterations its last ones end
+/// about ln(P) means after the average worker: the tail no scheduler that does
+/// not know iteration costs avoids; other chunks, in other orders, may land a
+/// little above it). A loop without a master runs exactly its policy's
+/// chunks, so it is measured against that policy's figure. Not for a policy
+/// that learns from timings (it sees none here).
+double schedule_bound(examples::workload const& w, int workers, std::string const& spec) {
+    auto const policy = any_policy(parse_policy(spec));
+    chunk_sequencer<any_policy> chunks(policy, loop_info{static_cast<index_t>(w.prefix.size() - 1),
+                                                         static_cast<std::size_t>(workers), {}});
+    using free_worker = std::pair<double, std::size_t>; // when, who
+    std::priority_queue<free_worker, std::vector<free_worker>, std::greater<>> free_at;
+    for (int k = 0; k < workers; ++k) free_at.push({0.0, static_cast<std::size_t>(k)});
     double makespan = 0.0;
-    for (std::size_t i = 0; i + 1 < w.prefix.size(); ++i) {
-        double const end = free_at.top() + (w.prefix[i + 1] - w.prefix[i]) / examples::reference_speed;
+    while (!chunks.done() && !free_at.empty()) {
+        auto const [at, worker] = free_at.top();
         free_at.pop();
-        free_at.push(end);
+        auto const c = chunks.next(request{worker, {}, {}});
+        if (!c) continue; // left out by the policy: this worker is done
+        auto const first = static_cast<std::size_t>(c->first);
+        double const end = at + (w.prefix[first + static_cast<std::size_t>(c->size)] - w.prefix[first]) /
+                                        examples::reference_speed;
+        free_at.push({end, worker});
         makespan = std::max(makespan, end);
     }
     double const ideal = w.total_flops() / (examples::reference_speed * workers);
@@ -167,7 +181,7 @@ int main(int argc, char** argv) try {
                 "simulator s (flat, hierarchical) | root engine us per iteration (flat, hierarchical) | "
                 "busiest sub-master's engine us per iteration of its group |%s\n"
                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|%s\n",
-                masterless ? " masterless | simulator s (masterless) |" : "", masterless ? "---|---|" : "");
+                masterless ? " masterless | policy bound | simulator s (masterless) |" : "", masterless ? "---|---|---|" : "");
     examples::progress shown("scale", sizes.size() * task_ms.size() * (policies.size() + farms.size()));
     for (double ms : task_ms) {
         for (std::size_t s = 0; s < sizes.size(); ++s) {
@@ -180,9 +194,10 @@ int main(int argc, char** argv) try {
                             : "random:n=" + iterations + ":mean=" + std::to_string(mean) + ":dist=" + dist + ":seed=7");
             w.task_bytes = task_bytes;
             double const ideal = w.total_flops() / (examples::reference_speed * n);
-            double const bound = greedy_bound(w, n);
+            double const bound = schedule_bound(w, n, "ss");
             auto row = [&](std::string const& name, std::string const& levels, examples::simulated_run const& f,
-                           examples::simulated_run const& r, examples::simulated_run const* m = nullptr) {
+                           examples::simulated_run const& r, examples::simulated_run const* m = nullptr,
+                           std::optional<double> own = std::nullopt) {
                 shown.clear();
                 auto fraction = [&](examples::simulated_run const& x) {
                     return x.seconds > 0.0 ? ideal / x.seconds : 0.0;
@@ -209,10 +224,12 @@ int main(int argc, char** argv) try {
                             r.statistics.groups.size(), fraction(r), static_cast<long long>(r.statistics.chunks()),
                             f.wall, r.wall, flat ? per_iteration(f) : 0.0, per_iteration(r), busiest);
                 if (masterless) {
+                    char own_text[32] = "-";
+                    if (own) std::snprintf(own_text, sizeof own_text, "%.3f", *own);
                     if (m)
-                        std::printf(" %.3f | %.1f |", fraction(*m), m->wall);
+                        std::printf(" %.3f | %s | %.1f |", fraction(*m), own_text, m->wall);
                     else
-                        std::printf(" - | - |");
+                        std::printf(" - | %s | - |", own_text);
                 }
                 std::printf("\n");
                 if (explain && flat) explain_run(f);
@@ -233,7 +250,8 @@ int main(int argc, char** argv) try {
                         m = examples::simulate(simulators[s], w, parse_policy(spec), false, false, false, {}, true);
                     } catch (invalid_parameter const&) { // a policy that depends on who asks: refused by name
                     }
-                row(spec, hierarchy_of(spec), f, hier, m ? &*m : nullptr);
+                row(spec, hierarchy_of(spec), f, hier, m ? &*m : nullptr,
+                    m ? std::optional(schedule_bound(w, n, spec)) : std::nullopt);
             }
             for (auto const& scheme : farms) { // a group holds a task per worker and one ahead: SS between groups
                 shown.next(std::to_string(n) + " workers, farm " + scheme);
