@@ -1658,6 +1658,11 @@ def masterless_loops(run, out, quick):
     ideal = run.ideal[key((cost,), "ss")]
     mw = {s: (got[key((cost,), s)][0], got[key((cost, slowed), s)][0]) for s in policies}
     free = {s: (got[key((cost, "masterless"), s)][0], got[key((cost, slowed, "masterless"), s)][0]) for s in policies}
+    def scale_table(rows):
+        return table(["workers", "iterations", "bound", "policy", "its chunks' bound", "hierarchical",
+                      "its fraction", "masterless"],
+                     [(f"{r['workers']:,}", r["task"], f"{r['bound']:.3f}", r["policy"].upper(), f"{r['own']:.3f}",
+                       r["levels"], f"{r['hier']:.3f}", f"{r['free']:.3f}") for r in rows])
     md = ["## 16. Loops without a master\n",
           "With `parallel_for_options::masterless` every rank claims the policy's next scheduling step with one "
           "fetch-and-add on a counter on rank 0 and computes that step's chunk itself (after Eleliemy and Ciorba's "
@@ -1671,18 +1676,12 @@ def masterless_loops(run, out, quick):
           "and two bounds computed on the same iterations at no cost: the perfect self-scheduler's (every "
           "iteration in order to the first free worker) and that of the policy's own chunks (each chunk, in the "
           "order the policy cuts them, to the first free worker; SS's is the perfect self-scheduler's):\n",
-          table(["workers", "iterations", "bound", "policy", "its chunks' bound", "hierarchical", "its fraction",
-                 "masterless"],
-                [(f"{r['workers']:,}", r["task"], f"{r['bound']:.3f}", r["policy"].upper(), f"{r['own']:.3f}",
-                  r["levels"], f"{r['hier']:.3f}", f"{r['free']:.3f}") for r in scale]),
+          scale_table(scale),
           "With 100 iterations per worker the exponential tail holds every scheduler near its bound: the last "
           "iterations end about ln(workers) means after the average worker. With 500 iterations per worker "
           f"(`--per-worker 500`) the bound rises, and the loop's own costs show ({int(long_size):,} workers, 1 ms "
           "iterations):\n",
-          table(["workers", "iterations", "bound", "policy", "its chunks' bound", "hierarchical", "its fraction",
-                 "masterless"],
-                [(f"{r['workers']:,}", r["task"], f"{r['bound']:.3f}", r["policy"].upper(), f"{r['own']:.3f}",
-                  r["levels"], f"{r['hier']:.3f}", f"{r['free']:.3f}") for r in long_loop]),
+          scale_table(long_loop),
           "Then the master's host slowed 10x for the whole loop (`--perturb slow:rank=0:from=0:factor=10`) on "
           f"`{platform}`, `{workload}`, 1 us of CPU per message: the loop with a dedicated master against the one "
           "without (its root, rank 0, claims nothing there either: it holds the counter and gathers the table), "
