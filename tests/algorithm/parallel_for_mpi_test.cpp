@@ -351,7 +351,8 @@ int loopsched::testing::parallel_for_mpi_test(int argc, char** argv) {
             }
     // Without a master: every rank claims steps through the window on rank 0;
     // loops with a master in between, any root, gathered values of either kind.
-    for (std::string spec : {"ss", "css:chunk=13", "gss", "tss", "fss", "fac2", "fiss", "tfss", "static", "rnd"})
+    for (std::string spec : {"ss", "css:chunk=13", "mfsc", "gss", "tss", "fss", "fac2", "fiss", "tfss",
+                             "fsc:h=1e-4,sigma=1e-3", "static", "rnd"})
         for (int root : {0, world.size() - 1}) {
             parallel_for_options o;
             o.masterless = true;
@@ -372,6 +373,13 @@ int loopsched::testing::parallel_for_mpi_test(int argc, char** argv) {
             results.check(run_gathered(world, 999, parse_policy(spec), o), "masterless " + spec + " gathered");
             results.check(run_gathered(world, 999, parse_policy("fss"), o), "masterless fss after " + spec);
         }
+    // Equal statuses: the go carries one, which every rank keeps for all.
+    for (std::string spec : {"w-fss", "dtss"}) {
+        parallel_for_options o;
+        o.masterless = true;
+        o.run_queues.assign(static_cast<std::size_t>(world.size()), 1.0);
+        results.check(run_and_verify(world, 2003, parse_policy(spec), o), "masterless " + spec + ", equal powers");
+    }
     {
         parallel_for_options o;
         o.masterless = true;
