@@ -189,12 +189,7 @@ public:
             if (checking_) note(m.source, compare_shapes(mine_, h.shape, m.source));
             return h;
         } else if (!protocol_) {
-            protocol_ = failure{failure::type::error,
-                                m.source,
-                                "loopsched: protocol: a message out of place at a loop's start or end",
-                                {},
-                                {},
-                                {}};
+            protocol_ = failure::fault(m.source, "loopsched: protocol: a message out of place at a loop's start or end");
         }
         return std::nullopt;
     }
@@ -311,12 +306,7 @@ status_by_rank agree_on_opening(loop_link<T>& link, loop_shape const& mine, std:
         }
         if (kind_of(m.tag) == kind::abort) failure::read(m).raise(self);
         if (kind_of(m.tag) != kind::go) // every rank is waiting for this loop's next message: tell them all
-            abort_everyone(link, failure{failure::type::error,
-                                         m.source,
-                                         "loopsched: protocol: a message out of place at a loop's start",
-                                         {},
-                                         {},
-                                         {}});
+            abort_everyone(link, failure::fault(m.source, "loopsched: protocol: a message out of place at a loop's start"));
         wire_reader r(m.payload);
         if (everyone) {
             for_each_tree_child(self, ranks, [&](int child) { link.send(child, kind::go, m.payload); });
@@ -352,11 +342,9 @@ status_by_rank agree_on_opening(loop_link<T>& link, loop_shape const& mine, std:
         if (!m) {
             int missing = 1;
             while (heard[static_cast<std::size_t>(missing)]) ++missing;
-            abort_everyone(link, failure{failure::type::error, self,
-                                         "loopsched: rank " + std::to_string(missing) +
-                                                 " was presumed lost: it did not join the loop within " +
-                                                 to_text(silence) + " s (options.presumed_lost_after)",
-                                         {}, {}, {}});
+            abort_everyone(link, failure::fault(self, "loopsched: rank " + std::to_string(missing) +
+                                                              " was presumed lost: it did not join the loop within " +
+                                                              to_text(silence) + " s (options.presumed_lost_after)"));
         }
         if (kind_of(m->tag) == kind::lost) abort_everyone(link, failure::lost(m->source));
         if (!heard.empty()) heard[static_cast<std::size_t>(m->source)] = true;

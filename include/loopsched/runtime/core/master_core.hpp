@@ -187,13 +187,12 @@ public:
         for (std::size_t k = 0; k < heard_.size(); ++k) {
             if (!expected(k) || now < heard_[k] + settings_.silence) continue;
             lose(k, [&](bool held_work) {
-                return failure{failure::type::error, port_.rank(),
-                               "loopsched: rank " + std::to_string(settings_.worker_ranks[k]) +
-                                       " was presumed lost: silent for " + to_text(settings_.silence) +
-                                       " s (options.presumed_lost_after) while " +
-                                       (held_work ? "it held work" : "its report was due") +
-                                       "; without options.reissue its work cannot be finished elsewhere",
-                               {}, {}, {}};
+                return failure::fault(port_.rank(),
+                                      "loopsched: rank " + std::to_string(settings_.worker_ranks[k]) +
+                                              " was presumed lost: silent for " + to_text(settings_.silence) +
+                                              " s (options.presumed_lost_after) while " +
+                                              (held_work ? "it held work" : "its report was due") +
+                                              "; without options.reissue its work cannot be finished elsewhere");
             });
         }
         settle_parked(); // its work may go to a parked worker

@@ -60,6 +60,9 @@ struct failure {
         return {type::invalid_parameter, origin, {}, std::move(parameter), std::move(value), std::move(requirement)};
     }
 
+    /// A runtime error found on rank `origin` (a protocol fault, a rank presumed lost): `text` names it.
+    static failure fault(int origin, std::string text) { return {type::error, origin, std::move(text), {}, {}, {}}; }
+
     /// Rank `rank` failed (the transport said so): the same rank_lost on every rank.
     static failure lost(int rank) { return {type::lost, rank, {}, {}, {}, {}}; }
 

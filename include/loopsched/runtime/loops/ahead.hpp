@@ -224,13 +224,9 @@ loop_statistics run_without_master(loop_link<T>& link, loop_shape const& shape, 
             while (r.remaining() > 0) {
                 worker_statistics const row = read_tree_row(r, settings.trace, events);
                 if (row.rank <= coordinator || row.rank >= ranks) // every rank waits for the verdict
-                    abort_everyone(link, failure{failure::type::error,
-                                                 m.source,
-                                                 "loopsched: protocol: a row from rank " + std::to_string(row.rank) +
-                                                         " of " + std::to_string(ranks),
-                                                 {},
-                                                 {},
-                                                 {}});
+                    abort_everyone(link, failure::fault(m.source, "loopsched: protocol: a row from rank " +
+                                                                          std::to_string(row.rank) + " of " +
+                                                                          std::to_string(ranks)));
                 rows[static_cast<std::size_t>(row.rank)] = row;
                 ++heard;
             }
