@@ -6,7 +6,7 @@
 // named alike on every survivor, or the same rank_lost everywhere), moves to
 // loopsched::survivors() and runs further loops there, each checked. Each
 // survivor prints one line, "PASS ..." or "FAIL ..."; the victim prints
-// nothing. tests/failure/kill_matrix.py runs the matrix and counts.
+// nothing, unless it outlived a body kill it never reached (then it says so). tests/failure/kill_matrix.py runs the matrix and counts.
 //
 //   rank_failure_test --work doall|farm|doacross|dnc --scheme S --victim V
 //                     --kill body|timer|start|after|none --seed N [--dedicated] [--no-reissue] [--masterless] [--no-gather] [--loops L]
@@ -308,8 +308,25 @@ int main(int argc, char** argv) {
         }
         if (v.is_victim && first && s.kill == "after") die();
     }
+    // A body kill falls after a drawn number of the victim's own iterations or
+    // tasks; a scheme that hands a rank measured as slow little work can end
+    // every loop before the victim reaches it. The victim, alive, then says
+    // how many it had left, so that "never killed" is told apart from "a loss
+    // missed" (every rank is still in `comm`, the victim too).
+    long long victim_left = 0;
+    if (s.kill == "body" && !victim_gone && failures.empty()) {
+        try {
+            victim_left = v.is_victim ? v.iterations_left : 0;
+            boost::mpi::broadcast(comm, victim_left, s.victim);
+        } catch (std::exception const& e) {
+            expect(false, std::string("asking the victim whether it reached its kill: ") + e.what());
+        }
+    }
+    bool const never_reached = victim_left > 0;
+    if (never_reached) lost_seen.push_back("victim not reached, " + std::to_string(victim_left) + " left");
     double const total = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    expect(victim_gone == (s.kill != "none") || s.kill == "timer", "the victim's loss was never seen, or seen without a kill");
+    expect(victim_gone == (s.kill != "none") || s.kill == "timer" || never_reached,
+           "the victim's loss was never seen, or seen without a kill");
     // From the timer's kill to the first loop's end, where the kill fell in it.
     double const kill_to_done = first_seconds - std::chrono::duration<double>(delay).count();
     if (victim_gone)
